@@ -1,0 +1,324 @@
+"""The model: immutable plain data, as `shared/MODEL_FORMAT.md` describes it.
+
+Nothing here computes mechanics. `engine.modelfile` turns JSON into these objects (and validates
+them); `engine.system` turns a Model into numeric callables.
+
+Vectors are tuples of floats, matrices tuples of row tuples, so models compare equal by value and
+can be hashed, copied and shared between threads freely. Edits make new objects with
+`dataclasses.replace`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Optional, Union
+
+Vec3 = tuple[float, float, float]
+Mat3 = tuple[Vec3, Vec3, Vec3]
+
+IDENTITY3: Mat3 = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))
+GROUND = "ground"
+
+JOINT_TYPES = ("revolute", "prismatic", "spherical", "planar", "free", "fixed")
+SHAPE_KINDS = ("rod", "disk", "box", "sphere", "point")
+METHODS = ("lagrange", "maggi", "udwadia_kalaba", "kane")
+COORDINATES = ("joint", "absolute")
+INTEGRATORS = ("DOP853", "RK45", "Radau", "BDF", "LSODA", "RK4")
+STABILIZATIONS = ("none", "baumgarte", "projection")
+
+
+class ModelError(ValueError):
+    """A problem with a model a person can act on.
+
+    `path` is the field's path in the model file (``bodies[1].mass``), `message` says what is
+    wrong. ``str(error)`` is one line: ``bodies[1].mass: must be >= 0, got -1``. `source` is the
+    file name when the model came from a file.
+    """
+
+    def __init__(self, path: str, message: str, source: str | None = None):
+        self.path = path
+        self.message = message
+        self.source = source
+        super().__init__(self.one_line())
+
+    def one_line(self) -> str:
+        where = f"{self.path}: " if self.path else ""
+        text = f"{where}{self.message}"
+        return f"{self.source}: {text}" if self.source else text
+
+    def with_source(self, source: str) -> "ModelError":
+        return ModelError(self.path, self.message, source)
+
+
+# --- joints -------------------------------------------------------------------------------
+
+#: number of coordinates per joint type (speeds have the same count)
+JOINT_DOFS = {"revolute": 1, "prismatic": 1, "spherical": 3, "planar": 3, "free": 6, "fixed": 0}
+
+
+@dataclass(frozen=True)
+class Joint:
+    """How a body's frame moves relative to its joint frame.
+
+    The joint frame sits at `at` in the parent's frame, turned by `rotation`; the body frame's
+    origin is the hinge (seed 004). `axis` is used by revolute and prismatic joints (unit length
+    after validation). `sequence` and `speeds` are used by spherical and free joints.
+    `names` are the coordinate names (defaults ``<body>_<dof>`` are filled in by the loader).
+    """
+
+    type: str
+    axis: Vec3 = (0.0, 0.0, 1.0)
+    at: Vec3 = (0.0, 0.0, 0.0)
+    rotation: Mat3 = IDENTITY3
+    q0: tuple[float, ...] = ()
+    u0: tuple[float, ...] = ()
+    sequence: str = "zxz"
+    speeds: str = "body"  # "body" (body-axis ω components) or "euler" (angle rates)
+    names: tuple[str, ...] = ()
+
+    @property
+    def dof(self) -> int:
+        return JOINT_DOFS[self.type]
+
+
+@dataclass(frozen=True)
+class Shape:
+    """Drawing shape; also gives default inertia. Unused dimensions stay 0."""
+
+    kind: str = "point"
+    length: float = 0.0
+    radius: float = 0.0
+    size: Vec3 = (0.0, 0.0, 0.0)
+
+
+@dataclass(frozen=True)
+class Body:
+    name: str
+    parent: str
+    joint: Joint
+    mass: float = 0.0
+    com: Vec3 = (0.0, 0.0, 0.0)
+    inertia: Mat3 = ((0.0,) * 3,) * 3  # about the mass centre, body axes (resolved 3x3)
+    shape: Optional[Shape] = None
+
+
+# --- constraints --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PointRef:
+    """A point fixed in a body (body coordinates). ``body == "ground"`` means a world point."""
+
+    body: str
+    point: Vec3 = (0.0, 0.0, 0.0)
+
+
+@dataclass(frozen=True)
+class Coincident:
+    name: str
+    a: PointRef
+    b: PointRef
+    dims: tuple[str, ...] = ("x", "y", "z")
+    type: str = field(default="coincident", init=False)
+
+
+@dataclass(frozen=True)
+class Distance:
+    name: str
+    a: PointRef
+    b: PointRef
+    length: float
+    type: str = field(default="distance", init=False)
+
+
+@dataclass(frozen=True)
+class Prescribed:
+    name: str
+    coordinate: str
+    motion: str  # expression in t
+    type: str = field(default="prescribed", init=False)
+
+
+@dataclass(frozen=True)
+class KnifeEdge:
+    name: str
+    body: str
+    point: Vec3
+    direction: Vec3  # body axes; the velocity of `point` along it is zero
+    type: str = field(default="knife_edge", init=False)
+
+
+@dataclass(frozen=True)
+class RollingDisk:
+    name: str
+    body: str
+    radius: float
+    axis: Vec3 = (0.0, 0.0, 1.0)  # symmetry axis, body axes
+    type: str = field(default="rolling_disk", init=False)
+
+
+@dataclass(frozen=True)
+class ExpressionConstraint:
+    name: str
+    equation: str  # = 0
+    order: int = 0  # 0 holonomic, 1 velocity level, 2 acceleration level (linear in _ddot)
+    type: str = field(default="expression", init=False)
+
+
+Constraint = Union[Coincident, Distance, Prescribed, KnifeEdge, RollingDisk, ExpressionConstraint]
+CONSTRAINT_TYPES = ("coincident", "distance", "prescribed", "knife_edge", "rolling_disk", "expression")
+
+
+# --- forces -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Spring:
+    name: str
+    a: PointRef
+    b: PointRef
+    stiffness: float
+    rest_length: float = 0.0
+    damping: float = 0.0
+    type: str = field(default="spring", init=False)
+
+
+@dataclass(frozen=True)
+class JointSpring:
+    name: str
+    body: str
+    stiffness: float
+    rest: tuple[float, ...] = ()  # one per joint coordinate (loader fills zeros)
+    damping: float = 0.0
+    type: str = field(default="joint_spring", init=False)
+
+
+@dataclass(frozen=True)
+class JointEffort:
+    name: str
+    body: str
+    value: tuple[str, ...]  # one expression per joint coordinate
+    type: str = field(default="joint_effort", init=False)
+
+
+@dataclass(frozen=True)
+class PointForce:
+    name: str
+    body: str
+    point: Vec3
+    value: tuple[str, str, str]
+    frame: str = "world"
+    type: str = field(default="point_force", init=False)
+
+
+@dataclass(frozen=True)
+class BodyTorque:
+    name: str
+    body: str
+    value: tuple[str, str, str]
+    frame: str = "world"
+    type: str = field(default="body_torque", init=False)
+
+
+Force = Union[Spring, JointSpring, JointEffort, PointForce, BodyTorque]
+FORCE_TYPES = ("spring", "joint_spring", "joint_effort", "point_force", "body_torque")
+
+
+# --- settings and the model ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Stabilization:
+    kind: str = "none"
+    alpha: float = 0.0
+    beta: float = 0.0
+    tolerance: float = 1e-12  # projection: target residual
+
+
+@dataclass(frozen=True)
+class Settings:
+    method: str = "kane"
+    coordinates: str = "joint"
+    integrator: str = "DOP853"
+    rtol: float = 1e-9
+    atol: float = 1e-9
+    t_end: float = 10.0
+    dt_out: float = 0.01
+    dt: float = 0.001  # RK4 fixed step
+    stabilization: Stabilization = Stabilization()
+
+
+@dataclass(frozen=True)
+class Model:
+    name: str = "untitled"
+    gravity: Vec3 = (0.0, -9.81, 0.0)
+    bodies: tuple[Body, ...] = ()
+    constraints: tuple[Constraint, ...] = ()
+    forces: tuple[Force, ...] = ()
+    settings: Settings = Settings()
+    eomlab: int = 1
+
+    def body(self, name: str) -> Body:
+        for b in self.bodies:
+            if b.name == name:
+                return b
+        raise KeyError(name)
+
+    def body_index(self, name: str) -> int:
+        for i, b in enumerate(self.bodies):
+            if b.name == name:
+                return i
+        raise KeyError(name)
+
+    @property
+    def coordinate_names(self) -> tuple[str, ...]:
+        return tuple(n for b in self.bodies for n in b.joint.names)
+
+    def with_settings(self, **changes) -> "Model":
+        return replace(self, settings=replace(self.settings, **changes))
+
+
+def default_coordinate_names(body_name: str, joint: Joint) -> tuple[str, ...]:
+    """``<body>_<dof>`` names per MODEL_FORMAT.md."""
+    dofs = {
+        "revolute": ("theta",),
+        "prismatic": ("s",),
+        "spherical": ("psi", "theta", "phi"),
+        "planar": ("x", "y", "theta"),
+        "free": ("x", "y", "z", "psi", "theta", "phi"),
+        "fixed": (),
+    }[joint.type]
+    return tuple(f"{body_name}_{d}" for d in dofs)
+
+
+def speed_names(body_name: str, joint: Joint) -> tuple[str, ...]:
+    """Speed names: ``<coordinate>_dot`` for rates, ``<body>_wx``… for body rates."""
+    names = joint.names or default_coordinate_names(body_name, joint)
+    body_rates = tuple(f"{body_name}_{w}" for w in ("wx", "wy", "wz"))
+    if joint.type == "spherical" and joint.speeds == "body":
+        return body_rates
+    if joint.type == "free" and joint.speeds == "body":
+        return tuple(f"{n}_dot" for n in names[:3]) + body_rates
+    return tuple(f"{n}_dot" for n in names)
+
+
+def shape_inertia(shape: Shape, mass: float) -> Mat3:
+    """Default principal inertia about the mass centre for a shape, body axes.
+
+    rod: along body x; disk: symmetry axis body z; box: edges along body axes.
+    """
+    m = mass
+    if shape.kind == "rod":
+        i = m * shape.length**2 / 12.0
+        d = (0.0, i, i)
+    elif shape.kind == "disk":
+        r2 = shape.radius**2
+        d = (m * r2 / 4.0, m * r2 / 4.0, m * r2 / 2.0)
+    elif shape.kind == "box":
+        a, b, c = shape.size
+        d = (m * (b * b + c * c) / 12.0, m * (a * a + c * c) / 12.0, m * (a * a + b * b) / 12.0)
+    elif shape.kind == "sphere":
+        i = 0.4 * m * shape.radius**2
+        d = (i, i, i)
+    else:
+        d = (0.0, 0.0, 0.0)
+    return ((d[0], 0.0, 0.0), (0.0, d[1], 0.0), (0.0, 0.0, d[2]))
