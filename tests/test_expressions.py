@@ -174,3 +174,51 @@ def test_multiline_text_gives_one_line_message():
     with pytest.raises(ModelError) as info:
         parse_expression("(x +\n foo)", ALLOWED)
     assert "\n" not in str(info.value)
+
+
+# --- property checks ---------------------------------------------------------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+SAMPLE = {"x": 0.7, "y": -1.3}
+
+
+def leaf():
+    numbers = st.floats(min_value=-5, max_value=5, allow_nan=False).map(lambda v: (repr(v), v))
+    names = st.sampled_from(sorted(SAMPLE)).map(lambda n: (n, SAMPLE[n]))
+    return numbers | names
+
+
+def combine(children):
+    """(text, value) pairs built together, so the reference value needs no evaluation of text."""
+    binary = st.tuples(children, st.sampled_from(["+", "-", "*"]), children).map(
+        lambda t: (f"({t[0][0]} {t[1]} {t[2][0]})",
+                   {"+": t[0][1] + t[2][1], "-": t[0][1] - t[2][1], "*": t[0][1] * t[2][1]}[t[1]]))
+    unary = st.tuples(st.sampled_from(["sin", "cos", "tanh", "-"]), children).map(
+        lambda t: (f"{t[0]}({t[1][0]})", {"sin": math.sin, "cos": math.cos, "tanh": math.tanh,
+                                           "-": lambda v: -v}[t[0]](t[1][1])))
+    return binary | unary
+
+
+EXPRESSIONS = st.recursive(leaf(), combine, max_leaves=12)
+
+
+@settings(max_examples=150, deadline=None)
+@given(EXPRESSIONS)
+def test_generated_expressions_evaluate_like_the_reference(pair):
+    text, expected = pair
+    expr = parse_expression(text, ALLOWED)
+    value = compile_expressions([expr.sympy], ["x", "y"])(SAMPLE["x"], SAMPLE["y"])[0]
+    assert value == pytest.approx(expected, rel=1e-9, abs=1e-9)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("xy t01.e+-*/()[],'_ab sincoqrtlg=<>:!@^%~|&\\\n")), max_size=60))
+def test_arbitrary_text_is_parsed_or_refused_with_model_error(text):
+    try:
+        expr = parse_expression(text, ALLOWED)
+    except ModelError as error:
+        assert "\n" not in str(error)
+    else:
+        assert expr.names <= ALLOWED | {"t"}

@@ -507,3 +507,82 @@ def test_save_into_missing_directory_raises(tmp_path):
     with pytest.raises(OSError):
         save_model(model_from_dict(example()), tmp_path / "nowhere" / "m.eom.json")
     assert directory_listing(tmp_path) == []
+
+
+# --- many models: round trip property --------------------------------------------------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+FINITE = st.floats(min_value=-1e6, max_value=1e6, allow_nan=False, allow_infinity=False)
+POSITIVE = st.floats(min_value=1e-3, max_value=1e3)
+VEC3 = st.lists(FINITE, min_size=3, max_size=3)
+NONZERO3 = VEC3.filter(lambda v: math.sqrt(sum(c * c for c in v)) > 1e-3)
+DOFS = {"revolute": 1, "prismatic": 1, "spherical": 3, "planar": 3, "free": 6, "fixed": 0}
+
+
+@st.composite
+def body_dicts(draw, index, earlier):
+    kind = draw(st.sampled_from(sorted(DOFS)))
+    dof = DOFS[kind]
+    joint = {"type": kind, "q0": draw(st.lists(FINITE, min_size=dof, max_size=dof)),
+             "u0": draw(st.lists(FINITE, min_size=dof, max_size=dof)), "at": draw(VEC3)}
+    if kind in ("revolute", "prismatic"):
+        joint["axis"] = draw(NONZERO3)
+    if kind in ("spherical", "free"):
+        joint["sequence"] = draw(st.sampled_from(["zxz", "xyz", "zyx", "yzy", "xzx"]))
+        joint["speeds"] = draw(st.sampled_from(["body", "euler"]))
+    if draw(st.booleans()):
+        joint["rotation"] = {"axis": draw(NONZERO3), "angle": draw(st.floats(-10, 10))}
+    body = {"name": f"b{index}", "parent": draw(st.sampled_from(["ground"] + earlier)), "joint": joint,
+            "mass": draw(st.floats(0, 100)), "com": draw(VEC3)}
+    choice = draw(st.sampled_from(["principal", "matrix", "shape", "none"]))
+    if choice == "principal":
+        a, b = draw(POSITIVE), draw(POSITIVE)
+        body["inertia"] = [a, b, draw(st.floats(abs(a - b), a + b))]
+    elif choice == "matrix":
+        moments = np.array([1.0, 1.5, 2.0]) * draw(POSITIVE)
+        rotation = modelfile.axis_angle_matrix(draw(NONZERO3), draw(st.floats(-3, 3)))
+        matrix = np.array(rotation) @ np.diag(moments) @ np.array(rotation).T
+        body["inertia"] = ((matrix + matrix.T) / 2).tolist()
+    elif choice == "shape":
+        body["shape"] = draw(st.sampled_from([
+            {"kind": "rod", "length": 2.0}, {"kind": "disk", "radius": 0.3}, {"kind": "sphere", "radius": 1.0},
+            {"kind": "box", "size": [1.0, 2.0, 3.0]}, {"kind": "point"}]))
+    return body
+
+
+@st.composite
+def model_dicts(draw):
+    count = draw(st.integers(0, 5))
+    bodies = []
+    for i in range(count):
+        bodies.append(draw(body_dicts(i, [b["name"] for b in bodies])))
+    bodies = draw(st.permutations(bodies))
+    data = {"name": draw(st.text(max_size=20)), "gravity": draw(VEC3), "bodies": bodies}
+    coordinates = model_from_dict(data).coordinate_names
+    moving = [b["name"] for b in bodies if DOFS[b["joint"]["type"]]]
+    constraints, forces = [], []
+    if coordinates:
+        c = draw(st.sampled_from(coordinates))
+        constraints.append({"type": "prescribed", "coordinate": c, "motion": "sin(t)"})
+        constraints.append({"type": "expression", "equation": f"{c}_ddot*cos({c}) + {c}_dot", "order": 2})
+    if moving:
+        forces.append({"type": "joint_spring", "body": draw(st.sampled_from(moving)), "stiffness": draw(POSITIVE),
+                       "rest": draw(FINITE), "damping": draw(st.floats(0, 10))})
+        forces.append({"type": "point_force", "body": draw(st.sampled_from(moving)), "point": draw(VEC3),
+                       "value": ["1", f"-{draw(POSITIVE)}*t", "0"], "frame": draw(st.sampled_from(["world", "body"]))})
+    data.update(constraints=constraints, forces=forces)
+    return data
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(model_dicts())
+def test_round_trip_on_generated_models(data):
+    model = model_from_dict(data)
+    assert loads_model(dumps_model(model)) == model
+    # parents always come before their children after loading
+    seen = {"ground"}
+    for body in model.bodies:
+        assert body.parent in seen
+        seen.add(body.name)
