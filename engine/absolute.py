@@ -1,0 +1,211 @@
+"""Absolute coordinates: every body gets its own pose, every joint becomes holonomic rows.
+
+Planar models (detected automatically: every joint turns about z and slides in the x–y plane)
+use x, y, θ per body (a planar joint to ground); other models use a free joint per body with
+body-rate speeds and the Euler sequence that is farthest from gimbal lock at the start.
+The transformed model keeps the body names, frames, forces and the other constraints, so the
+same tree kinematics serve both choices.
+"""
+from __future__ import annotations
+
+import ast
+import math
+from dataclasses import replace
+
+import numpy as np
+
+from .constraints import JointRows
+from .kinematics import TreeKinematics
+from .model import (
+    GROUND, IDENTITY3, Body, BodyTorque, ExpressionConstraint, Joint, JointEffort, JointSpring, Model,
+    ModelError, Prescribed, default_coordinate_names,
+)
+from .rotations import EulerSequence, gimbal_margin
+
+Z = np.array([0.0, 0.0, 1.0])
+SEQUENCES = ("xyz", "zyx", "zxz", "yzx", "xzy", "zxy")
+
+
+def _turns_about_z(rotation) -> bool:
+    R = np.array(rotation, float)
+    return bool(np.allclose(R[2], Z, atol=1e-12) and np.allclose(R[:, 2], Z, atol=1e-12))
+
+
+def is_planar(model: Model) -> bool:
+    """Every body moves in planes z = const and turns about z."""
+    for b in model.bodies:
+        j = b.joint
+        if not _turns_about_z(j.rotation):
+            return False
+        axis = np.array(j.axis, float)
+        if j.type == "revolute" and not np.allclose(abs(axis @ Z), 1.0, atol=1e-12):
+            return False
+        if j.type == "prismatic" and abs(axis @ Z) > 1e-12:
+            return False
+        if j.type in ("spherical", "free"):
+            return False
+    return bool(model.bodies)
+
+
+def _perpendiculars(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    helper = np.array([1.0, 0.0, 0.0]) if abs(a[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
+    n1 = np.cross(a, helper)
+    n1 /= np.linalg.norm(n1)
+    return n1, np.cross(a, n1)
+
+
+def _joint_rows_spec(joint: Joint, planar: bool):
+    """Translation directions and rotation pairs a joint removes (joint frame / child frame)."""
+    ex, ey, ez = np.eye(3)
+    t = joint.type
+    a = np.array(joint.axis, float)
+    if planar:
+        if t == "revolute":
+            return [ex, ey], [], ["x", "y"]
+        if t == "prismatic":
+            return [np.cross(Z, a)], [(ex, ey)], ["lateral", "angle"]
+        if t == "fixed":
+            return [ex, ey], [(ex, ey)], ["x", "y", "angle"]
+        return [], [], []
+    if t == "revolute":
+        n1, n2 = _perpendiculars(a)
+        return [ex, ey, ez], [(n1, a), (n2, a)], ["x", "y", "z", "axis1", "axis2"]
+    if t == "spherical":
+        return [ex, ey, ez], [], ["x", "y", "z"]
+    if t == "prismatic":
+        n1, n2 = _perpendiculars(a)
+        return [n1, n2], [(ey, ez), (ez, ex), (ex, ey)], ["lateral1", "lateral2", "rx", "ry", "rz"]
+    if t == "planar":
+        return [ez], [(ex, ez), (ey, ez)], ["z", "tilt_x", "tilt_y"]
+    if t == "fixed":
+        return [ex, ey, ez], [(ey, ez), (ez, ex), (ex, ey)], ["x", "y", "z", "rx", "ry", "rz"]
+    return [], [], []
+
+
+def _best_sequence(R: np.ndarray) -> tuple[str, np.ndarray]:
+    best = None
+    for seq in SEQUENCES:
+        angles = euler_angles(R, seq)
+        margin = gimbal_margin(seq, angles[1])
+        if best is None or margin > best[0] + 1e-9:
+            best = (margin, seq, angles)
+    return best[1], best[2]
+
+
+def euler_angles(R: np.ndarray, sequence: str) -> np.ndarray:
+    """Angles (psi, theta, phi) with R = R_a(psi) R_b(theta) R_c(phi), by least squares on R."""
+    from scipy.spatial.transform import Rotation
+
+    # intrinsic rotations (about moving axes) are scipy's upper-case sequences
+    return Rotation.from_matrix(R).as_euler(sequence.upper())
+
+
+def to_absolute(model: Model) -> tuple[Model, list]:
+    """The model in absolute coordinates and a factory for its joint rows.
+
+    Returns the transformed Model and `joint_rows(kin)` producing the JointRows kinds.
+    """
+    kin = TreeKinematics(model)
+    q0 = np.array([v for b in model.bodies for v in (b.joint.q0 or (0.0,) * b.joint.dof)], float)
+    u0 = np.array([v for b in model.bodies for v in (b.joint.u0 or (0.0,) * b.joint.dof)], float)
+    from .system import MechanicalSystem
+
+    joint_system = MechanicalSystem(model)
+    ks = kin.evaluate(q0, u0)
+    planar = is_planar(model)
+    bodies, specs = [], []
+    rename: dict[str, str] = {}
+    for i, b in enumerate(model.bodies):
+        R, o = ks.R[i], ks.origin[i]
+        v = joint_system.kin.point_velocity(ks, i, o)
+        w = ks.omega[i]
+        if planar:
+            joint = Joint(type="planar", at=(0.0, 0.0, float(o[2])),
+                          q0=(float(o[0]), float(o[1]), math.atan2(R[1, 0], R[0, 0])),
+                          u0=(float(v[0]), float(v[1]), float(w[2])))
+        else:
+            seq, angles = _best_sequence(R)
+            joint = Joint(type="free", sequence=seq, speeds="body",
+                          q0=(*map(float, o), *map(float, angles)), u0=(*map(float, v), *map(float, R.T @ w)))
+        joint = replace(joint, names=default_coordinate_names(b.name, joint))
+        bodies.append(replace(b, parent=GROUND, joint=joint))
+        t_dirs, r_pairs, labels = _joint_rows_spec(b.joint, planar)
+        if t_dirs or r_pairs:
+            specs.append((f"joint_{b.name}", b.parent, b.name, b.joint.at, b.joint.rotation, t_dirs, r_pairs, labels))
+        for k, name in enumerate(b.joint.names):
+            rename[name] = _relative_coordinate(b, model, joint, k, planar)
+    constraints = tuple(_convert_constraint(c, i, rename) for i, c in enumerate(model.constraints))
+    forces = tuple(_convert_force(f, i, rename, model) for i, f in enumerate(model.forces))
+    absolute = replace(model, bodies=tuple(bodies), constraints=constraints, forces=forces,
+                       settings=replace(model.settings, coordinates="joint"))
+
+    def joint_rows(kin_abs: TreeKinematics):
+        return [JointRows(kin_abs, *spec) for spec in specs]
+
+    return absolute, joint_rows
+
+
+def _relative_coordinate(b: Body, model: Model, joint: Joint, k: int, planar: bool):
+    """The joint angle as (sign, child angle, parent angle or None, offset) in absolute coordinates.
+
+    Only planar revolute joints have one: θ_joint = sign·(θ_child − θ_parent − offset).
+    """
+    if not (planar and b.joint.type == "revolute"):
+        return None
+    sign = 1.0 if b.joint.axis[2] > 0 else -1.0
+    offset = math.atan2(b.joint.rotation[1][0], b.joint.rotation[0][0])
+    parent = f"{b.parent}_theta" if b.parent != GROUND else None
+    return sign, joint.names[2], parent, offset
+
+
+def _relative_text(rel, rate: bool) -> str:
+    sign, child, parent, offset = rel
+    if rate:
+        inner = f"{child}_dot - {parent}_dot" if parent else f"{child}_dot"
+    else:
+        inner = f"{child} - {parent} - {offset!r}" if parent else f"{child} - {offset!r}"
+    return f"({sign!r}*({inner}))"
+
+
+def _substitute(text: str, rename: dict, path: str) -> str:
+    """Rewrite joint-coordinate names (and their _dot) in an expression; the text was validated."""
+    tree = ast.parse(text, mode="eval")
+    missing: list[str] = []
+
+    class Swap(ast.NodeTransformer):
+        def visit_Name(self, node):
+            name = node.id
+            rate = name.endswith("_dot") and name[:-4] in rename
+            base = name[:-4] if rate else name
+            if base not in rename:
+                return node
+            if rename[base] is None:
+                missing.append(base)
+                return node
+            return ast.parse(_relative_text(rename[base], rate), mode="eval").body
+
+    out = ast.unparse(Swap().visit(tree))
+    if missing:
+        raise ModelError(path, f"uses joint coordinate '{missing[0]}', which absolute coordinates have only for planar revolute joints")
+    return out
+
+
+def _convert_constraint(c, i, rename):
+    path = f"constraints[{i}]"
+    if isinstance(c, Prescribed):
+        rel = rename.get(c.coordinate)
+        if rel is None:
+            raise ModelError(f"{path}.coordinate", f"'{c.coordinate}' has no absolute-coordinate counterpart (planar revolute joints only)")
+        return ExpressionConstraint(name=c.name, equation=f"{_relative_text(rel, False)} - ({c.motion})", order=0)
+    if isinstance(c, ExpressionConstraint):
+        return replace(c, equation=_substitute(c.equation, rename, f"{path}.equation"))
+    return c
+
+
+def _convert_force(f, i, rename, model: Model):
+    path = f"forces[{i}]"
+    if isinstance(f, (JointSpring, JointEffort)):
+        raise ModelError(path, f"{f.type} acts on joint coordinates; absolute coordinates do not support it yet")
+    if hasattr(f, "value"):
+        return replace(f, value=tuple(_substitute(v, rename, f"{path}.value[{k}]") for k, v in enumerate(f.value)))
+    return f

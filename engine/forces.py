@@ -1,0 +1,186 @@
+"""Applied forces as generalized forces in the speeds' space (virtual work, THEORY.md §1).
+
+Each force element contributes Q_u = Σ J_Pᵀ F + Σ J_ωᵀ L (+ Wᵀ τ for joint-coordinate efforts,
+since δq = W δu), and its potential energy where it has one.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from .expressions import compile_expressions, parse_expression
+from .kinematics import KinematicState, TreeKinematics
+from .rotations import cross
+from .model import GROUND, BodyTorque, JointEffort, JointSpring, Model, PointForce, Spring
+
+
+@dataclass
+class ForceContext:
+    """What a force element may read at one state."""
+
+    t: float
+    q: np.ndarray
+    u: np.ndarray
+    qd: np.ndarray
+    W: np.ndarray | None  # q_dot = W u (None: identity)
+    ks: KinematicState
+
+
+def expression_arguments(coordinate_names) -> list[str]:
+    return ["t", *coordinate_names, *[f"{c}_dot" for c in coordinate_names]]
+
+
+class ForceElement:
+    def generalized(self, ctx: ForceContext) -> np.ndarray:
+        raise NotImplementedError
+
+    def potential(self, ctx_q: np.ndarray, positions) -> float:
+        return 0.0
+
+
+class _Compiled:
+    """Expressions compiled once; called with t, q and q_dot."""
+
+    def __init__(self, texts, coordinate_names, path):
+        allowed = set(expression_arguments(coordinate_names))
+        exprs = [parse_expression(text, allowed, f"{path}[{i}]").sympy for i, text in enumerate(texts)]
+        self.fn: Callable = compile_expressions(exprs, expression_arguments(coordinate_names))
+        self.size = len(texts)
+
+    def __call__(self, ctx: ForceContext) -> np.ndarray:
+        return np.asarray(self.fn(ctx.t, *ctx.q, *ctx.qd), dtype=float).reshape(self.size)
+
+
+def _body_index(kin: TreeKinematics, name: str) -> int:
+    return -1 if name == GROUND else kin.body_names.index(name)
+
+
+def _world_point(kin, ks, body: int, point: np.ndarray) -> np.ndarray:
+    if body < 0:
+        return point.copy()
+    return ks.origin[body] + ks.R[body] @ point
+
+
+def _to_speed_space(ctx: ForceContext, tau_u_slice: slice, tau: np.ndarray, n_u: int) -> np.ndarray:
+    """Joint-coordinate effort τ on one joint's coordinates → generalized force in speeds."""
+    Q = np.zeros(n_u)
+    if ctx.W is None:
+        Q[tau_u_slice] = tau
+    else:
+        Q += ctx.W[tau_u_slice, :].T @ tau
+    return Q
+
+
+class SpringElement(ForceElement):
+    """Linear spring-damper between two points; equal and opposite forces (seed 004)."""
+
+    def __init__(self, kin: TreeKinematics, f: Spring):
+        self.kin = kin
+        self.a, self.b = _body_index(kin, f.a.body), _body_index(kin, f.b.body)
+        self.pa, self.pb = np.array(f.a.point, float), np.array(f.b.point, float)
+        self.k, self.rest, self.c = f.stiffness, f.rest_length, f.damping
+
+    def _geometry(self, ks):
+        Pa = _world_point(self.kin, ks, self.a, self.pa)
+        Pb = _world_point(self.kin, ks, self.b, self.pb)
+        d = Pb - Pa
+        return Pa, Pb, d, float(np.linalg.norm(d))
+
+    def generalized(self, ctx):
+        ks = ctx.ks
+        Pa, Pb, d, L = self._geometry(ks)
+        if L < 1e-15:
+            return np.zeros(self.kin.n_u)
+        e = d / L
+        rate = e @ (self.kin.point_velocity(ks, self.b, Pb) - self.kin.point_velocity(ks, self.a, Pa))
+        tension = self.k * (L - self.rest) + self.c * rate
+        Ja = self.kin.point_jacobian(ks, self.a, Pa)
+        Jb = self.kin.point_jacobian(ks, self.b, Pb)
+        return tension * (Ja.T @ e - Jb.T @ e)
+
+    def potential_at(self, ks) -> float:
+        L = self._geometry(ks)[3]
+        return 0.5 * self.k * (L - self.rest) ** 2
+
+
+class JointSpringElement(ForceElement):
+    def __init__(self, kin: TreeKinematics, f: JointSpring):
+        jl = kin.joints[kin.body_names.index(f.body)]
+        self.kin, self.jl = kin, jl
+        k = jl.q_slice.stop - jl.q_slice.start
+        rest = f.rest if len(f.rest) == k else (tuple(f.rest) * k if len(f.rest) == 1 else (0.0,) * k)
+        self.rest = np.array(rest, float)
+        self.k, self.c = f.stiffness, f.damping
+
+    def generalized(self, ctx):
+        qj = ctx.q[self.jl.q_slice]
+        qdj = ctx.qd[self.jl.q_slice]
+        tau = -self.k * (qj - self.rest) - self.c * qdj
+        return _to_speed_space(ctx, self.jl.u_slice, tau, self.kin.n_u)
+
+    def potential_q(self, q) -> float:
+        dq = q[self.jl.q_slice] - self.rest
+        return 0.5 * self.k * float(dq @ dq)
+
+
+class JointEffortElement(ForceElement):
+    def __init__(self, kin: TreeKinematics, f: JointEffort, path: str):
+        self.kin = kin
+        self.jl = kin.joints[kin.body_names.index(f.body)]
+        self.values = _Compiled(f.value, kin.coordinate_names, f"{path}.value")
+
+    def generalized(self, ctx):
+        return _to_speed_space(ctx, self.jl.u_slice, self.values(ctx), self.kin.n_u)
+
+
+class PointForceElement(ForceElement):
+    def __init__(self, kin: TreeKinematics, f: PointForce, path: str):
+        self.kin = kin
+        self.body = _body_index(kin, f.body)
+        self.point = np.array(f.point, float)
+        self.in_body = f.frame == "body"
+        self.values = _Compiled(f.value, kin.coordinate_names, f"{path}.value")
+
+    def generalized(self, ctx):
+        if self.body < 0:
+            return np.zeros(self.kin.n_u)
+        F = self.values(ctx)
+        if self.in_body:
+            F = ctx.ks.R[self.body] @ F
+        P = _world_point(self.kin, ctx.ks, self.body, self.point)
+        return self.kin.point_jacobian(ctx.ks, self.body, P).T @ F
+
+
+class BodyTorqueElement(ForceElement):
+    def __init__(self, kin: TreeKinematics, f: BodyTorque, path: str):
+        self.kin = kin
+        self.body = _body_index(kin, f.body)
+        self.in_body = f.frame == "body"
+        self.values = _Compiled(f.value, kin.coordinate_names, f"{path}.value")
+
+    def generalized(self, ctx):
+        if self.body < 0:
+            return np.zeros(self.kin.n_u)
+        L = self.values(ctx)
+        if self.in_body:
+            L = ctx.ks.R[self.body] @ L
+        return ctx.ks.J_w[self.body].T @ L
+
+
+def build_force_elements(model: Model, kin: TreeKinematics) -> list[ForceElement]:
+    elements: list[ForceElement] = []
+    for i, f in enumerate(model.forces):
+        path = f"forces[{i}]"
+        if isinstance(f, Spring):
+            elements.append(SpringElement(kin, f))
+        elif isinstance(f, JointSpring):
+            elements.append(JointSpringElement(kin, f))
+        elif isinstance(f, JointEffort):
+            elements.append(JointEffortElement(kin, f, path))
+        elif isinstance(f, PointForce):
+            elements.append(PointForceElement(kin, f, path))
+        elif isinstance(f, BodyTorque):
+            elements.append(BodyTorqueElement(kin, f, path))
+    return elements

@@ -1,0 +1,125 @@
+"""One interface for the four formulations.
+
+A Formulation takes a MechanicalSystem (unconstrained dynamics M u_dot = f and the constraint
+rows A u_dot = b) and turns it into the derivative of the state it integrates. Each one chooses
+its own state — Lagrange and Udwadia–Kalaba integrate (q, u), Maggi and Kane integrate
+independent (quasi-)velocities — and maps it back to the model's coordinates and speeds.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..constraints import HOLONOMIC, VELOCITY, ConstraintRows, StateContext
+from ..model import Settings
+from ..system import Dynamics, MechanicalSystem
+
+
+class ConstraintFailure(ArithmeticError):
+    """The constraint rows cannot be solved at this state (singular or inconsistent)."""
+
+
+@dataclass
+class Evaluation:
+    """Everything a formulation knows at one state."""
+
+    q: np.ndarray
+    u: np.ndarray
+    u_dot: np.ndarray
+    multipliers: np.ndarray
+    rows: ConstraintRows | None
+    dynamics: Dynamics
+    diagnostics: dict = field(default_factory=dict)
+
+
+class Formulation:
+    """Base class. Subclasses implement `accelerations` and may change the state they integrate."""
+
+    name = ""
+    title = ""
+    equation = ""  # the equation it implements (THEORY.md / seed numbering)
+
+    def __init__(self, system: MechanicalSystem, settings: Settings):
+        self.system = system
+        self.settings = settings
+        self.constraints = system.constraints
+        self.n_rows = len(self.constraints) if self.constraints is not None else 0
+        self.multiplier_names = [f"lambda_{n}" for n in self.constraints.row_names] if self.n_rows else []
+        self.rhs_evals = 0
+        stab = settings.stabilization
+        self.baumgarte = (stab.alpha, stab.beta) if stab.kind == "baumgarte" else None
+
+    # --- the state it integrates ----------------------------------------------------------
+
+    @property
+    def integrates(self) -> str:
+        return f"q ({self.system.n_q}), u ({self.system.n_u})"
+
+    def initial_state(self, q: np.ndarray, u: np.ndarray) -> np.ndarray:
+        return np.concatenate((q, u))
+
+    def qu_to_state(self, q: np.ndarray, u: np.ndarray) -> np.ndarray:
+        return np.concatenate((q, u))
+
+    def state_to_qu(self, t: float, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        n = self.system.n_q
+        return y[:n], y[n:]
+
+    def model_speeds(self, q: np.ndarray, u: np.ndarray) -> np.ndarray:
+        """The model's speeds (CSV columns) from this formulation's speeds."""
+        return u
+
+    def model_to_own(self, q: np.ndarray, u_model: np.ndarray) -> np.ndarray:
+        return u_model
+
+    def state_changed(self, t: float, y: np.ndarray) -> np.ndarray | None:
+        """Called after each accepted step; a new state means the integrator must restart."""
+        return None
+
+    # --- evaluation -----------------------------------------------------------------------
+
+    def derivative(self, t: float, y: np.ndarray) -> np.ndarray:
+        self.rhs_evals += 1
+        ev = self.evaluate(t, y)
+        return self.state_derivative(ev)
+
+    def state_derivative(self, ev: Evaluation) -> np.ndarray:
+        return np.concatenate((ev.dynamics.qd, ev.u_dot))
+
+    def evaluate(self, t: float, y: np.ndarray) -> Evaluation:
+        q, u = self.state_to_qu(t, y)
+        dyn = self.system.dynamics(t, q, u)
+        rows = self.constraint_rows(t, q, u, dyn)
+        u_dot, lam, diag = self.accelerations(dyn, rows)
+        return Evaluation(q=q, u=u, u_dot=u_dot, multipliers=lam, rows=rows, dynamics=dyn, diagnostics=diag)
+
+    def accelerations(self, dyn: Dynamics, rows: ConstraintRows | None):
+        """u_dot, multipliers and diagnostics; the tree without constraints by default."""
+        return self.system.solve_mass(dyn.M, dyn.forcing), np.zeros(0), {}
+
+    # --- constraint rows shared by all formulations -----------------------------------------
+
+    def context(self, t, q, u, dyn: Dynamics) -> StateContext:
+        W = self.system.kin.rate_matrix(q) if self.system.has_body_rates else None
+        return StateContext(t=t, q=q, u=u, qd=dyn.qd, W=W, ks=dyn.ks)
+
+    def constraint_rows(self, t, q, u, dyn: Dynamics) -> ConstraintRows | None:
+        if not self.n_rows:
+            return None
+        rows = self.constraints.evaluate(self.context(t, q, u, dyn))
+        if self.baumgarte is not None:
+            rows.b = rows.b - self.baumgarte_terms(rows)
+        return rows
+
+    def baumgarte_terms(self, rows: ConstraintRows) -> np.ndarray:
+        """2α Φ_dot + β² Φ for holonomic rows, α ψ for first-order rows (THEORY.md §3)."""
+        alpha, beta = self.baumgarte
+        k = rows.A.shape[0]
+        pos = np.zeros(k)
+        vel = np.zeros(k)
+        holo = np.flatnonzero(rows.level == HOLONOMIC)
+        pos[holo] = rows.position
+        vel[rows.velocity_rows] = rows.velocity
+        gain = np.where(rows.level == HOLONOMIC, 2.0 * alpha, np.where(rows.level == VELOCITY, alpha, 0.0))
+        return gain * vel + beta * beta * pos

@@ -1,0 +1,26 @@
+"""Kane's method, seed 003 and THEORY.md §3: F_r + F_r* = 0.
+
+F_r = Σ_B (R_B·v_B^(r) + L_B·ω_B^(r)),  F_r* = −Σ_B (m_B a_B·v_B^(r) + (I_B α_B + ω_B × I_B ω_B)·ω_B^(r)),
+with the partial velocities v^(r) and ω^(r) the columns of the tree Jacobians (engine.kinematics).
+With velocity constraints u_d = A_d u_i + B_d (every holonomic row differentiated once and every
+linear first-order row) only the independent speeds are integrated and the equations use the
+nonholonomic partial velocities ṽ^(r) = v^(r) + Σ_d v^(d) (A_d)_dr, i.e. the columns of J C;
+acceleration-level rows enter through quasi-accelerations (the null space of their rows).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..constraints import HOLONOMIC, VELOCITY
+from .reduced import ReducedFormulation
+
+
+class Kane(ReducedFormulation):
+    name = "kane"
+    title = "Kane's method"
+    equation = "seed 003: F_r + F_r* = 0 over the independent speeds (nonholonomic partial velocities)"
+    acceleration_basis = "orthonormal"
+
+    def velocity_rows(self, level, linear_rows):
+        lv = level[linear_rows]
+        return linear_rows[(lv == HOLONOMIC) | (lv == VELOCITY)]

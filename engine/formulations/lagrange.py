@@ -1,0 +1,57 @@
+"""Lagrange's equations with multipliers, THEORY.md (2.6)–(2.7) and (4.5).
+
+    M(q) q_ddot + h(q, q_dot) = Q + Aᵀλ,   A q_ddot = b
+
+solved as the saddle-point (KKT) system [[M, Aᵀ], [A, 0]] [q_ddot; −λ] = [Q − h; b]. The
+velocities are the coordinate rates q_dot: where the model's speeds are body rates, Lagrange
+works with the Euler-angle rates and hands body rates back only for output.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .base import ConstraintFailure, Formulation
+from .rank import describe_dependent_rows
+
+
+class Lagrange(Formulation):
+    name = "lagrange"
+    title = "Lagrange equations with multipliers"
+    equation = "THEORY.md (2.6)-(2.7), (4.5): [[M, Aᵀ], [A, 0]] [q̈; −λ] = [Q − h; b]"
+
+    def __init__(self, system, settings):
+        self.model_system = system
+        if system.has_body_rates:
+            system = system.with_rate_speeds()
+        super().__init__(system, settings)
+
+    def model_speeds(self, q, qd):
+        return self.model_system.kin.speeds_from_rates(q, qd) if self.model_system.has_body_rates else qd
+
+    def model_to_own(self, q, u_model):
+        return self.model_system.qdot(q, u_model)
+
+    @property
+    def integrates(self):
+        return f"q ({self.system.n_q}), q̇ ({self.system.n_u}); {self.n_rows} multipliers"
+
+    def accelerations(self, dyn, rows):
+        if rows is None:
+            return self.system.solve_mass(dyn.M, dyn.forcing), np.zeros(0), {}
+        n, k = dyn.M.shape[0], rows.A.shape[0]
+        kkt = np.zeros((n + k, n + k))
+        kkt[:n, :n] = dyn.M
+        kkt[:n, n:] = rows.A.T
+        kkt[n:, :n] = rows.A
+        rhs = np.concatenate((dyn.forcing, rows.b))
+        try:
+            sol = np.linalg.solve(kkt, rhs)
+        except np.linalg.LinAlgError:
+            sol = None
+        if sol is None or not np.all(np.isfinite(sol)) or np.linalg.cond(kkt) > 1e14:
+            raise ConstraintFailure(
+                "the saddle-point system [[M, Aᵀ], [A, 0]] is singular: "
+                + describe_dependent_rows(rows.A, self.constraints)
+                + " (udwadia_kalaba handles redundant constraints)"
+            )
+        return sol[:n], -sol[n:], {}

@@ -1,0 +1,61 @@
+"""The Udwadia–Kalaba equations, THEORY.md (5.3) (Proc. R. Soc. A 439 (1992) 407–410).
+
+    q_ddot = a + G (A G)⁺ (b − A a),   a = M⁻¹ (Q − h),   G Gᵀ = M⁻¹ (G = L⁻ᵀ, M = L Lᵀ)
+
+The Moore–Penrose inverse (singular values below PINV_RTOL × the largest are cut) makes
+redundant but consistent constraints harmless. The reaction is Q_c = L (A G)⁺ (b − A a) and the
+multipliers are the minimum-norm λ with Aᵀλ = Q_c. Diagnostics give seed 002's tensor split:
+W = W_K + W_L in the kinetic metric, with R_L = 0 for ideal constraints (3.11).
+"""
+from __future__ import annotations
+
+import numpy as np
+import scipy.linalg
+
+from ..system import SingularMassMatrix
+from .base import Formulation
+
+PINV_RTOL = 1e-10
+
+
+class UdwadiaKalaba(Formulation):
+    name = "udwadia_kalaba"
+    title = "Udwadia–Kalaba equations"
+    equation = "THEORY.md (5.3): q̈ = a + M^(-1/2) (A M^(-1/2))⁺ (b − A a)"
+
+    @property
+    def integrates(self):
+        return f"q ({self.system.n_q}), u ({self.system.n_u}); reaction Q_c"
+
+    def accelerations(self, dyn, rows):
+        try:
+            L = scipy.linalg.cholesky(dyn.M, lower=True, check_finite=False)
+        except np.linalg.LinAlgError:
+            raise SingularMassMatrix(self.system.describe_singular_mass(dyn.M)) from None
+        a = scipy.linalg.cho_solve((L, True), dyn.forcing, check_finite=False)
+        if rows is None:
+            return a, np.zeros(0), {}
+        # A G with G = L⁻ᵀ: solve L X = Aᵀ, then A G = Xᵀ
+        AG = scipy.linalg.solve_triangular(L, rows.A.T, lower=True, check_finite=False).T
+        AG_pinv = scipy.linalg.pinv(AG, rtol=PINV_RTOL, check_finite=False)
+        y = AG_pinv @ (rows.b - rows.A @ a)
+        G_y = scipy.linalg.solve_triangular(L.T, y, lower=False, check_finite=False)
+        lam = AG_pinv.T @ y
+        return a + G_y, lam, {}
+
+    def tensor_split(self, dyn, rows) -> dict:
+        """Seed 002's split in the kinetic metric: W = W_K + W_L, Y = Y_K + Y_L, R_K, R_L (= 0)."""
+        u_dot, lam, _ = self.accelerations(dyn, rows)
+        Minv = np.linalg.inv(dyn.M)
+        A = rows.A
+        H = A @ Minv @ A.T  # Gram matrix of the ε vectors (3.9)–(3.10)
+        P_K = Minv @ A.T @ np.linalg.pinv(H, rcond=PINV_RTOL) @ A  # projector onto K
+        a = Minv @ dyn.forcing
+        R = A.T @ lam
+        W_K, Y_K, R_K = P_K @ u_dot, P_K @ a, P_K @ (Minv @ R)
+        return {
+            "W_K": W_K, "W_L": u_dot - W_K,
+            "Y_K": Y_K, "Y_L": a - Y_K,
+            "R_K": R_K, "R_L": Minv @ R - R_K,
+            "gram": H,
+        }

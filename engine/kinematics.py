@@ -1,0 +1,342 @@
+"""Numeric tree kinematics in joint coordinates (Roberson–Wittenburg, seed 004).
+
+Bodies hang from ground through one joint each. Everything that depends only on the tree's
+topology — the path matrix T (T[i, j] = 1 when hinge i lies on the path from ground to body j) —
+is built once; per state the only sequential work is the chain of rotation products, everything
+else is a stacked numpy operation over all bodies or all speeds.
+
+For body j with mass centre c_j (world):
+    v_c = J_v u,        a_c = J_v u_dot + a_bias       (seed 004 (45)–(46): r_dot = α q_dot + s)
+    ω   = J_w u,        ω_dot = J_w u_dot + α_bias
+The columns of J_v and J_w are the partial velocities and partial angular velocities of Kane's
+method (seed 003).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .model import GROUND, Model
+from .rotations import EulerSequence, axis_angle_matrix, cross, gimbal_margin
+
+
+@dataclass
+class JointLayout:
+    """Where one joint's coordinates and speeds sit in q and u."""
+
+    body: int
+    type: str
+    q_slice: slice
+    u_slice: slice
+    axis: np.ndarray
+    at: np.ndarray
+    rotation: np.ndarray  # fixed joint-frame rotation in the parent frame
+    fixed_rotation_is_identity: bool
+    euler: EulerSequence | None
+    body_rates: bool  # spherical/free rotation speeds are body-axis ω components
+
+
+@dataclass
+class KinematicState:
+    """Poses, velocities, Jacobians and bias accelerations of every body at one (q, u)."""
+
+    R: np.ndarray  # (nb, 3, 3) body-to-world rotation
+    origin: np.ndarray  # (nb, 3) hinge (body-frame origin)
+    com: np.ndarray  # (nb, 3) mass centre
+    omega: np.ndarray  # (nb, 3)
+    v_com: np.ndarray  # (nb, 3)
+    J_w: np.ndarray  # (nb, 3, nu) partial angular velocities
+    J_v: np.ndarray  # (nb, 3, nu) partial velocities of the mass centres
+    alpha_bias: np.ndarray  # (nb, 3) angular acceleration at u_dot = 0
+    a_bias: np.ndarray  # (nb, 3) mass-centre acceleration at u_dot = 0
+    axis_w: np.ndarray  # (nu, 3) world angular axis of each speed
+    axis_v: np.ndarray  # (nu, 3) world sliding axis of each speed
+    speed_origin: np.ndarray  # (nu, 3) origin of the body the speed's joint moves
+
+
+class GimbalLock(ArithmeticError):
+    """Euler-angle rates are undefined: the rate matrix is singular."""
+
+    def __init__(self, coordinate: str, value: float):
+        self.coordinate = coordinate
+        self.value = value
+        super().__init__(
+            f"Euler-angle gimbal lock: {coordinate} = {value:.6g} makes the angle rates undefined; "
+            "use body-rate speeds (\"speeds\": \"body\") or another sequence"
+        )
+
+
+class TreeKinematics:
+    """Tree kinematics of a Model's bodies in joint coordinates."""
+
+    def __init__(self, model: Model):
+        self.body_names = [b.name for b in model.bodies]
+        index = {name: i for i, name in enumerate(self.body_names)}
+        self.parent = np.array([-1 if b.parent == GROUND else index[b.parent] for b in model.bodies], dtype=int)
+        if any(p >= i for i, p in enumerate(self.parent)):
+            raise ValueError("bodies must be ordered parents before children")
+        self.n_bodies = nb = len(model.bodies)
+        self.mass = np.array([b.mass for b in model.bodies], dtype=float)
+        self.com_body = np.array([b.com for b in model.bodies], dtype=float).reshape(nb, 3)
+        self.inertia_body = np.array([b.inertia for b in model.bodies], dtype=float).reshape(nb, 3, 3)
+
+        self.joints: list[JointLayout] = []
+        self.coordinate_names: list[str] = []
+        qi = ui = 0
+        for i, b in enumerate(model.bodies):
+            j = b.joint
+            k = j.dof
+            rot = np.array(j.rotation, dtype=float)
+            self.joints.append(
+                JointLayout(
+                    body=i,
+                    type=j.type,
+                    q_slice=slice(qi, qi + k),
+                    u_slice=slice(ui, ui + k),
+                    axis=np.array(j.axis, dtype=float),
+                    at=np.array(j.at, dtype=float),
+                    rotation=rot,
+                    fixed_rotation_is_identity=bool(np.allclose(rot, np.eye(3), atol=0.0, rtol=0.0)),
+                    euler=EulerSequence(j.sequence) if j.type in ("spherical", "free") else None,
+                    body_rates=j.speeds == "body",
+                )
+            )
+            self.coordinate_names.extend(j.names)
+            qi += k
+            ui += k
+        self.n_q, self.n_u = qi, ui
+
+        # path matrix T and the body each speed belongs to
+        T = np.zeros((nb, nb))
+        for j in range(nb):
+            i = j
+            while i >= 0:
+                T[i, j] = 1.0
+                i = self.parent[i]
+        self.path_matrix = T
+        self.speed_body = np.array([jl.body for jl in self.joints for _ in range(jl.u_slice.stop - jl.u_slice.start)], dtype=int)
+        # moved[j, s]: speed s moves body j (its joint lies on j's path)
+        self.moved = T[self.speed_body, :].T if self.n_u else np.zeros((nb, 0))
+        self.inertia_world_cache = None
+
+    # --- per joint -------------------------------------------------------------------------
+
+    def _joint_motion(self, jl: JointLayout, q: np.ndarray, u: np.ndarray):
+        """Relative rotation, translation, speed columns (joint frame) and bias terms of a joint.
+
+        Returns R_rel, d, Hw (3, k), Hv (3, k), bias_w (3,), where omega_rel = Hw u_j and
+        d_dot = Hv u_j in joint-frame components, and bias_w = (dHw/dt) u_j.
+        """
+        t = jl.type
+        zero3 = np.zeros(3)
+        if t == "revolute":
+            return axis_angle_matrix(jl.axis, q[0]), zero3, jl.axis[:, None], np.zeros((3, 1)), zero3
+        if t == "prismatic":
+            return np.eye(3), jl.axis * q[0], np.zeros((3, 1)), jl.axis[:, None], zero3
+        if t == "planar":
+            c, s = np.cos(q[2]), np.sin(q[2])
+            R = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+            Hv = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 0.0]])
+            Hw = np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 1.0]])
+            return R, np.array([q[0], q[1], 0.0]), Hw, Hv, zero3
+        if t in ("spherical", "free"):
+            angles = q[-3:]
+            rates_or_w = u[-3:]
+            ra, rb, rc = jl.euler.parts(angles)
+            R = ra @ rb @ rc
+            if jl.body_rates:
+                Hw_rot, bias = R, zero3  # d/dt(R w_body) = R w_body_dot: no bias
+            else:
+                Hw_rot = jl.euler.rate_matrix_parent(ra, rb)
+                bias = jl.euler.rate_bias_parent(ra, rb, rates_or_w)
+            if t == "spherical":
+                return R, zero3, Hw_rot, np.zeros((3, 3)), bias
+            Hw = np.hstack((np.zeros((3, 3)), Hw_rot))
+            Hv = np.hstack((np.eye(3), np.zeros((3, 3))))
+            return R, q[:3].copy(), Hw, Hv, bias
+        return np.eye(3), zero3, np.zeros((3, 0)), np.zeros((3, 0)), zero3  # fixed
+
+    # --- poses ------------------------------------------------------------------------------
+
+    def poses(self, q: np.ndarray):
+        """World rotation (nb, 3, 3) and hinge origin (nb, 3) of every body."""
+        q = np.asarray(q, dtype=float)
+        nb = self.n_bodies
+        R = np.empty((nb, 3, 3))
+        origin = np.empty((nb, 3))
+        for jl in self.joints:
+            i, p = jl.body, self.parent[jl.body]
+            R_rel, d = self._joint_pose(jl, q[jl.q_slice])
+            Rp = R[p] if p >= 0 else np.eye(3)
+            op = origin[p] if p >= 0 else np.zeros(3)
+            RJ = Rp if jl.fixed_rotation_is_identity else Rp @ jl.rotation
+            R[i] = RJ @ R_rel
+            origin[i] = op + Rp @ jl.at + RJ @ d
+        return R, origin
+
+    def _joint_pose(self, jl: JointLayout, qj: np.ndarray):
+        t = jl.type
+        if t == "revolute":
+            return axis_angle_matrix(jl.axis, qj[0]), np.zeros(3)
+        if t == "prismatic":
+            return np.eye(3), jl.axis * qj[0]
+        if t == "planar":
+            c, s = np.cos(qj[2]), np.sin(qj[2])
+            return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]]), np.array([qj[0], qj[1], 0.0])
+        if t in ("spherical", "free"):
+            R = jl.euler.matrix(qj[-3:])
+            return R, (qj[:3].copy() if t == "free" else np.zeros(3))
+        return np.eye(3), np.zeros(3)
+
+    def com_positions(self, q: np.ndarray) -> np.ndarray:
+        R, origin = self.poses(q)
+        return origin + np.einsum("bij,bj->bi", R, self.com_body)
+
+    # --- kinematic equations q_dot = W(q) u -------------------------------------------------
+
+    def qdot(self, q: np.ndarray, u: np.ndarray) -> np.ndarray:
+        """Coordinate rates from speeds; body-rate speeds go through the Euler rate matrix."""
+        qd = np.array(u, dtype=float, copy=True)
+        for jl in self.joints:
+            if jl.euler is not None and jl.body_rates:
+                qj = q[jl.q_slice]
+                _, rb, rc = jl.euler.parts(qj[-3:])
+                self._check_gimbal(jl, qj[-2])
+                E = jl.euler.rate_matrix_body(rb, rc)
+                s = jl.u_slice
+                qd[s.stop - 3 : s.stop] = np.linalg.solve(E, u[s.stop - 3 : s.stop])
+        return qd
+
+    def speeds_from_rates(self, q: np.ndarray, qd: np.ndarray) -> np.ndarray:
+        """Inverse of qdot: speeds u from coordinate rates."""
+        u = np.array(qd, dtype=float, copy=True)
+        for jl in self.joints:
+            if jl.euler is not None and jl.body_rates:
+                qj = q[jl.q_slice]
+                _, rb, rc = jl.euler.parts(qj[-3:])
+                s = jl.u_slice
+                u[s.stop - 3 : s.stop] = jl.euler.rate_matrix_body(rb, rc) @ qd[s.stop - 3 : s.stop]
+        return u
+
+    def rate_matrix(self, q: np.ndarray) -> np.ndarray:
+        """W(q) with q_dot = W u (block diagonal; identity for rate speeds)."""
+        W = np.eye(self.n_u)
+        for jl in self.joints:
+            if jl.euler is not None and jl.body_rates:
+                qj = q[jl.q_slice]
+                _, rb, rc = jl.euler.parts(qj[-3:])
+                s = jl.u_slice
+                blk = slice(s.stop - 3, s.stop)
+                W[blk, blk] = np.linalg.inv(jl.euler.rate_matrix_body(rb, rc))
+        return W
+
+    def _check_gimbal(self, jl: JointLayout, theta: float):
+        if gimbal_margin(jl.euler.sequence, theta) < 1e-9:
+            name = self.coordinate_names[jl.q_slice.stop - 2]
+            raise GimbalLock(name, theta)
+
+    def gimbal_checks(self, q: np.ndarray):
+        """Raise GimbalLock when a joint with Euler-rate speeds sits at its singular angle."""
+        for jl in self.joints:
+            if jl.euler is not None:
+                self._check_gimbal(jl, q[jl.q_slice][-2])
+
+    # --- the full state ----------------------------------------------------------------------
+
+    def evaluate(self, q: np.ndarray, u: np.ndarray) -> KinematicState:
+        q = np.asarray(q, dtype=float)
+        u = np.asarray(u, dtype=float)
+        nb, nu = self.n_bodies, self.n_u
+        R = np.empty((nb, 3, 3))
+        RJ = np.empty((nb, 3, 3))
+        r_rel = np.empty((nb, 3))  # origin_i - origin_parent
+        w_rel_J = np.zeros((nb, 3))  # relative angular velocity, joint frame
+        dd_J = np.zeros((nb, 3))  # translation rate, joint frame
+        bias_w_J = np.zeros((nb, 3))
+        Hw_cols = np.zeros((nu, 3))
+        Hv_cols = np.zeros((nu, 3))
+        eye = np.eye(3)
+        for jl in self.joints:
+            i, p = jl.body, self.parent[jl.body]
+            uj = u[jl.u_slice]
+            R_rel, d, Hw, Hv, bias_w = self._joint_motion(jl, q[jl.q_slice], uj)
+            Rp = R[p] if p >= 0 else eye
+            RJ[i] = Rp if jl.fixed_rotation_is_identity else Rp @ jl.rotation
+            R[i] = RJ[i] @ R_rel
+            r_rel[i] = Rp @ jl.at + RJ[i] @ d
+            if Hw.shape[1]:
+                w_rel_J[i] = Hw @ uj
+                dd_J[i] = Hv @ uj
+                Hw_cols[jl.u_slice] = Hw.T
+                Hv_cols[jl.u_slice] = Hv.T
+            bias_w_J[i] = bias_w
+
+        T = self.path_matrix
+        w_rel = np.einsum("bij,bj->bi", RJ, w_rel_J)
+        dd = np.einsum("bij,bj->bi", RJ, dd_J)
+        bias_w = np.einsum("bij,bj->bi", RJ, bias_w_J)
+        origin = T.T @ r_rel
+        omega = T.T @ w_rel
+        omega_parent = _parent_rows(omega, self.parent)
+        # velocity-product terms of each hinge, summed along the path (seed 004 (52)–(54))
+        alpha_bias = T.T @ (cross(omega_parent, w_rel) + bias_w)
+        alpha_parent = _parent_rows(alpha_bias, self.parent)
+        a_origin_terms = (
+            cross(alpha_parent, r_rel)
+            + cross(omega_parent, cross(omega_parent, r_rel))
+            + 2.0 * cross(omega_parent, dd)
+        )
+        a_origin = T.T @ a_origin_terms
+        v_origin = T.T @ (cross(omega_parent, r_rel) + dd)
+
+        rho = np.einsum("bij,bj->bi", R, self.com_body)
+        com = origin + rho
+        v_com = v_origin + cross(omega, rho)
+        a_bias = a_origin + cross(alpha_bias, rho) + cross(omega, cross(omega, rho))
+
+        # partial velocities: column s moves body j when its joint lies on j's path
+        RJs = RJ[self.speed_body]
+        axis_w = np.einsum("sij,sj->si", RJs, Hw_cols)
+        axis_v = np.einsum("sij,sj->si", RJs, Hv_cols)
+        speed_origin = origin[self.speed_body]
+        lever = com[:, None, :] - speed_origin[None, :, :]  # (nb, nu, 3)
+        moved = self.moved[:, :, None]
+        J_w = np.broadcast_to(axis_w[None], (nb, nu, 3)) * moved
+        J_v = (axis_v[None] + cross(axis_w[None], lever)) * moved
+        return KinematicState(
+            R=R, origin=origin, com=com, omega=omega, v_com=v_com,
+            J_w=np.ascontiguousarray(J_w.transpose(0, 2, 1)),
+            J_v=np.ascontiguousarray(J_v.transpose(0, 2, 1)),
+            alpha_bias=alpha_bias, a_bias=a_bias,
+            axis_w=axis_w, axis_v=axis_v, speed_origin=speed_origin,
+        )
+
+    def point_jacobian(self, ks: KinematicState, body: int, point_world: np.ndarray) -> np.ndarray:
+        """(3, nu) partial velocities of a world point fixed in `body`; zeros for ground (-1)."""
+        if body < 0:
+            return np.zeros((3, self.n_u))
+        lever = point_world[None, :] - ks.speed_origin
+        cols = (ks.axis_v + cross(ks.axis_w, lever)) * self.moved[body][:, None]
+        return cols.T
+
+    def point_bias(self, ks: KinematicState, body: int, point_world: np.ndarray) -> np.ndarray:
+        """Acceleration of a body-fixed world point at u_dot = 0."""
+        if body < 0:
+            return np.zeros(3)
+        rho = point_world - ks.com[body]
+        w = ks.omega[body]
+        return ks.a_bias[body] + cross(ks.alpha_bias[body], rho) + cross(w, cross(w, rho))
+
+    def point_velocity(self, ks: KinematicState, body: int, point_world: np.ndarray) -> np.ndarray:
+        if body < 0:
+            return np.zeros(3)
+        return ks.v_com[body] + cross(ks.omega[body], point_world - ks.com[body])
+
+
+def _parent_rows(values: np.ndarray, parent: np.ndarray) -> np.ndarray:
+    """values[parent[i]] per body, zeros where the parent is ground."""
+    out = np.zeros_like(values)
+    has = parent >= 0
+    out[has] = values[parent[has]]
+    return out

@@ -1,0 +1,99 @@
+"""Rotation matrices, Euler-angle sequences and their rate matrices (numeric, numpy only)."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+UNIT = {"x": np.array([1.0, 0.0, 0.0]), "y": np.array([0.0, 1.0, 0.0]), "z": np.array([0.0, 0.0, 1.0])}
+
+
+def skew(v: np.ndarray) -> np.ndarray:
+    """The matrix [v]x with [v]x w = v x w."""
+    return np.array([[0.0, -v[2], v[1]], [v[2], 0.0, -v[0]], [-v[1], v[0], 0.0]])
+
+
+def axis_angle_matrix(axis, angle: float) -> np.ndarray:
+    """Rodrigues: rotation by `angle` about the unit vector `axis`."""
+    a = np.asarray(axis, dtype=float)
+    c, s = math.cos(angle), math.sin(angle)
+    k = skew(a)
+    return np.eye(3) + s * k + (1.0 - c) * (k @ k)
+
+
+def elementary(letter: str, angle: float) -> np.ndarray:
+    """Rotation about the x, y or z axis."""
+    c, s = math.cos(angle), math.sin(angle)
+    if letter == "x":
+        return np.array([[1.0, 0.0, 0.0], [0.0, c, -s], [0.0, s, c]])
+    if letter == "y":
+        return np.array([[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]])
+    return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+
+
+class EulerSequence:
+    """R = R_a(psi) R_b(theta) R_c(phi) for the sequence "abc" (turns about moving axes)."""
+
+    def __init__(self, sequence: str):
+        self.sequence = sequence
+        self.e_a, self.e_b, self.e_c = (UNIT[ch] for ch in sequence)
+
+    def parts(self, angles):
+        psi, theta, phi = angles
+        a, b, c = self.sequence
+        return elementary(a, psi), elementary(b, theta), elementary(c, phi)
+
+    def matrix(self, angles) -> np.ndarray:
+        ra, rb, rc = self.parts(angles)
+        return ra @ rb @ rc
+
+    def rate_matrix_parent(self, ra: np.ndarray, rb: np.ndarray) -> np.ndarray:
+        """Columns map (psi_dot, theta_dot, phi_dot) to omega in the joint (parent) frame."""
+        return np.column_stack((self.e_a, ra @ self.e_b, ra @ (rb @ self.e_c)))
+
+    def rate_matrix_body(self, rb: np.ndarray, rc: np.ndarray) -> np.ndarray:
+        """Columns map the angle rates to omega in body axes: omega_body = E_b @ rates."""
+        rct = rc.T
+        return np.column_stack((rct @ (rb.T @ self.e_a), rct @ self.e_b, self.e_c))
+
+    def rate_bias_parent(self, ra, rb, rates) -> np.ndarray:
+        """d/dt(E(q)) q_dot in the joint frame: the angular-acceleration bias of Euler-rate speeds."""
+        psi_d, theta_d, phi_d = rates
+        b_axis = ra @ self.e_b
+        c_axis = ra @ (rb @ self.e_c)
+        w_ab = self.e_a * psi_d + b_axis * theta_d
+        return psi_d * theta_d * np.cross(self.e_a, b_axis) + phi_d * np.cross(w_ab, c_axis)
+
+
+def gimbal_margin(sequence: str, theta: float) -> float:
+    """|det| of the rate matrix's angle dependence: 0 at gimbal lock.
+
+    Symmetric sequences (zxz, ...) lock at theta = 0, pi; asymmetric ones (xyz, ...) at +-pi/2.
+    """
+    if sequence[0] == sequence[2]:
+        return abs(math.sin(theta))
+    return abs(math.cos(theta))
+
+
+_LEVI_CIVITA = np.zeros((3, 3, 3))
+_LEVI_CIVITA[0, 1, 2] = _LEVI_CIVITA[1, 2, 0] = _LEVI_CIVITA[2, 0, 1] = 1.0
+_LEVI_CIVITA[0, 2, 1] = _LEVI_CIVITA[2, 1, 0] = _LEVI_CIVITA[1, 0, 2] = -1.0
+
+
+def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a × b over the last axis (length 3), broadcasting; several times faster than np.cross.
+
+    Small operands go through one einsum with the Levi-Civita symbol (least call overhead),
+    large ones component by component.
+    """
+    a = np.asarray(a)
+    b = np.asarray(b)
+    if a.size + b.size <= 120:
+        return np.einsum("ijk,...j,...k->...i", _LEVI_CIVITA, a, b)
+    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
+    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
+    out = np.empty(np.broadcast_shapes(a.shape, b.shape))
+    out[..., 0] = a1 * b2 - a2 * b1
+    out[..., 1] = a2 * b0 - a0 * b2
+    out[..., 2] = a0 * b1 - a1 * b0
+    return out

@@ -1,0 +1,245 @@
+"""Simulation: one run of one formulation — state, stepping, samples, energy, drift and cost.
+
+    sim = Simulation(model)            # settings from the model, overrides as keywords
+    rows = sim.advance(2.0)            # new sample rows up to t = 2 s (columns: sim.columns)
+    sim.failure                        # None, or when and why the run stopped
+
+A run that blows up (NaN, overflow, singular matrix, step-size collapse, gimbal lock) stops with
+a one-line message and keeps every sample it had.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from .constraints import HOLONOMIC
+from .formulations import ConstraintFailure, make_formulation
+from .formulations.rank import condition_number, dependent_rows, numerical_rank
+from .integrate import Stepper
+from .kinematics import GimbalLock
+from .model import Model, ModelError, Stabilization
+from .projection import ProjectionFailure, project_positions, project_velocities
+from .system import SingularMassMatrix, build_system
+
+BLOW_UP = 1e12  # a state component beyond this is taken as a blow-up
+RUN_ERRORS = (SingularMassMatrix, ConstraintFailure, GimbalLock, ProjectionFailure, ArithmeticError,
+              np.linalg.LinAlgError, ValueError, FloatingPointError)
+
+
+def csv_columns(system, formulation) -> list[str]:
+    cols = ["t", *system.coordinate_names, *system.speed_names]
+    for name in system.body_names:
+        cols += [f"{name}.x", f"{name}.y", f"{name}.z"]
+    cols += ["T", "V", "E", "drift_pos", "drift_vel"]
+    return cols + list(formulation.multiplier_names)
+
+
+class Simulation:
+    def __init__(self, model: Model, method=None, coordinates=None, integrator=None, rtol=None,
+                 atol=None, t_end=None, dt_out=None, dt=None, stabilization: Stabilization | None = None,
+                 variant: str | None = None):
+        overrides = dict(method=method, coordinates=coordinates, integrator=integrator, rtol=rtol,
+                         atol=atol, t_end=t_end, dt_out=dt_out, dt=dt, stabilization=stabilization)
+        self.settings = replace(model.settings, **{k: v for k, v in overrides.items() if v is not None})
+        self.model = model
+        self.system = build_system(model, self.settings.coordinates)
+        self.formulation = make_formulation(self.settings.method, self.system, self.settings, variant)
+        self.own_system = self.formulation.system
+        self.columns = csv_columns(self.system, self.formulation)
+        self._index = {c: i for i, c in enumerate(self.columns)}
+        self.reset()
+
+    # --- set-up ------------------------------------------------------------------------------
+
+    def column_index(self, name: str) -> int:
+        return self._index[name]
+
+    def reset(self):
+        s = self.settings
+        self.notes: list[str] = []
+        self.diagnostics: dict = {}
+        self.failure: str | None = None
+        self.max_condition = 1.0
+        self.rhs_evals_sampling = 0
+        f = self.formulation
+        f.rhs_evals = 0
+        q0, u0 = self._consistent_initial_state()
+        y0 = f.initial_state(q0, f.model_to_own(q0, u0))
+        self._check_rows_at_start(y0)
+        self.stepper = Stepper(s.integrator, f.derivative, 0.0, y0, s.t_end, s.rtol, s.atol, s.dt)
+        self.t = 0.0
+        self.wall_time = 0.0
+        self._out_k = 0
+        self._samples: list[np.ndarray] = []
+        self.E0 = None
+        self._samples.append(self._sample(0.0, y0))
+        self._out_k = 1
+
+    def _consistent_initial_state(self):
+        """Project q0, u0 onto the constraints and say by how much they moved."""
+        sys_ = self.system
+        q0, u0 = sys_.q0.copy(), sys_.u0.copy()
+        if sys_.constraints is None:
+            return q0, u0
+        try:
+            q1, _ = project_positions(sys_, 0.0, q0, tol=1e-13)
+            u1, _ = project_velocities(sys_, 0.0, q1, u0, tol=1e-13)
+        except (ProjectionFailure, np.linalg.LinAlgError, SingularMassMatrix) as err:
+            raise ModelError("constraints", f"the initial conditions cannot be made consistent: {err}") from None
+        dq, du = float(np.max(np.abs(q1 - q0), initial=0)), float(np.max(np.abs(u1 - u0), initial=0))
+        if dq > 1e-12 or du > 1e-12:
+            self.notes.append(f"initial conditions projected onto the constraints: |Δq| = {dq:.3g}, |Δu| = {du:.3g}")
+        return q1, u1
+
+    def _check_rows_at_start(self, y0):
+        """Name redundant rows, refuse inconsistent ones, note the condition number."""
+        f = self.formulation
+        if not f.n_rows:
+            return
+        q, u = f.state_to_qu(0.0, y0)
+        dyn = f.system.dynamics(0.0, q, u)
+        rows = f.constraint_rows(0.0, q, u, dyn)
+        A, b = rows.A, rows.b
+        r = numerical_rank(A)
+        self.condition = condition_number(A)
+        if r < A.shape[0]:
+            dep = dependent_rows(A)
+            names = ", ".join(f.constraints.row_label(i) for i in dep)
+            if numerical_rank(np.column_stack((A, b))) > r:
+                raise ModelError("constraints", f"inconsistent constraints: rows {names} cannot all hold (rank of A is {r} of {A.shape[0]})")
+            self.notes.append(f"redundant constraint rows (rank {r} of {A.shape[0]}): {names}; udwadia_kalaba handles them, lagrange cannot")
+        self.diagnostics["condition_number"] = self.condition
+
+    # --- samples -----------------------------------------------------------------------------
+
+    def _sample(self, t: float, y: np.ndarray) -> np.ndarray:
+        f = self.formulation
+        ev = f.evaluate(t, y)
+        self.rhs_evals_sampling += 1
+        T, V = f.system.energy(t, ev.q, ev.u)
+        u_model = f.model_speeds(ev.q, ev.u)
+        com = self.system.com_positions(ev.q).ravel()
+        drift_pos = drift_vel = 0.0
+        if ev.rows is not None:
+            drift_pos, drift_vel = ev.rows.drift_position, ev.rows.drift_velocity
+        E = T + V
+        if self.E0 is None:
+            self.E0, self.T0, self.V0 = E, T, V
+        row = np.concatenate(([t], ev.q, u_model, com, [T, V, E, drift_pos, drift_vel], ev.multipliers))
+        return row
+
+    def samples(self) -> np.ndarray:
+        return np.array(self._samples) if self._samples else np.zeros((0, len(self.columns)))
+
+    @property
+    def finished(self) -> bool:
+        return self.failure is not None or self.t >= self.settings.t_end
+
+    def relative_energy_drift(self, E: np.ndarray | float) -> np.ndarray | float:
+        """|E − E(0)| / max(|E(0)|, T(0) + |V(0)|, 1e-12), THEORY.md §5."""
+        scale = max(abs(self.E0), self.T0 + abs(self.V0), 1e-12)
+        return np.abs(np.asarray(E) - self.E0) / scale
+
+    @property
+    def stats(self) -> dict:
+        t = max(self.t, 1e-300)
+        return {
+            "rhs_evals": self.formulation.rhs_evals,
+            "sample_evals": self.rhs_evals_sampling,
+            "steps": self.stepper.steps,
+            "wall_time": self.wall_time,
+            "wall_per_sim_second": self.wall_time / t if self.t > 0 else 0.0,
+            "integrates": self.formulation.integrates,
+            "multipliers": len(self.formulation.multiplier_names),
+            "repartitions": getattr(self.formulation, "repartitions", 0),
+        }
+
+    # --- stepping ----------------------------------------------------------------------------
+
+    def advance(self, t_stop: float, wall_budget: float | None = None) -> np.ndarray:
+        """Integrate to t_stop (or until wall_budget seconds pass); the new sample rows."""
+        start = time.perf_counter()
+        first = len(self._samples)
+        t_stop = min(t_stop, self.settings.t_end)
+        with threadpool_limits(limits=1):
+            while self.failure is None and self.t < t_stop - 1e-12:
+                self._one_step()
+                if wall_budget is not None and time.perf_counter() - start > wall_budget:
+                    break
+        self.wall_time += time.perf_counter() - start
+        new = self._samples[first:]
+        return np.array(new) if new else np.zeros((0, len(self.columns)))
+
+    def run(self) -> np.ndarray:
+        self.advance(self.settings.t_end)
+        return self.samples()
+
+    def _fail(self, t: float, why: str):
+        self.failure = f"run stopped at t = {t:.6g} s: {why}"
+
+    def _one_step(self):
+        st = self.stepper
+        t_before = st.t
+        try:
+            message = st.step()
+        except RUN_ERRORS as err:
+            self._fail(t_before, str(err))
+            return
+        if message is not None:
+            self._fail(st.t, f"{self.settings.integrator} failed: {message}")
+            return
+        y = st.y
+        if not np.all(np.isfinite(y)):
+            self._fail(st.t, "the state became NaN or infinite")
+            return
+        if np.max(np.abs(y)) > BLOW_UP:
+            self._fail(st.t, f"the state exceeds {BLOW_UP:.0e} (the motion blew up)")
+            return
+        try:
+            self._emit_samples(st)
+            self.t = st.t
+            self._after_step(st)
+        except RUN_ERRORS as err:
+            self._fail(st.t, str(err))
+
+    def _emit_samples(self, st: Stepper):
+        """Samples at k·dt_out (and at t_end) that the last step passed, from its dense output."""
+        dt_out, t_end = self.settings.dt_out, self.settings.t_end
+        eps = 1e-9 * dt_out
+        while True:
+            t_k = self._out_k * dt_out
+            if t_k > t_end - eps:
+                t_k = t_end
+            if t_k > st.t + eps or self._samples[-1][0] >= t_k - eps:
+                break
+            y_k = st.y if abs(t_k - st.t) <= eps else st.sample(t_k)
+            self._samples.append(self._sample(t_k, y_k))
+            self._out_k += 1
+
+    def _after_step(self, st: Stepper):
+        f = self.formulation
+        y = st.y
+        if self.settings.stabilization.kind == "projection" and f.n_rows:
+            y_new = self._project(st.t, y)
+            if y_new is not None:
+                st.replace_state(y_new)
+                y = y_new
+        y_new = f.state_changed(st.t, y)
+        if y_new is not None:
+            st.replace_state(y_new)
+
+    def _project(self, t, y):
+        """Project q, u onto the constraints when they drift beyond the tolerance."""
+        f = self.formulation
+        tol = self.settings.stabilization.tolerance
+        q, u = f.state_to_qu(t, y)
+        dyn = f.system.dynamics(t, q, u)
+        rows = f.constraint_rows(t, q, u, dyn)
+        if rows.drift_position <= tol and rows.drift_velocity <= tol:
+            return None
+        q, _ = project_positions(f.system, t, q, tol=tol * 1e-2)
+        u, _ = project_velocities(f.system, t, q, u, tol=tol * 1e-2)
+        return f.qu_to_state(q, u)

@@ -1,0 +1,210 @@
+"""MechanicalSystem: the numeric pieces of a model for one choice of coordinates and speeds.
+
+Unconstrained tree dynamics in the speeds u (q_dot = W(q) u):
+
+    M(q) u_dot = forcing(t, q, u),   forcing = Q − C
+
+M = Σ_B m_B J_vᵀ J_v + J_ωᵀ I_B J_ω (the generalized inertia of Kane's method, equal to the
+kinetic-energy metric of THEORY.md (2.2) when u = q_dot), Q the generalized active forces and
+C = Σ_B m_B J_vᵀ a_bias + J_ωᵀ (I_B α_bias + ω × I_B ω) the velocity-product terms, which for
+u = q_dot are the Christoffel terms h of (2.6)–(2.7). Constraint rows come from
+`engine.constraints` and are carried here in the same speeds.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.linalg
+
+from .forces import ForceContext, JointSpringElement, SpringElement, build_force_elements
+from .kinematics import KinematicState, TreeKinematics
+from .rotations import cross
+from .model import Model, speed_names
+
+
+class SingularMassMatrix(ArithmeticError):
+    """M(q) is not positive definite: some coordinate carries no inertia."""
+
+
+@dataclass
+class Dynamics:
+    M: np.ndarray
+    forcing: np.ndarray
+    qd: np.ndarray
+    ks: KinematicState
+
+
+class MechanicalSystem:
+    """Numeric callables of a tree model in joint coordinates.
+
+    Example
+    -------
+    >>> from engine.presets import preset
+    >>> s = MechanicalSystem(preset("simple_pendulum"))
+    >>> s.mass_matrix(s.q0).shape
+    (1, 1)
+    """
+
+    def __init__(self, model: Model):
+        self.model = model
+        self.kin = TreeKinematics(model)
+        self.body_names = list(self.kin.body_names)
+        self.coordinate_names = list(self.kin.coordinate_names)
+        self.speed_names = [n for b in model.bodies for n in speed_names(b.name, b.joint)]
+        self.n_q, self.n_u = self.kin.n_q, self.kin.n_u
+        self.q0 = np.array([v for b in model.bodies for v in (b.joint.q0 or (0.0,) * b.joint.dof)], dtype=float)
+        self.u0 = np.array([v for b in model.bodies for v in (b.joint.u0 or (0.0,) * b.joint.dof)], dtype=float)
+        self.gravity = np.array(model.gravity, dtype=float)
+        self.forces = build_force_elements(model, self.kin)
+        self.has_body_rates = any(jl.euler is not None and jl.body_rates for jl in self.kin.joints)
+        self._m3 = np.repeat(self.kin.mass, 3)
+        self._gravity_stack = np.tile(self.gravity, self.kin.n_bodies) * self._m3
+        self.constraints = None  # set by engine.constraints.attach_constraints
+
+    # --- kinematics --------------------------------------------------------------------------
+
+    def qdot(self, q, u) -> np.ndarray:
+        return self.kin.qdot(q, u) if self.has_body_rates else np.array(u, dtype=float, copy=True)
+
+    def poses(self, q):
+        return self.kin.poses(q)
+
+    def com_positions(self, q) -> np.ndarray:
+        return self.kin.com_positions(q)
+
+    # --- dynamics ----------------------------------------------------------------------------
+
+    def dynamics(self, t: float, q: np.ndarray, u: np.ndarray) -> Dynamics:
+        ks = self.kin.evaluate(q, u)
+        W = self.kin.rate_matrix(q) if self.has_body_rates else None
+        qd = W @ u if W is not None else u
+        M = self._mass_matrix(ks)
+        nb, nu = self.kin.n_bodies, self.n_u
+        Jv = ks.J_v.reshape(3 * nb, nu)
+        Jw = ks.J_w.reshape(3 * nb, nu)
+        I_w = self._inertia_world(ks)
+        Iw_omega = np.einsum("bij,bj->bi", I_w, ks.omega)
+        gyro = np.einsum("bij,bj->bi", I_w, ks.alpha_bias) + cross(ks.omega, Iw_omega)
+        velocity_products = Jv.T @ (self._m3 * ks.a_bias.ravel()) + Jw.T @ gyro.ravel()
+        Q = Jv.T @ self._gravity_stack
+        if self.forces:
+            ctx = ForceContext(t=t, q=q, u=u, qd=qd, W=W, ks=ks)
+            for f in self.forces:
+                Q = Q + f.generalized(ctx)
+        return Dynamics(M=M, forcing=Q - velocity_products, qd=qd, ks=ks)
+
+    def _inertia_world(self, ks: KinematicState) -> np.ndarray:
+        return np.einsum("bij,bjk,blk->bil", ks.R, self.kin.inertia_body, ks.R)
+
+    def _mass_matrix(self, ks: KinematicState) -> np.ndarray:
+        nb, nu = self.kin.n_bodies, self.n_u
+        Jv = ks.J_v.reshape(3 * nb, nu)
+        Jw = ks.J_w.reshape(3 * nb, nu)
+        IJ = np.einsum("bij,bjk->bik", self._inertia_world(ks), ks.J_w).reshape(3 * nb, nu)
+        return Jv.T @ (self._m3[:, None] * Jv) + Jw.T @ IJ
+
+    def mass_matrix(self, q) -> np.ndarray:
+        return self._mass_matrix(self.kin.evaluate(q, np.zeros(self.n_u)))
+
+    def forcing(self, t, q, u) -> np.ndarray:
+        return self.dynamics(t, q, u).forcing
+
+    def solve_mass(self, M: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+        """M⁻¹ rhs by Cholesky; a clear error when M is not positive definite."""
+        try:
+            factor = scipy.linalg.cho_factor(M, check_finite=False)
+        except np.linalg.LinAlgError:
+            raise SingularMassMatrix(self.describe_singular_mass(M)) from None
+        return scipy.linalg.cho_solve(factor, rhs, check_finite=False)
+
+    def describe_singular_mass(self, M: np.ndarray) -> str:
+        w, V = np.linalg.eigh(M)
+        k = int(np.argmin(w))
+        names = [self.speed_names[i] for i in np.argsort(-np.abs(V[:, k]))[:2] if abs(V[i, k]) > 0.3]
+        return (
+            "the mass matrix is singular (smallest eigenvalue "
+            f"{w[k]:.3g}): {', '.join(names) or 'a speed'} moves no mass or inertia"
+        )
+
+    # --- energy ------------------------------------------------------------------------------
+
+    def kinetic_energy(self, q, u) -> float:
+        ks = self.kin.evaluate(q, u)
+        return self._kinetic(ks)
+
+    def _kinetic(self, ks: KinematicState) -> float:
+        I_w = self._inertia_world(ks)
+        rot = np.einsum("bi,bij,bj->b", ks.omega, I_w, ks.omega)
+        trans = self.kin.mass * np.einsum("bi,bi->b", ks.v_com, ks.v_com)
+        return 0.5 * float(np.sum(trans + rot))
+
+    def energy(self, t, q, u) -> tuple[float, float]:
+        """Kinetic and potential energy (gravity, springs, joint springs)."""
+        ks = self.kin.evaluate(q, u)
+        V = -float(np.sum(self.kin.mass * (ks.com @ self.gravity)))
+        for f in self.forces:
+            if isinstance(f, SpringElement):
+                V += f.potential_at(ks)
+            elif isinstance(f, JointSpringElement):
+                V += f.potential_q(q)
+        return self._kinetic(ks), V
+
+    @property
+    def conservative(self) -> bool:
+        """True when energy must be conserved (no damping, no efforts, no rheonomic terms)."""
+        from .forces import SpringElement as S, JointSpringElement as JS
+
+        for f in self.forces:
+            if isinstance(f, (S, JS)):
+                if f.c:
+                    return False
+            else:
+                return False
+        return self.constraints is None or self.constraints.conservative
+
+
+def _with_euler_rate_speeds(model: Model, system: "MechanicalSystem") -> Model:
+    """The same model with Euler-angle rates as the speeds of every spherical and free joint."""
+    from dataclasses import replace
+
+    bodies = []
+    for b, jl in zip(model.bodies, system.kin.joints):
+        j = b.joint
+        if jl.euler is not None and jl.body_rates:
+            q = system.q0[jl.q_slice]
+            u = system.u0[jl.u_slice]
+            rates = system.kin.qdot(system.q0, system.u0)[jl.u_slice] if len(u) else u
+            j = replace(j, speeds="euler", u0=tuple(float(x) for x in rates))
+            del q
+        bodies.append(replace(b, joint=j))
+    return replace(model, bodies=tuple(bodies))
+
+
+def _assemble(tree_model: Model, joint_rows, coordinates: str, source: Model) -> MechanicalSystem:
+    from .constraints import ConstraintSet, build_constraint_kinds
+
+    system = MechanicalSystem(tree_model)
+    kinds = list(joint_rows(system.kin)) if joint_rows else []
+    kinds += build_constraint_kinds(tree_model, system.kin, rate_speeds=not system.has_body_rates)
+    system.constraints = ConstraintSet(kinds) if kinds else None
+    system.coordinates = coordinates
+    system.source_model = source
+
+    def rate_version():
+        return _assemble(_with_euler_rate_speeds(tree_model, system), joint_rows, coordinates, source)
+
+    system.with_rate_speeds = rate_version
+    return system
+
+
+def build_system(model: Model, coordinates: str | None = None) -> MechanicalSystem:
+    """The MechanicalSystem of a model in "joint" or "absolute" coordinates, constraints attached."""
+    coordinates = coordinates or model.settings.coordinates
+    if coordinates == "absolute":
+        from .absolute import to_absolute
+
+        tree_model, joint_rows = to_absolute(model)
+    else:
+        tree_model, joint_rows = model, None
+    return _assemble(tree_model, joint_rows, coordinates, model)
