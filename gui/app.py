@@ -1,0 +1,73 @@
+"""Entry point of the window: `run_gui`, called by `eomlab` and `eomlab gui MODEL ...`."""
+from __future__ import annotations
+
+import sys
+
+from engine.model import ModelError
+
+
+#: what the last scripted run (run_for/screenshot) showed: scene, samples, problem, t — for checks
+last_run: dict = {}
+
+
+def load_start_model(model_path: str | None):
+    """The model to open: the file (a bad one raises its ModelError, naming the file) or the
+    default preset."""
+    if model_path:
+        from engine.modelfile import load_model
+
+        try:
+            return load_model(model_path)
+        except ModelError as error:
+            raise error if error.source else error.with_source(model_path)
+        except OSError as error:
+            raise ModelError("", f"cannot read the file: {error.strerror or error}", model_path) from error
+    from engine.presets import DEFAULT_PRESET, preset
+
+    return preset(DEFAULT_PRESET)
+
+
+def run_gui(model_path: str | None = None, run_for: float | None = None, screenshot: str | None = None,
+            compare: bool = False) -> int:
+    """Open the window on `model_path` (default: the default preset), running at once.
+
+    With `run_for` (seconds of wall time) and/or `screenshot` (a PNG path) the window runs that
+    long, saves a picture of the whole window, closes and returns 0. `compare` overlays the four
+    formulations. A bad model file raises its `ModelError` before any window opens.
+    """
+    model = load_start_model(model_path)
+
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setApplicationName("eomlab")
+    app.setOrganizationName("eomlab")
+    from gui.main_window import MainWindow
+
+    window = MainWindow(model, model_path, run=True, compare=compare)
+    window.show()
+    scripted = run_for is not None or screenshot is not None
+    if scripted:
+        window.confirm_discard = lambda: True
+        saved: list[bool] = []
+
+        def finish() -> None:
+            columns, rows = window.samples()
+            last_run.clear()
+            last_run.update(scene=window.scene.objectName(), samples=len(rows), problem=window.last_error,
+                            t=float(rows[-1, 0]) if len(rows) else 0.0)
+            if screenshot:
+                window.plots.refresh()
+                saved.append(window.grab().save(screenshot))
+            window.close()
+            app.quit()
+
+        QTimer.singleShot(int(1000 * (run_for or 0.0)), finish)
+    code = app.exec()
+    if scripted:
+        if screenshot and not (saved and saved[0]):
+            print(f"eomlab: could not write the screenshot {screenshot}", file=sys.stderr)
+            return 1
+        return 0
+    return int(code)

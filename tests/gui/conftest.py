@@ -1,0 +1,55 @@
+"""GUI tests run on Qt's offscreen platform; tests marked `xvfb` start their own process on a
+real X display (an existing DISPLAY, or a fresh Xvfb through xvfb-run) and are skipped without."""
+from __future__ import annotations
+
+import os
+import shutil
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import pytest  # noqa: E402
+from PySide6.QtCore import QSettings  # noqa: E402
+
+
+
+def x_display_command() -> list[str] | None:
+    """How to run a command on an X display: [] when DISPLAY is set, xvfb-run otherwise."""
+    if os.environ.get("DISPLAY"):
+        return []
+    if shutil.which("xvfb-run"):
+        return ["xvfb-run", "-a", "-s", "-screen 0 1600x1000x24"]
+    return None
+
+
+def pytest_collection_modifyitems(config, items):
+    if x_display_command() is None:
+        skip = pytest.mark.skip(reason="needs an X display: no DISPLAY and no xvfb-run")
+        for item in items:
+            if "xvfb" in item.keywords:
+                item.add_marker(skip)
+
+
+@pytest.fixture
+def settings_store(tmp_path):
+    return QSettings(str(tmp_path / "eomlab.ini"), QSettings.IniFormat)
+
+
+@pytest.fixture
+def make_window(qtbot, settings_store):
+    """Build a main window on a model; closed (and its workers joined) after the test."""
+    from gui.main_window import MainWindow
+
+    windows = []
+
+    def make(model, run=False, **kwargs):
+        window = MainWindow(model, run=run, settings=settings_store, **kwargs)
+        window.confirm_discard = lambda: True
+        qtbot.addWidget(window)
+        window.show()
+        windows.append(window)
+        return window
+
+    yield make
+    for window in windows:
+        window.confirm_discard = lambda: True
+        window.close()

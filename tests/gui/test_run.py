@@ -1,0 +1,85 @@
+"""Building, running and switching formulations in the window."""
+from __future__ import annotations
+
+import pytest
+
+from engine.model import METHODS
+from gui.dialogs import ChainDialog
+
+from gui_helpers import main_samples, relative_energy_drift, run_fast, wait_for_samples
+
+
+def chain_from_dialog(links=3):
+    dialog = ChainDialog()
+    dialog.links.setValue(links)
+    dialog.kind.setCurrentText("rod")
+    dialog.angle.setValue(0.8)
+    dialog._accept()
+    assert dialog.result() == ChainDialog.Accepted and dialog.model is not None
+    return dialog.model
+
+
+def test_chain_dialog_run_fills_energy_plot_with_small_drift(qtbot, make_window):
+    model = chain_from_dialog(3).with_settings(t_end=2.0)
+    assert len(model.bodies) == 3
+    window = make_window(model)
+    run_fast(window)
+    rows = wait_for_samples(qtbot, window, 150)
+    window._redraw()
+    window.plots.refresh()
+    energy_curve = window.runs[0].series.curves["E"]
+    x, y = energy_curve.getData()
+    assert x is not None and len(x) >= 150
+    assert relative_energy_drift(window) < 1e-6
+    assert rows[-1, 0] > rows[0, 0]
+
+
+@pytest.mark.parametrize("coordinates", ["joint", "absolute"])
+def test_each_formulation_runs(qtbot, make_window, coordinates):
+    window = make_window(chain_from_dialog(3).with_settings(t_end=0.5, coordinates=coordinates))
+    run_fast(window)
+    for method in METHODS:
+        window.method_box.setCurrentIndex(window.method_box.findData(method))
+        window.method_box.activated.emit(window.method_box.currentIndex())
+        assert window.model.settings.method == method
+        rows = wait_for_samples(qtbot, window, 40)
+        assert window.runs[0].thread.model.settings.method == method
+        assert len(rows) >= 40 and not window.last_error
+
+
+def test_pause_step_reset(qtbot, make_window):
+    window = make_window(chain_from_dialog(2).with_settings(t_end=5.0))
+    qtbot.waitUntil(lambda: len(main_samples(window)) == 1, timeout=10000)  # the t = 0 sample
+    window.step()
+    qtbot.waitUntil(lambda: len(main_samples(window)) >= 2, timeout=5000)
+    assert window.state == "paused"
+    run_fast(window)
+    wait_for_samples(qtbot, window, 50)
+    window.pause()
+    window.reset()
+    assert window.state == "paused"
+    qtbot.waitUntil(lambda: len(main_samples(window)) == 1, timeout=10000)
+    assert main_samples(window)[0, 0] == 0.0
+
+
+def test_edit_while_running_restarts_and_says_so(qtbot, make_window):
+    window = make_window(chain_from_dialog(2).with_settings(t_end=50.0))
+    window.set_speed(1.0)
+    window.run()
+    wait_for_samples(qtbot, window, 20)
+    window.tree.select(("body", "link1"))
+    assert window.inspector.set_value(("mass",), "3")
+    assert window.model.bodies[0].mass == 3.0
+    assert "afresh" in window.statusBar().currentMessage()
+    assert window.state == "running"
+    qtbot.waitUntil(lambda: window.runs[0].series is not None, timeout=10000)
+    assert main_samples(window)[0, 0] == 0.0
+
+
+def test_compare_runs_four_formulations(qtbot, make_window):
+    window = make_window(chain_from_dialog(2).with_settings(t_end=0.5))
+    window.set_compare(True)
+    run_fast(window)
+    assert len(window.runs) == 4
+    qtbot.waitUntil(lambda: all(h.ended == "done" for h in window.runs), timeout=30000)
+    assert {h.thread.model.settings.method for h in window.runs} == set(METHODS)
