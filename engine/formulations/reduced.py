@@ -22,7 +22,7 @@ import scipy.linalg
 from ..constraints import StateContext
 from ..system import SingularMassMatrix
 from .base import ConstraintFailure, Formulation
-from .rank import RANK_RTOL, condition_number, describe_dependent_rows, independent_partition
+from .rank import RANK_RTOL, describe_dependent_rows, independent_partition, numerical_rank
 
 REPARTITION_FACTOR = 3.0  # re-choose when ‖A_d⁻¹ A_L‖ grows this much beyond its value at the choice
 REPARTITION_FLOOR = 3.0
@@ -66,10 +66,11 @@ class ReducedFormulation(Formulation):
         self.partition_rows = sel
         if sel.size == 0:
             return
+        # redundant rows carry no information at the velocity level: keep an independent subset
+        keep = _independent_rows(rows.A[sel])
+        self.partition_rows = sel = sel[keep]
         A_L = rows.A[sel]
         dep, indep = independent_partition(A_L)
-        if dep.size < sel.size:
-            raise ConstraintFailure(describe_dependent_rows(A_L, _Subset(self.constraints, sel)))
         self.dep, self.indep = dep, indep
         self.partition_cond = self._partition_measure(A_L)
 
@@ -149,9 +150,9 @@ class ReducedFormulation(Formulation):
         if A_R.shape[0] == 0:
             return np.eye(l), np.zeros(l)
         if self.acceleration_basis == "partitioning":
+            keep = _independent_rows(A_R)  # redundant rows dropped
+            A_R, b_R = A_R[keep], b_R[keep]
             dep, indep = independent_partition(A_R)
-            if dep.size < A_R.shape[0]:
-                raise ConstraintFailure(describe_dependent_rows(A_R, _Subset(self.constraints, row_index)))
             N = np.zeros((l, len(indep)))
             N[indep, np.arange(len(indep))] = 1.0
             N[dep] = -np.linalg.solve(A_R[:, dep], A_R[:, indep])
@@ -159,12 +160,20 @@ class ReducedFormulation(Formulation):
             w_p[dep] = np.linalg.solve(A_R[:, dep], b_R)
             return N, w_p
         U, s, Vt = scipy.linalg.svd(A_R, check_finite=False)
-        r = int(np.sum(s > RANK_RTOL * max(s[0], 1e-300)))
-        if r < A_R.shape[0]:
-            raise ConstraintFailure(describe_dependent_rows(A_R, _Subset(self.constraints, row_index)))
+        r = int(np.sum(s > RANK_RTOL * max(s[0], 1e-300))) if s.size else 0
         N = Vt[r:].T
+        # minimum-norm particular solution; redundant rows (r < rows) are simply absorbed
         w_p = Vt[:r].T @ ((U[:, :r].T @ b_R) / s[:r])
         return N, w_p
+
+
+def _independent_rows(A: np.ndarray) -> np.ndarray:
+    """Indices of a maximal set of independent rows (QR with pivoting on Aᵀ)."""
+    if A.shape[0] == 0:
+        return np.zeros(0, int)
+    r = numerical_rank(A)
+    _, _, piv = scipy.linalg.qr(A.T, pivoting=True, mode="economic")
+    return np.sort(piv[:r])
 
 
 class _Subset:
