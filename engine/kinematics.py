@@ -15,10 +15,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import math
+
 import numpy as np
 
 from .model import GROUND, Model
-from .rotations import EulerSequence, axis_angle_matrix, cross, gimbal_margin
+from .rotations import EulerSequence, axis_angle_matrix, cross, gimbal_margin, skew as skew_matrix
 
 
 @dataclass
@@ -118,7 +120,9 @@ class TreeKinematics:
         self.speed_body = np.array([jl.body for jl in self.joints for _ in range(jl.u_slice.stop - jl.u_slice.start)], dtype=int)
         # moved[j, s]: speed s moves body j (its joint lies on j's path)
         self.moved = T[self.speed_body, :].T if self.n_u else np.zeros((nb, 0))
-        self.inertia_world_cache = None
+        # incidence[b, s] = 1 when speed s belongs to body b's joint
+        self._speed_incidence = np.zeros((nb, self.n_u))
+        self._speed_incidence[self.speed_body, np.arange(self.n_u)] = 1.0
 
     # --- per joint -------------------------------------------------------------------------
 
@@ -244,73 +248,109 @@ class TreeKinematics:
 
     # --- the full state ----------------------------------------------------------------------
 
+    def _constant_columns(self):
+        """Speed columns (joint frame) that do not depend on q, and the joints whose columns do."""
+        nu = self.n_u
+        Hw = np.zeros((nu, 3))
+        Hv = np.zeros((nu, 3))
+        varying = []
+        zero_u = np.zeros(nu)
+        for jl in self.joints:
+            k = jl.u_slice.stop - jl.u_slice.start
+            if k == 0:
+                continue
+            if jl.type in ("revolute", "prismatic", "planar"):
+                _, _, hw, hv, _ = self._joint_motion(jl, np.zeros(k), zero_u[jl.u_slice])
+                Hw[jl.u_slice] = hw.T
+                Hv[jl.u_slice] = hv.T
+            else:
+                varying.append(jl)
+        return Hw, Hv, varying
+
     def evaluate(self, q: np.ndarray, u: np.ndarray) -> KinematicState:
         q = np.asarray(q, dtype=float)
         u = np.asarray(u, dtype=float)
         nb, nu = self.n_bodies, self.n_u
+        if not hasattr(self, "_Hw_const"):
+            self._Hw_const, self._Hv_const, self._varying = self._constant_columns()
+            self._revolute_K = {
+                jl.body: (skew_matrix(jl.axis), skew_matrix(jl.axis) @ skew_matrix(jl.axis))
+                for jl in self.joints if jl.type == "revolute"
+            }
+            self._at = np.array([jl.at for jl in self.joints]).reshape(nb, 3)
         R = np.empty((nb, 3, 3))
         RJ = np.empty((nb, 3, 3))
-        r_rel = np.empty((nb, 3))  # origin_i - origin_parent
-        w_rel_J = np.zeros((nb, 3))  # relative angular velocity, joint frame
-        dd_J = np.zeros((nb, 3))  # translation rate, joint frame
+        Rp_all = np.empty((nb, 3, 3))
+        d_local = np.zeros((nb, 3))
         bias_w_J = np.zeros((nb, 3))
-        Hw_cols = np.zeros((nu, 3))
-        Hv_cols = np.zeros((nu, 3))
-        eye = np.eye(3)
+        Hw_cols = self._Hw_const.copy()
+        Hv_cols = self._Hv_const
+        eye = _EYE3
+        # the one sequential part: the chain of rotations
         for jl in self.joints:
             i, p = jl.body, self.parent[jl.body]
-            uj = u[jl.u_slice]
-            R_rel, d, Hw, Hv, bias_w = self._joint_motion(jl, q[jl.q_slice], uj)
             Rp = R[p] if p >= 0 else eye
-            RJ[i] = Rp if jl.fixed_rotation_is_identity else Rp @ jl.rotation
-            R[i] = RJ[i] @ R_rel
-            r_rel[i] = Rp @ jl.at + RJ[i] @ d
-            if Hw.shape[1]:
-                w_rel_J[i] = Hw @ uj
-                dd_J[i] = Hv @ uj
+            Rp_all[i] = Rp
+            RJi = Rp if jl.fixed_rotation_is_identity else Rp @ jl.rotation
+            RJ[i] = RJi
+            t = jl.type
+            if t == "revolute":
+                K, K2 = self._revolute_K[i]
+                th = q[jl.q_slice.start]
+                R[i] = RJi @ (eye + math.sin(th) * K + (1.0 - math.cos(th)) * K2)
+            elif t == "fixed":
+                R[i] = RJi
+            elif t == "prismatic":
+                R[i] = RJi
+                d_local[i] = jl.axis * q[jl.q_slice.start]
+            else:
+                R_rel, d, Hw, _, bias_w = self._joint_motion(jl, q[jl.q_slice], u[jl.u_slice])
+                R[i] = RJi @ R_rel
+                d_local[i] = d
+                bias_w_J[i] = bias_w
                 Hw_cols[jl.u_slice] = Hw.T
-                Hv_cols[jl.u_slice] = Hv.T
-            bias_w_J[i] = bias_w
-
         T = self.path_matrix
-        w_rel = np.einsum("bij,bj->bi", RJ, w_rel_J)
-        dd = np.einsum("bij,bj->bi", RJ, dd_J)
-        bias_w = np.einsum("bij,bj->bi", RJ, bias_w_J)
-        origin = T.T @ r_rel
-        omega = T.T @ w_rel
+        # joint-frame relative rates per body: Σ over its speeds of column · u
+        w_rel_J = self._sum_per_body(Hw_cols * u[:, None])
+        dd_J = self._sum_per_body(Hv_cols * u[:, None])
+        rotated = RJ @ np.stack((w_rel_J, dd_J, bias_w_J, d_local), axis=2)  # (nb, 3, 4)
+        w_rel, dd, bias_w = rotated[:, :, 0], rotated[:, :, 1], rotated[:, :, 2]
+        r_rel = (Rp_all @ self._at[:, :, None])[:, :, 0] + rotated[:, :, 3]  # origin_i − origin_parent
+        summed = T.T @ np.hstack((r_rel, w_rel))
+        origin, omega = summed[:, :3], summed[:, 3:]
         omega_parent = _parent_rows(omega, self.parent)
         # velocity-product terms of each hinge, summed along the path (seed 004 (52)–(54))
-        alpha_bias = T.T @ (cross(omega_parent, w_rel) + bias_w)
+        wp_x = cross(omega_parent[:, None, :], np.stack((w_rel, r_rel, dd), axis=1))  # (nb, 3, 3)
+        summed = T.T @ np.hstack((wp_x[:, 0] + bias_w, wp_x[:, 1] + dd))
+        alpha_bias, v_origin = summed[:, :3], summed[:, 3:]
         alpha_parent = _parent_rows(alpha_bias, self.parent)
-        a_origin_terms = (
-            cross(alpha_parent, r_rel)
-            + cross(omega_parent, cross(omega_parent, r_rel))
-            + 2.0 * cross(omega_parent, dd)
-        )
-        a_origin = T.T @ a_origin_terms
-        v_origin = T.T @ (cross(omega_parent, r_rel) + dd)
+        pair = cross(np.stack((alpha_parent, omega_parent)), np.stack((r_rel, wp_x[:, 1])))
+        a_origin = T.T @ (pair[0] + pair[1] + 2.0 * wp_x[:, 2])
 
-        rho = np.einsum("bij,bj->bi", R, self.com_body)
+        rho = (R @ self.com_body[:, :, None])[:, :, 0]
         com = origin + rho
-        v_com = v_origin + cross(omega, rho)
-        a_bias = a_origin + cross(alpha_bias, rho) + cross(omega, cross(omega, rho))
+        w_a_x_rho = cross(np.stack((omega, alpha_bias)), rho)
+        v_com = v_origin + w_a_x_rho[0]
+        a_bias = a_origin + w_a_x_rho[1] + cross(omega, w_a_x_rho[0])
 
         # partial velocities: column s moves body j when its joint lies on j's path
-        RJs = RJ[self.speed_body]
-        axis_w = np.einsum("sij,sj->si", RJs, Hw_cols)
-        axis_v = np.einsum("sij,sj->si", RJs, Hv_cols)
+        axes = RJ[self.speed_body] @ np.stack((Hw_cols, Hv_cols), axis=2)  # (nu, 3, 2)
+        axis_w, axis_v = axes[:, :, 0], axes[:, :, 1]
         speed_origin = origin[self.speed_body]
         lever = com[:, None, :] - speed_origin[None, :, :]  # (nb, nu, 3)
         moved = self.moved[:, :, None]
-        J_w = np.broadcast_to(axis_w[None], (nb, nu, 3)) * moved
-        J_v = (axis_v[None] + cross(axis_w[None], lever)) * moved
+        J_w = (np.broadcast_to(axis_w[None], (nb, nu, 3)) * moved).transpose(0, 2, 1)
+        J_v = ((axis_v[None] + cross(axis_w[None], lever)) * moved).transpose(0, 2, 1)
         return KinematicState(
             R=R, origin=origin, com=com, omega=omega, v_com=v_com,
-            J_w=np.ascontiguousarray(J_w.transpose(0, 2, 1)),
-            J_v=np.ascontiguousarray(J_v.transpose(0, 2, 1)),
+            J_w=np.ascontiguousarray(J_w), J_v=np.ascontiguousarray(J_v),
             alpha_bias=alpha_bias, a_bias=a_bias,
             axis_w=axis_w, axis_v=axis_v, speed_origin=speed_origin,
         )
+
+    def _sum_per_body(self, per_speed: np.ndarray) -> np.ndarray:
+        """Rows per speed (nu, 3) summed into rows per body (nb, 3)."""
+        return self._speed_incidence @ per_speed
 
     def point_jacobian(self, ks: KinematicState, body: int, point_world: np.ndarray) -> np.ndarray:
         """(3, nu) partial velocities of a world point fixed in `body`; zeros for ground (-1)."""
@@ -334,9 +374,13 @@ class TreeKinematics:
         return ks.v_com[body] + cross(ks.omega[body], point_world - ks.com[body])
 
 
+_EYE3 = np.eye(3)
+_EYE3.flags.writeable = False
+
+
 def _parent_rows(values: np.ndarray, parent: np.ndarray) -> np.ndarray:
-    """values[parent[i]] per body, zeros where the parent is ground."""
-    out = np.zeros_like(values)
-    has = parent >= 0
-    out[has] = values[parent[has]]
-    return out
+    """values[parent[i]] per body, zeros where the parent is ground (index −1 → the zero row)."""
+    padded = np.empty((values.shape[0] + 1, values.shape[1]))
+    padded[:-1] = values
+    padded[-1] = 0.0
+    return padded[parent]

@@ -73,6 +73,8 @@ class Simulation:
         self.t = 0.0
         self.wall_time = 0.0
         self._out_k = 0
+        # with projection the samples, too, are taken on the constraints (dense output drifts within a step)
+        self._projecting = s.stabilization.kind == "projection" and f.n_rows > 0
         self._samples: list[np.ndarray] = []
         self.E0 = None
         self._samples.append(self._sample(0.0, y0))
@@ -110,7 +112,10 @@ class Simulation:
             names = ", ".join(f.constraints.row_label(i) for i in dep)
             if numerical_rank(np.column_stack((A, b))) > r:
                 raise ModelError("constraints", f"inconsistent constraints: rows {names} cannot all hold (rank of A is {r} of {A.shape[0]})")
-            self.notes.append(f"redundant constraint rows (rank {r} of {A.shape[0]}): {names}; udwadia_kalaba handles them, lagrange cannot")
+            if not f.handles_redundant:
+                raise ModelError("constraints", f"redundant constraint rows (rank {r} of {A.shape[0]}): {names}; "
+                                 f"{f.name} needs independent rows, udwadia_kalaba, maggi and kane handle them")
+            self.notes.append(f"redundant constraint rows (rank {r} of {A.shape[0]}): {names}; {f.name} handles them")
         self.diagnostics["condition_number"] = self.condition
 
     # --- samples -----------------------------------------------------------------------------
@@ -216,13 +221,16 @@ class Simulation:
             if t_k > st.t + eps or self._samples[-1][0] >= t_k - eps:
                 break
             y_k = st.y if abs(t_k - st.t) <= eps else st.sample(t_k)
+            if self._projecting:
+                projected = self._project(t_k, y_k)
+                y_k = y_k if projected is None else projected
             self._samples.append(self._sample(t_k, y_k))
             self._out_k += 1
 
     def _after_step(self, st: Stepper):
         f = self.formulation
         y = st.y
-        if self.settings.stabilization.kind == "projection" and f.n_rows:
+        if self._projecting:
             y_new = self._project(st.t, y)
             if y_new is not None:
                 st.replace_state(y_new)

@@ -39,6 +39,7 @@ class Formulation:
     name = ""
     title = ""
     equation = ""  # the equation it implements (THEORY.md / seed numbering)
+    handles_redundant = True  # redundant (dependent, consistent) constraint rows are harmless
 
     def __init__(self, system: MechanicalSystem, settings: Settings):
         self.system = system

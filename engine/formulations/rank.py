@@ -7,11 +7,12 @@ import scipy.linalg
 RANK_RTOL = 1e-10  # singular values below this times the largest count as zero
 
 
-def numerical_rank(A: np.ndarray) -> int:
+def numerical_rank(A: np.ndarray, scale: float = 0.0) -> int:
+    """Singular values above RANK_RTOL × max(largest, scale) count."""
     if A.size == 0:
         return 0
     s = scipy.linalg.svdvals(A)
-    return int(np.sum(s > RANK_RTOL * max(s[0], 1e-300)))
+    return int(np.sum(s > RANK_RTOL * max(s[0], scale, 1e-300)))
 
 
 def dependent_rows(A: np.ndarray) -> list[int]:

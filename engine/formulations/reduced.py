@@ -131,7 +131,8 @@ class ReducedFormulation(Formulation):
             A_d = A_L[:, self.dep]
             C[self.dep] = -np.linalg.solve(A_d, A_L[:, self.indep])
             p[self.dep] = np.linalg.solve(A_d, b_L)
-        N, w_p = self.acceleration_basis_for(rows.A[rest] @ C, rows.b[rest] - rows.A[rest] @ p, rest)
+        scale = float(np.max(np.abs(rows.A[rest]), initial=0.0))
+        N, w_p = self.acceleration_basis_for(rows.A[rest] @ C, rows.b[rest] - rows.A[rest] @ p, rest, scale)
         CN = C @ N
         reduced_M = CN.T @ M @ CN
         reduced_f = CN.T @ (f - M @ (C @ w_p + p))
@@ -144,13 +145,13 @@ class ReducedFormulation(Formulation):
         lam = scipy.linalg.pinv(rows.A, rtol=RANK_RTOL).T @ (M @ u_dot - f)
         return u_dot, lam, {"independent": len(self.indep), "reduced_dof": N.shape[1]}
 
-    def acceleration_basis_for(self, A_R, b_R, row_index):
+    def acceleration_basis_for(self, A_R, b_R, row_index, scale=0.0):
         """Null-space basis N of A_R and a particular w_p with A_R w_p = b_R."""
         l = A_R.shape[1]
         if A_R.shape[0] == 0:
             return np.eye(l), np.zeros(l)
         if self.acceleration_basis == "partitioning":
-            keep = _independent_rows(A_R)  # redundant rows dropped
+            keep = _independent_rows(A_R, scale)  # redundant rows dropped
             A_R, b_R = A_R[keep], b_R[keep]
             dep, indep = independent_partition(A_R)
             N = np.zeros((l, len(indep)))
@@ -160,18 +161,19 @@ class ReducedFormulation(Formulation):
             w_p[dep] = np.linalg.solve(A_R[:, dep], b_R)
             return N, w_p
         U, s, Vt = scipy.linalg.svd(A_R, check_finite=False)
-        r = int(np.sum(s > RANK_RTOL * max(s[0], 1e-300))) if s.size else 0
+        # rows already implied by the eliminated ones leave A_R C ≈ 0: judge rank on A's own scale
+        r = int(np.sum(s > RANK_RTOL * max(s[0], scale, 1e-300))) if s.size else 0
         N = Vt[r:].T
         # minimum-norm particular solution; redundant rows (r < rows) are simply absorbed
         w_p = Vt[:r].T @ ((U[:, :r].T @ b_R) / s[:r])
         return N, w_p
 
 
-def _independent_rows(A: np.ndarray) -> np.ndarray:
+def _independent_rows(A: np.ndarray, scale: float = 0.0) -> np.ndarray:
     """Indices of a maximal set of independent rows (QR with pivoting on Aᵀ)."""
     if A.shape[0] == 0:
         return np.zeros(0, int)
-    r = numerical_rank(A)
+    r = numerical_rank(A, scale)
     _, _, piv = scipy.linalg.qr(A.T, pivoting=True, mode="economic")
     return np.sort(piv[:r])
 
