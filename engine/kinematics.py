@@ -259,10 +259,10 @@ class TreeKinematics:
             k = jl.u_slice.stop - jl.u_slice.start
             if k == 0:
                 continue
+            _, _, hw, hv, _ = self._joint_motion(jl, np.zeros(k), zero_u[jl.u_slice])
+            Hv[jl.u_slice] = hv.T  # sliding columns never depend on q
             if jl.type in ("revolute", "prismatic", "planar"):
-                _, _, hw, hv, _ = self._joint_motion(jl, np.zeros(k), zero_u[jl.u_slice])
                 Hw[jl.u_slice] = hw.T
-                Hv[jl.u_slice] = hv.T
             else:
                 varying.append(jl)
         return Hw, Hv, varying
