@@ -8,8 +8,8 @@ second.
 """
 from __future__ import annotations
 
-import math
 import os
+import sys
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -33,8 +33,10 @@ from gui.scene3d import make_scene3d, opengl_available
 
 #: the redraw timer's period: 16 ms ≈ 60 Hz
 REDRAW_MS = 16
-#: the plots redraw every this many ticks (their cost grows with the buffered samples)
-PLOT_EVERY_TICKS = 2
+#: the plots redraw every this many ticks (20 Hz: axes and text cost more than the scene)
+PLOT_EVERY_TICKS = 3
+#: seconds (Python's default is 0.005): see MainWindow.__init__
+GIL_SWITCH_INTERVAL = 0.0002
 RECENT_FILES_KEY = "recent_files"
 MAX_RECENT = 8
 FILE_FILTER = "eomlab models (*.eom.json);;JSON (*.json);;All files (*)"
@@ -63,6 +65,9 @@ class MainWindow(QMainWindow):
                  settings: QSettings | None = None, buffer_capacity: int = DEFAULT_CAPACITY):
         super().__init__()
         configure_pyqtgraph()
+        # painting makes many short Python↔Qt transitions, and at each one the GUI thread may
+        # wait a whole switch interval for the worker to hand the GIL back: keep that short
+        sys.setswitchinterval(GIL_SWITCH_INTERVAL)
         self.setObjectName("main_window")
         self.setAcceptDrops(True)
         self.settings_store = settings if settings is not None else QSettings("eomlab", "eomlab")

@@ -13,7 +13,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QPainter
-from PySide6.QtWidgets import QComboBox, QGridLayout, QHBoxLayout, QLabel, QToolButton, QMenu, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGraphicsItem, QComboBox, QGridLayout, QHBoxLayout, QLabel, QToolButton, QMenu, QVBoxLayout, QWidget
 
 from gui.ring_buffer import RingBuffer
 from gui.runner import RunInfo
@@ -22,6 +22,8 @@ from gui.runner import RunInfo
 MAX_MULTIPLIER_CURVES = 12
 #: at most this many coordinates are drawn at once in the motion plot
 MAX_MOTION_CURVES = 8
+#: plots against time, whose time axis grows in steps rather than with every sample
+TIME_PLOTS = ("motion", "energy", "energy_drift", "constraint_drift", "multipliers")
 #: log plots cannot show zero: smaller values are drawn at this floor
 LOG_FLOOR = 1e-17
 
@@ -115,6 +117,9 @@ class PlotPanel(QWidget):
             item.showGrid(x=True, y=True, alpha=0.25)
             item.setClipToView(True)
             item.setDownsampling(auto=True, mode="peak")
+            for axis in ("left", "bottom"):
+                # painted from a pixmap until its range changes: axes are most of a plot's cost
+                item.getAxis(axis).setCacheMode(QGraphicsItem.DeviceCoordinateCache)
             self.plots[key] = plot
             grid.addWidget(plot, i // 3, i % 3)
         self._label_axes()
@@ -244,6 +249,7 @@ class PlotPanel(QWidget):
 
     def refresh(self) -> None:
         """Redraw every curve from the buffers."""
+        self._grow_time_axes()
         for s in self.series:
             data = s.buffer.view()
             if not len(data):
@@ -273,6 +279,24 @@ class PlotPanel(QWidget):
             dropped = buf.total_appended - len(buf)
             self.buffer_label.setText(
                 f"{len(buf)} samples kept (cap {buf.capacity})" + (f", {dropped} older dropped" if dropped else ""))
+
+    def _grow_time_axes(self) -> None:
+        """Fix the time range ahead of the data, 25 % at a time: an axis that changes with every
+        refresh has to be laid out and painted again each time."""
+        spans = [(s.buffer.view()[0, 0], s.buffer.last()[0]) for s in self.series if len(s.buffer)]
+        if not spans:
+            self._time_range = None
+            for key in TIME_PLOTS:
+                self.plots[key].getPlotItem().enableAutoRange(x=True)
+            return
+        start, end = min(a for a, _ in spans), max(b for _, b in spans)
+        current = getattr(self, "_time_range", None)
+        if current is not None and current[0] == start and end <= current[1]:
+            return
+        stop = start + max(1.0, 1.25 * (end - start))
+        self._time_range = (start, stop)
+        for key in TIME_PLOTS:
+            self.plots[key].getPlotItem().setXRange(start, stop, padding=0)
 
     def _curve_values(self, s: RunSeries, data: np.ndarray, key: str) -> np.ndarray | None:
         if key.startswith("q:"):

@@ -19,13 +19,19 @@ from dataclasses import dataclass
 
 import numpy as np
 from PySide6.QtCore import QThread, Signal
+from threadpoolctl import threadpool_limits
 
 from engine.model import ModelError
+# imported here, on the GUI thread at start-up: a first import on the worker (sympy and all) would
+# hold the import lock and the GIL for a second while the window tries to draw
+from engine.simulation import Simulation
 
 #: batches leave the worker at most this often (per second)
 MAX_BATCH_RATE = 60.0
 #: longest single `advance` call, seconds of wall time: bounds the latency of pause and stop
-ADVANCE_WALL_BUDGET = 1.0 / 60.0
+ADVANCE_WALL_BUDGET = 0.012
+#: pause after every `advance` call (seconds) so the GUI thread gets the GIL to paint
+GIL_BREAK = 0.002
 #: when the integration falls behind the wall clock by more than this (seconds of wall time), the
 #: pacing stops trying to catch up and simply carries on from where it is
 MAX_LAG = 0.25
@@ -130,8 +136,6 @@ class RunThread(QThread):
 
     def run(self) -> None:  # noqa: D401 - QThread entry point, runs on the worker thread
         try:
-            from threadpoolctl import threadpool_limits
-
             # small dense solves: extra BLAS threads only fight the GUI thread for 2 cores
             with threadpool_limits(limits=1):
                 self._integrate()
@@ -142,8 +146,6 @@ class RunThread(QThread):
             self.crashed.emit(self.run_id, summary + "\n\n" + traceback.format_exc(limit=8))
 
     def _integrate(self) -> None:
-        from engine.simulation import Simulation
-
         sim = Simulation(self.model)
         if self._stopped():
             return
@@ -195,6 +197,9 @@ class RunThread(QThread):
                 rows = sim.advance(target, wall_budget=ADVANCE_WALL_BUDGET)
                 if rows is not None and len(rows):
                     pending.append(np.asarray(rows, dtype=float))
+                # hand the GIL over for a moment: the GUI thread's painting makes many short
+                # Python↔Qt transitions, each of which would otherwise wait for this thread
+                time.sleep(GIL_BREAK)
             else:
                 # ahead of the wall clock: sleep a little rather than spin
                 self._wake.wait(min(0.01, (sim.t - target) / max(speed, 1e-9) + 0.001))

@@ -1,0 +1,117 @@
+"""Editing through the inspector, tree and dialogs: undoable, validated, saved and reopened."""
+from __future__ import annotations
+
+from engine.model import GROUND
+from engine.presets import preset
+from gui.dialogs import ItemDialog, RigidBodyDialog
+
+
+def test_mass_edit_undo_redo_then_save_and_reopen(qtbot, make_window, tmp_path):
+    window = make_window(preset("double_compound_pendulum"))
+    window.tree.select(("body", "upper"))
+    assert window.inspector.key == ("body", "upper")
+    assert window.inspector.set_value(("mass",), "2.5")
+    assert window.model.body("upper").mass == 2.5
+    assert window.document.dirty and window.windowTitle().startswith("double")
+    window.act_undo.trigger()
+    assert window.model.body("upper").mass == 1.0
+    assert window.inspector.editor("mass").text() == "1"
+    window.act_redo.trigger()
+    assert window.model.body("upper").mass == 2.5
+
+    path = str(tmp_path / "edited.eom.json")
+    assert window.save_as(path)
+    assert not window.document.dirty
+    edited = window.model
+    window.load_model(preset("simple_pendulum"), None, "another")
+    assert window.open_file(path)
+    assert window.model == edited
+    assert window.recent_files()[0] == path
+
+
+def test_invalid_value_is_refused_with_the_engine_message(qtbot, make_window):
+    window = make_window(preset("double_compound_pendulum"))
+    before = window.model
+    window.tree.select(("body", "lower"))
+    assert not window.inspector.set_value(("mass",), "-1")
+    assert window.model == before
+    assert "bodies[1].mass" in window.inspector.last_error
+    assert window.inspector.error_label.text() == window.inspector.last_error
+    assert window.inspector.editor("mass").text() == "1"  # back to the model's value
+    assert not window.inspector.set_value(("com",), "1, 2")
+    assert "bodies[1].com" in window.inspector.last_error
+    assert window.document.undo_stack.count() == 0
+
+
+def test_settings_and_shape_edits(qtbot, make_window):
+    window = make_window(preset("double_compound_pendulum"))
+    window.tree.select(("settings",))
+    assert window.inspector.set_value(("t_end",), "3")
+    assert window.model.settings.t_end == 3.0
+    assert window.inspector.set_value(("stabilization", "kind"), "projection")
+    assert window.model.settings.stabilization.kind == "projection"
+    window.tree.select(("body", "lower"))
+    assert window.inspector.set_value(("shape", "kind"), "disk")
+    assert window.model.body("lower").shape.kind == "disk"
+    assert ("shape", "radius") in window.inspector.editors
+    assert window.inspector.set_value(("name",), "forearm")
+    assert window.tree.current_key() == ("body", "forearm")
+    assert window.document.undo_stack.count() == 4
+
+
+def test_add_child_delete_and_reparent(qtbot, make_window):
+    window = make_window(preset("double_compound_pendulum"))
+    window.tree.select(("body", "lower"))
+    window.add_child_body()
+    assert len(window.model.bodies) == 3
+    child = window.model.bodies[2]
+    assert child.parent == "lower"
+    assert window.tree.current_key() == ("body", child.name)
+
+    window.tree.request_reparent(child.name, GROUND)  # what a drop on "Bodies" asks for
+    assert window.model.body(child.name).parent == GROUND
+    window.tree.request_reparent("upper", "lower")  # a cycle: refused, model kept
+    assert window.model.body("upper").parent == GROUND
+    assert "carry itself" in window.last_error
+
+    window.tree.select(("body", "upper"))
+    window.delete_selected()
+    assert [b.name for b in window.model.bodies] == [child.name]
+    for _ in range(3):
+        window.act_undo.trigger()
+    assert [b.name for b in window.model.bodies] == ["upper", "lower"]
+
+
+def test_rigid_body_constraint_and_force_dialogs(qtbot, make_window):
+    window = make_window(preset("double_compound_pendulum"))
+    dialog = RigidBodyDialog(window.model, "upper")
+    qtbot.addWidget(dialog)
+    dialog.shape.setCurrentText("disk")
+    dialog.dimension.setText("0.3")
+    dialog.inertia.setText("0.02, 0.02, 0.04")
+    dialog.u0.setText("1.5")
+    dialog._accept()
+    assert dialog.model is not None, dialog.error.text()
+    body = dialog.model.bodies[-1]
+    assert body.joint.u0 == (1.5,) and body.inertia[2][2] == 0.04
+
+    dialog.mass.setText("-3")
+    dialog._accept()
+    assert "mass" in dialog.error.text()
+
+    spring = ItemDialog(window.model, "forces")
+    qtbot.addWidget(spring)
+    spring.kind.setCurrentText("joint_spring")
+    spring._accept()
+    assert spring.model is not None, spring.error.text()
+    assert spring.model.forces[0].type == "joint_spring"
+    window.edit(lambda _m: spring.model, "Add force")
+    window.tree.select(("force", 0))
+    assert window.inspector.set_value(("stiffness",), "12")
+    assert window.model.forces[0].stiffness == 12.0
+
+    constraint = ItemDialog(window.model, "constraints")
+    qtbot.addWidget(constraint)
+    constraint.kind.setCurrentText("prescribed")
+    constraint._accept()
+    assert constraint.model is not None, constraint.error.text()
