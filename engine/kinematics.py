@@ -235,16 +235,36 @@ class TreeKinematics:
                 W[blk, blk] = np.linalg.inv(jl.euler.rate_matrix_body(rb, rc))
         return W
 
-    def _check_gimbal(self, jl: JointLayout, theta: float):
-        if gimbal_margin(jl.euler.sequence, theta) < 1e-9:
+    def _check_gimbal(self, jl: JointLayout, theta: float, tol: float = 1e-9):
+        if gimbal_margin(jl.euler.sequence, theta) < tol:
             name = self.coordinate_names[jl.q_slice.stop - 2]
             raise GimbalLock(name, theta)
 
-    def gimbal_checks(self, q: np.ndarray):
-        """Raise GimbalLock when a joint with Euler-rate speeds sits at its singular angle."""
+    def gimbal_values(self, q: np.ndarray) -> np.ndarray:
+        """sin θ (symmetric sequences) or cos θ (others) of every Euler-angle joint: 0 at the lock."""
+        vals = []
         for jl in self.joints:
             if jl.euler is not None:
-                self._check_gimbal(jl, q[jl.q_slice][-2])
+                th = q[jl.q_slice][-2]
+                vals.append(math.sin(th) if jl.euler.sequence[0] == jl.euler.sequence[2] else math.cos(th))
+        return np.array(vals)
+
+    def gimbal_crossing(self, q_before: np.ndarray, q_after: np.ndarray, tol: float):
+        """Raise GimbalLock when a step reached or crossed an Euler-angle singularity."""
+        before, after = self.gimbal_values(q_before), self.gimbal_values(q_after)
+        k = 0
+        for jl in self.joints:
+            if jl.euler is None:
+                continue
+            if abs(after[k]) < tol or before[k] * after[k] < 0:
+                raise GimbalLock(self.coordinate_names[jl.q_slice.stop - 2], float(q_after[jl.q_slice][-2]))
+            k += 1
+
+    def gimbal_checks(self, q: np.ndarray, tol: float = 1e-9):
+        """Raise GimbalLock when an Euler-angle joint sits (within tol) at its singular angle."""
+        for jl in self.joints:
+            if jl.euler is not None:
+                self._check_gimbal(jl, q[jl.q_slice][-2], tol)
 
     # --- the full state ----------------------------------------------------------------------
 

@@ -25,6 +25,7 @@ from .projection import ProjectionFailure, project_positions, project_velocities
 from .system import SingularMassMatrix, build_system
 
 BLOW_UP = 1e12  # a state component beyond this is taken as a blow-up
+GIMBAL_TOL = 1e-6  # |sin θ| (or |cos θ|) below this: the Euler angles are at their singularity
 RUN_ERRORS = (SingularMassMatrix, ConstraintFailure, GimbalLock, ProjectionFailure, ArithmeticError,
               np.linalg.LinAlgError, ValueError, FloatingPointError)
 
@@ -75,6 +76,8 @@ class Simulation:
         self._out_k = 0
         # with projection the samples, too, are taken on the constraints (dense output drifts within a step)
         self._projecting = s.stabilization.kind == "projection" and f.n_rows > 0
+        self._euler_joints = any(jl.euler is not None for jl in f.system.kin.joints)
+        self._q_last = f.state_to_qu(0.0, y0)[0]
         self._samples: list[np.ndarray] = []
         self.E0 = None
         self._samples.append(self._sample(0.0, y0))
@@ -230,6 +233,10 @@ class Simulation:
     def _after_step(self, st: Stepper):
         f = self.formulation
         y = st.y
+        if self._euler_joints:
+            q_now = f.state_to_qu(st.t, y)[0]
+            f.system.kin.gimbal_crossing(self._q_last, q_now, GIMBAL_TOL)
+            self._q_last = q_now
         if self._projecting:
             y_new = self._project(st.t, y)
             if y_new is not None:

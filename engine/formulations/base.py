@@ -13,7 +13,7 @@ import numpy as np
 
 from ..constraints import HOLONOMIC, VELOCITY, ConstraintRows, StateContext
 from ..model import Settings
-from ..system import Dynamics, MechanicalSystem
+from ..system import Dynamics, MechanicalSystem, SingularMassMatrix
 
 
 class ConstraintFailure(ArithmeticError):
@@ -92,7 +92,11 @@ class Formulation:
         q, u = self.state_to_qu(t, y)
         dyn = self.system.dynamics(t, q, u)
         rows = self.constraint_rows(t, q, u, dyn)
-        u_dot, lam, diag = self.accelerations(dyn, rows)
+        try:
+            u_dot, lam, diag = self.accelerations(dyn, rows)
+        except SingularMassMatrix:
+            self.system.kin.gimbal_checks(q, 1e-3)  # name a gimbal lock rather than its symptom
+            raise
         return Evaluation(q=q, u=u, u_dot=u_dot, multipliers=lam, rows=rows, dynamics=dyn, diagnostics=diag)
 
     def accelerations(self, dyn: Dynamics, rows: ConstraintRows | None):

@@ -1,0 +1,18 @@
+"""Symbolic derivation (sympy) of each formulation's equations of motion, for display and checks.
+
+Never on the path from Run to motion: nothing in the numeric engine imports this package.
+
+    derive(model, method=None, parameters="numbers", cancel=None) -> Equations
+    equations_text(model, method=None, fmt="text"|"latex"|"json", parameters="numbers") -> str
+    SymbolicTree(model, parameters="numbers")  # the tree kinematics as sympy expressions
+"""
+from .base import Equations, Item, Section
+from .derive import FORMULATIONS, SYMBOLIC_METHODS, derive, symbolic_tree
+from .errors import DOF_LIMIT, DerivationCancelled, SymbolicTooLarge
+from .kinematics import SymbolicTree
+from .render import equations_text, render
+
+__all__ = [
+    "DOF_LIMIT", "DerivationCancelled", "Equations", "FORMULATIONS", "Item", "SYMBOLIC_METHODS",
+    "Section", "SymbolicTooLarge", "SymbolicTree", "derive", "equations_text", "render", "symbolic_tree",
+]

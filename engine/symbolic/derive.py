@@ -1,0 +1,56 @@
+"""One entry point: a Model and a method name → that formulation's Equations."""
+from __future__ import annotations
+
+import threading
+
+from engine.model import METHODS, Model, ModelError
+
+from .base import Equations
+from .errors import Progress
+from .kane import kane_equations
+from .kinematics import SymbolicTree
+from .lagrange import lagrange_equations
+from .maggi import maggi_equations
+from .roberson_wittenburg import tree_view
+from .udwadia_kalaba import udwadia_kalaba_equations
+
+FORMULATIONS = {
+    "lagrange": lagrange_equations,
+    "maggi": maggi_equations,
+    "udwadia_kalaba": udwadia_kalaba_equations,
+    "kane": kane_equations,
+    "roberson_wittenburg": tree_view,
+}
+#: accepted spellings besides the names above
+ALIASES = {"tree": "roberson_wittenburg", "rw": "roberson_wittenburg", "uk": "udwadia_kalaba"}
+SYMBOLIC_METHODS = (*METHODS, "roberson_wittenburg")
+
+
+def method_name(model: Model, method: str | None) -> str:
+    name = method or model.settings.method
+    name = ALIASES.get(name, name)
+    if name not in FORMULATIONS:
+        raise ModelError("settings.method" if method is None else "",
+                         f"unknown method {name!r}; expected one of {', '.join(SYMBOLIC_METHODS)}")
+    return name
+
+
+def derive(model: Model, method: str | None = None, parameters: str = "numbers",
+           cancel: threading.Event | None = None) -> Equations:
+    """Derive `model`'s equations in the formulation `method` (default: the model's setting).
+
+    Raises SymbolicTooLarge (a ModelError) for models beyond the size guard and
+    DerivationCancelled when `cancel` is set during the derivation.
+    """
+    if model.settings.coordinates != "joint":
+        pass  # the symbolic view always works in joint coordinates (absolute ones are numeric only)
+    name = method_name(model, method)
+    progress = Progress(cancel)
+    progress.checkpoint("start")
+    tree = SymbolicTree(model, parameters=parameters, progress=progress)
+    return FORMULATIONS[name](tree)
+
+
+def symbolic_tree(model: Model, parameters: str = "numbers",
+                  cancel: threading.Event | None = None) -> SymbolicTree:
+    return SymbolicTree(model, parameters=parameters, progress=Progress(cancel))

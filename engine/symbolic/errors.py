@@ -1,0 +1,60 @@
+"""Refusals and cancellation of a symbolic derivation.
+
+A derivation is slow compared with the numeric engine, so it checks a size guard before it
+starts and a cancel flag between its steps: the GUI's worker can stop it and a too large
+model gets a clear message instead of a hang.
+"""
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+
+from engine.model import ModelError
+
+#: most degrees of freedom (joint coordinates) we derive symbolically
+DOF_LIMIT = 8
+#: most operations in the mass-centre positions before the derivation refuses
+OPERATION_LIMIT = 4000
+#: up to this many coordinates the expressions are simplified (trigsimp pays off)
+SIMPLIFY_DOF_LIMIT = 4
+
+
+class SymbolicTooLarge(ModelError):
+    """The model is too large to derive its equations symbolically in reasonable time."""
+
+    def __init__(self, message: str):
+        super().__init__("", message)
+
+
+class DerivationCancelled(Exception):
+    """The caller set the cancel event while the derivation was running."""
+
+
+@dataclass
+class Progress:
+    """Cancel flag plus the name of the current step (for messages and the GUI)."""
+
+    cancel: threading.Event | None = None
+    step: str = ""
+    steps: list[str] = field(default_factory=list)
+
+    def checkpoint(self, step: str) -> None:
+        """Called between steps: record the step, stop if cancelled."""
+        self.step = step
+        self.steps.append(step)
+        if self.cancel is not None and self.cancel.is_set():
+            raise DerivationCancelled(f"symbolic derivation cancelled before {step!r}")
+
+
+def check_dof(n_dof: int) -> None:
+    if n_dof > DOF_LIMIT:
+        raise SymbolicTooLarge(
+            f"model too large for symbolic derivation: {n_dof} degrees of freedom "
+            f"(limit {DOF_LIMIT}); the numeric engine runs it, only the printed equations are refused")
+
+
+def check_operations(n_ops: int, n_dof: int) -> None:
+    if n_ops > OPERATION_LIMIT:
+        raise SymbolicTooLarge(
+            f"model too large for symbolic derivation: {n_dof} degrees of freedom, the mass-centre "
+            f"positions alone take {n_ops} operations (limit {OPERATION_LIMIT})")

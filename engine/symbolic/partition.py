@@ -1,0 +1,92 @@
+"""Coordinate (speed) partitioning of constraint rows: independent and dependent variables.
+
+Which variables become dependent is decided numerically at one state (the model's initial
+state, or a fixed pseudo-random one when that is singular) by QR with column pivoting: the
+best-conditioned k columns of A are solved for, the other l = n − k stay independent. Then
+
+    v̇_d = −A_d⁻¹ A_i v̇_i + A_d⁻¹ b,   C = [I; −A_d⁻¹ A_i] (in the variables' order),  A C = 0
+
+(THEORY.md §3, Maggi's coordinate partitioning; the same split gives Kane's u_d = A_d u_i + B_d).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.linalg
+import sympy as sp
+
+from engine.model import ModelError
+
+from .kinematics import SymbolicTree
+
+
+@dataclass
+class Partition:
+    independent: list[int]
+    dependent: list[int]
+    C: sp.Matrix  # n × l, A C = 0
+    D: sp.Matrix  # n × k, A D = I (the second group's columns)
+    particular: sp.Matrix  # n × 1, A v̇_p = b with v̇_p,i = 0
+    A_d_inv: sp.Matrix  # k × k
+
+
+def sample_state(tree: SymbolicTree, seed: int = 7) -> list[dict]:
+    """Substitutions at which to judge the rank: the initial state first, then random ones."""
+    q0 = [v for b in tree.model.bodies for v in (b.joint.q0 or (0.0,) * b.joint.dof)]
+    u0 = [v for b in tree.model.bodies for v in (b.joint.u0 or (0.0,) * b.joint.dof)]
+    initial = dict(zip(tree.q, q0)) | dict(zip(tree.u, u0)) | dict(zip(tree.qd, u0)) | {tree.t: 0.0}
+    rng = np.random.default_rng(seed)
+    states = [initial]
+    for _ in range(3):
+        values = rng.uniform(0.2, 1.2, size=3 * len(tree.q))
+        n = len(tree.q)
+        states.append(dict(zip(tree.q, values[:n])) | dict(zip(tree.u, values[n:2 * n]))
+                      | dict(zip(tree.qd, values[2 * n:])) | {tree.t: 0.3})
+    return states
+
+
+def numeric(matrix: sp.Matrix, state: dict, parameters: dict) -> np.ndarray | None:
+    try:
+        values = np.array(matrix.subs(parameters).subs(state).evalf(), dtype=float)
+    except (TypeError, ValueError):
+        return None
+    return values if np.all(np.isfinite(values)) else None
+
+
+def choose_dependent(tree: SymbolicTree, A: sp.Matrix) -> list[int]:
+    k = A.rows
+    for state in sample_state(tree):
+        values = numeric(A, state, tree.params.substitution())
+        if values is None:
+            continue
+        _, R, pivots = scipy.linalg.qr(values, pivoting=True)
+        diagonal = np.abs(np.diag(R))
+        if len(diagonal) >= k and diagonal[k - 1] > 1e-9 * max(1.0, diagonal[0]):
+            return sorted(int(p) for p in pivots[:k])
+    raise ModelError("constraints", f"the {k} constraint rows are dependent (A has no full row rank); "
+                     "remove redundant constraints for the symbolic view")
+
+
+def partition(tree: SymbolicTree, A: sp.Matrix, b: sp.Matrix) -> Partition:
+    n, k = A.cols, A.rows
+    if k == 0:
+        return Partition(list(range(n)), [], sp.eye(n), sp.zeros(n, 0), sp.zeros(n, 1), sp.zeros(0, 0))
+    dependent = choose_dependent(tree, A)
+    independent = [c for c in range(n) if c not in dependent]
+    A_d = A.extract(list(range(k)), dependent)
+    A_i = A.extract(list(range(k)), independent)
+    A_d_inv = tree.simplify(A_d.inv(method="LU") if k > 3 else A_d.inv())
+    C = sp.zeros(n, len(independent))
+    D = sp.zeros(n, k)
+    particular = sp.zeros(n, 1)
+    solved = tree.simplify(-A_d_inv * A_i)
+    for column, row in enumerate(independent):
+        C[row, column] = 1
+    for position, row in enumerate(dependent):
+        C[row, :] = solved[position, :]
+        D[row, :] = A_d_inv[position, :]
+    particular_d = tree.simplify(A_d_inv * b)
+    for position, row in enumerate(dependent):
+        particular[row] = particular_d[position]
+    return Partition(independent, dependent, C, D, particular, A_d_inv)

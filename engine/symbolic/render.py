@@ -1,0 +1,201 @@
+"""`eomlab equations MODEL [--method M] [--format text|latex|json]` (MODEL_FORMAT.md).
+
+- text: headed by the formulation's name and the equations it implements; each item printed by
+  sympy's unicode pretty printer.
+- latex: one display per item, section titles as comments and \\section*.
+- json: {"coordinates", "speeds", "mass_matrix" (rows of expressions), "forcing"
+  (mass_matrix · u̇ = forcing, in the formulation's own speeds), "latex", …}; expressions in
+  SymPy syntax (`sympy.sympify` parses them back) with the file's numbers substituted.
+"""
+from __future__ import annotations
+
+import json
+import threading
+
+import sympy as sp
+
+from engine.model import Model, ModelError
+
+from .base import Equations, Item
+from .derive import derive
+
+FORMATS = ("text", "latex", "json")
+
+
+def equations_text(model: Model, method: str | None = None, fmt: str = "text",
+                   parameters: str = "numbers", cancel: threading.Event | None = None) -> str:
+    """The model's equations of motion in one formulation, as text, LaTeX or JSON."""
+    if fmt not in FORMATS:
+        raise ModelError("", f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
+    equations = derive(model, method, parameters=parameters, cancel=cancel)
+    return render(equations, fmt, model.name)
+
+
+def render(equations: Equations, fmt: str = "text", model_name: str = "") -> str:
+    if fmt == "json":
+        return to_json(equations, model_name)
+    if fmt == "latex":
+        return to_latex(equations, model_name)
+    return to_text(equations, model_name)
+
+
+# --- display names: θ, θ̇, θ̈, ω_x… instead of theta, theta_dot ------------------------------
+
+GREEK = {name: sp.pretty(sp.Symbol(name), use_unicode=True) for name in (
+    "alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa", "lambda",
+    "mu", "nu", "xi", "omicron", "pi", "rho", "sigma", "tau", "upsilon", "phi", "chi", "psi", "omega")}
+DOT, DDOT = "\u0307", "\u0308"  # combining dot and diaeresis above
+
+
+def _head_and_tags(name: str) -> tuple[str, str, list[str]]:
+    """'upper_theta' -> ('θ', 'theta', ['upper']); 'top_wx' -> ('ω', 'omega', ['x', 'top'])."""
+    parts = name.split("_")
+    for i, part in enumerate(parts):
+        if part in GREEK:
+            return GREEK[part], "\\" + part, parts[:i] + parts[i + 1:]
+    if len(parts) >= 2 and parts[-1] in ("wx", "wy", "wz"):
+        return GREEK["omega"], "\\omega", [parts[-1][1], "_".join(parts[:-1])]
+    return parts[-1], parts[-1], parts[:-1]
+
+
+def display_names(eq: Equations) -> dict[sp.Symbol, tuple[str, str]]:
+    """Each coordinate/speed symbol of `eq` -> (unicode name, LaTeX name)."""
+    names: dict[sp.Symbol, tuple[str, str]] = {}
+    bases = [(c, [c, f"{c}_dot", f"{c}_ddot"]) for c in eq.coordinates]
+    bases += [(s, [s, f"{s}_dot"]) for s in eq.speeds if not s.endswith("_dot")]
+    for base, family in bases:
+        head, head_tex, tags = _head_and_tags(base)
+        sub = ",".join(tags)
+        sub_tex = ",".join(rf"\mathrm{{{latex_text(t)}}}" for t in tags)
+        for order, name in enumerate(family):
+            text = head + (DOT if order == 1 else DDOT if order == 2 else "") + (f"_{sub}" if sub else "")
+            accent = ("", r"\dot", r"\ddot")[order]
+            tex = (rf"{accent}{{{head_tex}}}" if accent else head_tex) + (f"_{{{sub_tex}}}" if sub else "")
+            names[sp.Symbol(name, real=True)] = (text, tex)
+    for name in eq.constraint_names:
+        names[sp.Symbol(f"lambda_{name}", real=True)] = (
+            f"{GREEK['lambda']}_{name}", rf"\lambda_{{\mathrm{{{latex_text(name)}}}}}")
+    return names
+
+
+def _for_display(value, names):
+    if isinstance(value, str) or not names:
+        return value
+    mapping = {s: sp.Symbol(text) for s, (text, _) in names.items()}
+    try:
+        return value.xreplace(mapping)
+    except AttributeError:
+        return value
+
+
+# --- text ------------------------------------------------------------------------------------
+
+def pretty(value, names=None) -> str:
+    if isinstance(value, str):
+        return value
+    return sp.pretty(_for_display(value, names), use_unicode=True, wrap_line=False)
+
+
+def indent(text: str, by: str = "    ") -> str:
+    return "\n".join(by + line for line in text.splitlines())
+
+
+def to_text(eq: Equations, model_name: str = "") -> str:
+    names = display_names(eq)
+    lines = [f"{eq.title} — {eq.reference}"]
+    if model_name:
+        lines.append(f"model: {model_name}")
+    lines.append(f"coordinates q: {', '.join(eq.coordinates) or 'none'}")
+    lines.append(f"velocities: {', '.join(eq.speeds) or 'none'}")
+    if eq.parameters:
+        lines.append("parameters: " + ", ".join(f"{s} = {v:g}" for s, v in eq.parameters.items()))
+    for section in eq.sections:
+        lines += ["", section.title, "─" * min(len(section.title), 78)]
+        for item in section.items:
+            lines.append(_text_item(item, names))
+    return "\n".join(lines) + "\n"
+
+
+def _text_item(item: Item, names) -> str:
+    if isinstance(item.value, str):
+        return f"  {item.label}: {item.value}"
+    return f"  {item.label}:\n{indent(pretty(item.value, names))}"
+
+
+# --- LaTeX -----------------------------------------------------------------------------------
+
+def latex_text(label: str) -> str:
+    """A label as LaTeX text (escaping the few characters LaTeX treats specially)."""
+    for char, escaped in (("\\", r"\textbackslash{}"), ("_", r"\_"), ("^", r"\^{}"), ("&", r"\&"),
+                          ("%", r"\%"), ("#", r"\#"), ("{", r"\{"), ("}", r"\}")):
+        label = label.replace(char, escaped)
+    return label
+
+
+def latex_item(item: Item, names=None) -> str:
+    if isinstance(item.value, str):
+        return rf"\text{{{latex_text(item.label)}: {latex_text(item.value)}}}"
+    symbol_names = {s: tex for s, (_, tex) in (names or {}).items()}
+    return rf"\text{{{latex_text(item.label)}:}}\quad {sp.latex(item.value, symbol_names=symbol_names)}"
+
+
+def to_latex(eq: Equations, model_name: str = "") -> str:
+    names = display_names(eq)
+    lines = [f"% {eq.title} — {eq.reference}" + (f" — model: {model_name}" if model_name else "")]
+    lines.append(rf"\section*{{{latex_text(eq.title)}}}")
+    for section in eq.sections:
+        lines.append(rf"\subsection*{{{latex_text(section.title)}}}")
+        for item in section.items:
+            lines.append(rf"\[ {latex_item(item, names)} \]")
+    return "\n".join(lines) + "\n"
+
+
+# --- JSON ------------------------------------------------------------------------------------
+
+def expression_string(value) -> str:
+    return sp.sstr(value)
+
+
+def matrix_rows(matrix: sp.Matrix) -> list[list[str]]:
+    return [[expression_string(matrix[i, j]) for j in range(matrix.cols)] for i in range(matrix.rows)]
+
+
+def vector_entries(matrix: sp.Matrix) -> list[str]:
+    return [expression_string(v) for v in matrix]
+
+
+def json_value(value):
+    if isinstance(value, str):
+        return value
+    if isinstance(value, sp.MatrixBase):
+        return matrix_rows(value) if value.cols > 1 else vector_entries(value)
+    return expression_string(value)
+
+
+def to_json(eq: Equations, model_name: str = "") -> str:
+    names = display_names(eq)
+    names = sorted({str(s) for m in (eq.mass_matrix, eq.forcing) for s in m.free_symbols})
+    document = {
+        "model": model_name,
+        "method": eq.method,
+        "title": eq.title,
+        "reference": eq.reference,
+        "coordinates": eq.coordinates,
+        "speeds": eq.speeds,
+        "accelerations": [str(a) for a in eq.accelerations],
+        "mass_matrix": matrix_rows(eq.mass_matrix),
+        "forcing": vector_entries(eq.forcing),
+        "symbols": names,
+        "parameters": {str(s): v for s, v in eq.parameters.items()},
+        "constraints": None if eq.constraint_matrix is None else {
+            "names": eq.constraint_names,
+            "A": matrix_rows(eq.constraint_matrix),
+            "b": vector_entries(eq.constraint_rhs)},
+        "items": {item.symbol: json_value(item.value)
+                  for section in eq.sections for item in section.items if item.symbol},
+        "sections": [{"title": s.title, "items": [
+            {"label": it.label, "latex": latex_item(it, names), "value": json_value(it.value)} for it in s.items]}
+            for s in eq.sections],
+        "latex": to_latex(eq, model_name),
+    }
+    return json.dumps(document, indent=1, ensure_ascii=False)
