@@ -113,15 +113,21 @@ def _box_edges(centre, R, size) -> list[np.ndarray]:
 
 
 def reach(model: Model) -> float:
-    """A generous radius around the root hinges that the mechanism cannot leave (tree chains):
-    the sum of every hinge offset, mass-centre offset and shape size."""
-    total = 0.0
-    for body in model.bodies:
-        total += float(np.linalg.norm(body.joint.at)) + float(np.linalg.norm(body.com))
+    """How far the mechanism can get from its root hinges (tree chains): for every body the
+    hinge offsets down its branch plus its own extent (mass centre and shape)."""
+    to_hinge: dict[str, float] = {GROUND: 0.0}
+    furthest = 0.0
+    for body in model.bodies:  # parents come first
+        hinge = to_hinge.get(body.parent, 0.0) + float(np.linalg.norm(body.joint.at))
+        if body.joint.type in ("prismatic", "planar", "free"):
+            hinge += 1.0  # sliding joints: allow a metre of travel
+        to_hinge[body.name] = hinge
         shape = body.shape
+        size = 0.0
         if shape is not None:
-            total += max(shape.length, shape.radius, float(np.linalg.norm(shape.size)))
-    return max(total, 0.5)
+            size = max(0.5 * shape.length, shape.radius, 0.5 * float(np.linalg.norm(shape.size)))
+        furthest = max(furthest, hinge + float(np.linalg.norm(body.com)) + size)
+    return max(furthest, 0.5)
 
 
 def up_basis(gravity) -> np.ndarray:

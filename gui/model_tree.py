@@ -17,8 +17,7 @@ KEY_ROLE = Qt.UserRole + 1
 
 def body_summary(body) -> str:
     shape = body.shape.kind if body.shape is not None else "point"
-    dof = body.joint.dof
-    return f"{body.joint.type} ({dof} dof) · {shape} · {body.mass:g} kg"
+    return f"{body.joint.type} · {shape} · {body.mass:g} kg"
 
 
 class ModelTree(QTreeWidget):

@@ -212,7 +212,8 @@ class PlotPanel(QWidget):
         pu = coordinate_unit(phase_name, self.model)
         self._label_axes(", ".join(sorted(units)) or "rad", (phase_name, phase_speed or "speed"), (pu, f"{pu}/s"))
         for key in ("motion", "energy", "constraint_drift", "multipliers", "energy_drift"):
-            self.plots[key].getPlotItem().addLegend(offset=(-4, 4), labelTextSize="8pt", verSpacing=-6)
+            self.plots[key].getPlotItem().addLegend(offset=(-4, 4), labelTextSize="8pt", verSpacing=-6,
+                                                    brush=pg.mkBrush(255, 255, 255, 210))
 
         def add(s: RunSeries, key: str, curve_key: str, name: str, color: str, style=Qt.SolidLine, width=1.6):
             pen = pg.mkPen(color=color, width=width, style=style)
@@ -275,6 +276,11 @@ class PlotPanel(QWidget):
                 for key in ("drift_pos", "drift_vel"):
                     if key in s.curves:
                         s.curves[key].setVisible(not flat)
+            drift_plot = self.plots["constraint_drift"].getPlotItem()
+            if drift_plot.legend is not None:
+                drift_plot.legend.setVisible(not flat)
+            if flat:
+                drift_plot.setYRange(-16, -6, padding=0)  # log10 units: an empty, readable decade scale
             buf = self.series[0].buffer
             dropped = buf.total_appended - len(buf)
             self.buffer_label.setText(

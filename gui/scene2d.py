@@ -106,11 +106,15 @@ class Scene2D(pg.PlotWidget):
 
     def _fit(self, picture) -> None:
         """Centre on the ground hinges (or the whole picture) with room for the full swing."""
-        anchors = picture.ground_hinges if len(picture.ground_hinges) else picture.points()
-        if not len(anchors):
+        points = self.project(picture.points())
+        if not len(points):
             return
-        centre = self.project(anchors).mean(axis=0)
-        r = 1.08 * reach(self.model)
+        if self.model.constraints:  # a closed loop stays near where it starts: fit the picture
+            low, high = points.min(axis=0), points.max(axis=0)
+            centre, r = 0.5 * (low + high), 0.75 * float(np.max(high - low)) + 0.3
+        else:  # a free swing: room for the whole reach around the ground hinges
+            anchors = self.project(picture.ground_hinges) if len(picture.ground_hinges) else points
+            centre, r = anchors.mean(axis=0), 1.08 * reach(self.model)
         self.getPlotItem().getViewBox().setRange(xRange=(centre[0] - r, centre[0] + r),
                                                  yRange=(centre[1] - r, centre[1] + r), padding=0)
         self._range_set = True

@@ -60,7 +60,7 @@ def make_scene3d(parent=None):
             self.grid.setSize(2 * r, 2 * r)
             self.grid.setSpacing(r / 5, r / 5)
             self.axes.setSize(r / 4, r / 4, r / 4)
-            self.setCameraPosition(distance=1.5 * r, elevation=22, azimuth=-60)
+            self.setCameraPosition(distance=3.0 * r, elevation=22, azimuth=-60)
 
         def show_frame(self, frame) -> None:
             if self.model is None or frame is None:
