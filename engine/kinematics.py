@@ -120,6 +120,9 @@ class TreeKinematics:
         self.speed_body = np.array([jl.body for jl in self.joints for _ in range(jl.u_slice.stop - jl.u_slice.start)], dtype=int)
         # moved[j, s]: speed s moves body j (its joint lies on j's path)
         self.moved = T[self.speed_body, :].T if self.n_u else np.zeros((nb, 0))
+        self._at = np.array([jl.at for jl in self.joints], dtype=float).reshape(nb, 3)
+        self._planar = self._planar_layout() if nb else None
+        self._origin_z = T.T @ self._at[:, 2]  # planar trees: heights never change
         # incidence[b, s] = 1 when speed s belongs to body b's joint
         self._speed_incidence = np.zeros((nb, self.n_u))
         self._speed_incidence[self.speed_body, np.arange(self.n_u)] = 1.0
@@ -291,13 +294,14 @@ class TreeKinematics:
         q = np.asarray(q, dtype=float)
         u = np.asarray(u, dtype=float)
         nb, nu = self.n_bodies, self.n_u
+        if self._planar is not None:
+            return self._evaluate_planar(q, u)
         if not hasattr(self, "_Hw_const"):
             self._Hw_const, self._Hv_const, self._varying = self._constant_columns()
             self._revolute_K = {
                 jl.body: (skew_matrix(jl.axis), skew_matrix(jl.axis) @ skew_matrix(jl.axis))
                 for jl in self.joints if jl.type == "revolute"
             }
-            self._at = np.array([jl.at for jl in self.joints]).reshape(nb, 3)
         R = np.empty((nb, 3, 3))
         RJ = np.empty((nb, 3, 3))
         Rp_all = np.empty((nb, 3, 3))
@@ -368,6 +372,100 @@ class TreeKinematics:
             axis_w=axis_w, axis_v=axis_v, speed_origin=speed_origin,
         )
 
+    # --- planar trees: everything vectorised, angles add along paths --------------------------
+
+    def _planar_layout(self):
+        """Linear maps of a planar tree (every joint turns about z and slides in x–y), or None."""
+        nb, nq = self.n_bodies, self.n_q
+        beta = np.zeros(nb)  # joint-frame angle in the parent frame
+        theta_map = np.zeros((nb, nq))  # relative angle = theta_map @ q (and its rate @ u)
+        dx_map, dy_map = np.zeros((nb, nq)), np.zeros((nb, nq))  # joint-frame translation
+        rot_sign = np.zeros(self.n_u)  # ±1 for turning speeds
+        slide = np.zeros((self.n_u, 2))  # joint-frame sliding direction of sliding speeds
+        z = np.array([0.0, 0.0, 1.0])
+        for jl in self.joints:
+            F = jl.rotation
+            if not (np.allclose(F[2], z, atol=1e-12) and np.allclose(F[:, 2], z, atol=1e-12)):
+                return None
+            i, k = jl.body, jl.q_slice.start
+            beta[i] = math.atan2(F[1, 0], F[0, 0])
+            if jl.type == "revolute":
+                if not np.allclose(abs(jl.axis[2]), 1.0, atol=1e-12):
+                    return None
+                theta_map[i, k] = rot_sign[k] = math.copysign(1.0, jl.axis[2])
+            elif jl.type == "prismatic":
+                if abs(jl.axis[2]) > 1e-12:
+                    return None
+                dx_map[i, k], dy_map[i, k] = jl.axis[0], jl.axis[1]
+                slide[k] = jl.axis[:2]
+            elif jl.type == "planar":
+                dx_map[i, k] = dy_map[i, k + 1] = 1.0
+                theta_map[i, k + 2] = rot_sign[k + 2] = 1.0
+                slide[k], slide[k + 1] = (1.0, 0.0), (0.0, 1.0)
+            elif jl.type != "fixed":
+                return None
+        return beta, theta_map, dx_map, dy_map, rot_sign, slide
+
+    def _evaluate_planar(self, q: np.ndarray, u: np.ndarray) -> KinematicState:
+        beta, theta_map, dx_map, dy_map, rot_sign, slide = self._planar
+        nb, nu = self.n_bodies, self.n_u
+        T_t = self.path_matrix.T
+        parent = self.parent
+        theta_rel = theta_map @ q
+        phi = T_t @ (beta + theta_rel)  # absolute body angles
+        phi_J = phi - theta_rel
+        phi_p = _parent_values(phi, parent)
+        c, s = np.cos(phi), np.sin(phi)
+        cJ, sJ = np.cos(phi_J), np.sin(phi_J)
+        cp, sp = np.cos(phi_p), np.sin(phi_p)
+        at = self._at
+        dx, dy = dx_map @ q, dy_map @ q
+        ddx, ddy = dx_map @ u, dy_map @ u
+        rx = cp * at[:, 0] - sp * at[:, 1] + cJ * dx - sJ * dy  # origin_i − origin_parent
+        ry = sp * at[:, 0] + cp * at[:, 1] + sJ * dx + cJ * dy
+        vx, vy = cJ * ddx - sJ * ddy, sJ * ddx + cJ * ddy  # sliding velocity, world
+        w_rel = theta_map @ u
+        omega_z = T_t @ w_rel
+        wp = _parent_values(omega_z, parent)
+        terms = np.column_stack((
+            rx, ry,
+            -wp * ry + vx, wp * rx + vy,  # ω_p ẑ × r + d_dot
+            -wp * wp * rx - 2.0 * wp * vy, -wp * wp * ry + 2.0 * wp * vx,  # −ω_p² r + 2 ω_p ẑ × d_dot
+        ))
+        summed = T_t @ terms
+        com_b = self.com_body
+        rho_x, rho_y = c * com_b[:, 0] - s * com_b[:, 1], s * com_b[:, 0] + c * com_b[:, 1]
+        origin = np.column_stack((summed[:, 0], summed[:, 1], self._origin_z))
+        com = origin + np.column_stack((rho_x, rho_y, com_b[:, 2]))
+        zeros = np.zeros(nb)
+        v_com = np.column_stack((summed[:, 2] - omega_z * rho_y, summed[:, 3] + omega_z * rho_x, zeros))
+        w2 = omega_z * omega_z
+        a_bias = np.column_stack((summed[:, 4] - w2 * rho_x, summed[:, 5] - w2 * rho_y, zeros))
+        R = np.zeros((nb, 3, 3))
+        R[:, 0, 0] = R[:, 1, 1] = c
+        R[:, 1, 0] = s
+        R[:, 0, 1] = -s
+        R[:, 2, 2] = 1.0
+        # partial velocities (columns of J): turning speeds ẑ × (c_j − o_s), sliding speeds their axis
+        sb = self.speed_body
+        cJs, sJs = cJ[sb], sJ[sb]
+        axis_v = np.column_stack((cJs * slide[:, 0] - sJs * slide[:, 1], sJs * slide[:, 0] + cJs * slide[:, 1], np.zeros(nu)))
+        axis_w = np.zeros((nu, 3))
+        axis_w[:, 2] = rot_sign
+        speed_origin = origin[sb]
+        moved = self.moved
+        J_v = np.zeros((nb, 3, nu))
+        J_v[:, 0, :] = moved * (axis_v[:, 0] - rot_sign * (com[:, 1:2] - speed_origin[:, 1]))
+        J_v[:, 1, :] = moved * (axis_v[:, 1] + rot_sign * (com[:, 0:1] - speed_origin[:, 0]))
+        J_w = np.zeros((nb, 3, nu))
+        J_w[:, 2, :] = moved * rot_sign
+        omega = np.column_stack((zeros, zeros, omega_z))
+        return KinematicState(
+            R=R, origin=origin, com=com, omega=omega, v_com=v_com, J_w=J_w, J_v=J_v,
+            alpha_bias=np.zeros((nb, 3)), a_bias=a_bias,
+            axis_w=axis_w, axis_v=axis_v, speed_origin=speed_origin,
+        )
+
     def _sum_per_body(self, per_speed: np.ndarray) -> np.ndarray:
         """Rows per speed (nu, 3) summed into rows per body (nb, 3)."""
         return self._speed_incidence @ per_speed
@@ -396,6 +494,13 @@ class TreeKinematics:
 
 _EYE3 = np.eye(3)
 _EYE3.flags.writeable = False
+
+
+def _parent_values(values: np.ndarray, parent: np.ndarray) -> np.ndarray:
+    """values[parent[i]] per body for a 1-D array, 0 where the parent is ground."""
+    padded = np.zeros(values.shape[0] + 1)
+    padded[:-1] = values
+    return padded[parent]
 
 
 def _parent_rows(values: np.ndarray, parent: np.ndarray) -> np.ndarray:
