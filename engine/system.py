@@ -23,6 +23,9 @@ from .rotations import cross
 from .model import Model, speed_names
 
 
+_POTRF, _POTRS = scipy.linalg.get_lapack_funcs(("potrf", "potrs"), dtype=np.float64)
+
+
 class SingularMassMatrix(ArithmeticError):
     """M(q) is not positive definite: some coordinate carries no inertia."""
 
@@ -60,6 +63,9 @@ class MechanicalSystem:
         self.has_body_rates = any(jl.euler is not None and jl.body_rates for jl in self.kin.joints)
         self._m3 = np.repeat(self.kin.mass, 3)
         self._gravity_stack = np.tile(self.gravity, self.kin.n_bodies) * self._m3
+        self._m2 = np.repeat(self.kin.mass, 2)
+        self._izz = self.kin.inertia_body[:, 2, 2].copy()
+        self._gravity_planar = np.tile(self.gravity[:2], self.kin.n_bodies) * self._m2
         self.constraints = None  # set by engine.constraints.attach_constraints
 
     # --- kinematics --------------------------------------------------------------------------
@@ -79,30 +85,46 @@ class MechanicalSystem:
         ks = self.kin.evaluate(q, u)
         W = self.kin.rate_matrix(q) if self.has_body_rates else None
         qd = W @ u if W is not None else u
-        M = self._mass_matrix(ks)
-        nb, nu = self.kin.n_bodies, self.n_u
-        Jv = ks.J_v.reshape(3 * nb, nu)
-        Jw = ks.J_w.reshape(3 * nb, nu)
-        I_w = self._inertia_world(ks)
-        Iw_omega = np.einsum("bij,bj->bi", I_w, ks.omega)
-        gyro = np.einsum("bij,bj->bi", I_w, ks.alpha_bias) + cross(ks.omega, Iw_omega)
-        velocity_products = Jv.T @ (self._m3 * ks.a_bias.ravel()) + Jw.T @ gyro.ravel()
-        Q = Jv.T @ self._gravity_stack
+        if self.kin._planar is not None:
+            M, velocity_products, Q = self._planar_terms(ks)
+        else:
+            M, velocity_products, Q = self._spatial_terms(ks)
         if self.forces:
             ctx = ForceContext(t=t, q=q, u=u, qd=qd, W=W, ks=ks)
             for f in self.forces:
                 Q = Q + f.generalized(ctx)
         return Dynamics(M=M, forcing=Q - velocity_products, qd=qd, ks=ks)
 
-    def _inertia_world(self, ks: KinematicState) -> np.ndarray:
-        return np.einsum("bij,bjk,blk->bil", ks.R, self.kin.inertia_body, ks.R)
-
-    def _mass_matrix(self, ks: KinematicState) -> np.ndarray:
+    def _spatial_terms(self, ks: KinematicState):
+        """M, the velocity-product terms C and the gravity forces Q of a 3-D tree."""
         nb, nu = self.kin.n_bodies, self.n_u
         Jv = ks.J_v.reshape(3 * nb, nu)
         Jw = ks.J_w.reshape(3 * nb, nu)
-        IJ = np.einsum("bij,bjk->bik", self._inertia_world(ks), ks.J_w).reshape(3 * nb, nu)
-        return Jv.T @ (self._m3[:, None] * Jv) + Jw.T @ IJ
+        I_w = self._inertia_world(ks)
+        IJ = (I_w @ ks.J_w).reshape(3 * nb, nu)
+        M = Jv.T @ (self._m3[:, None] * Jv) + Jw.T @ IJ
+        Iw_omega = (I_w @ ks.omega[:, :, None])[:, :, 0]
+        gyro = (I_w @ ks.alpha_bias[:, :, None])[:, :, 0] + cross(ks.omega, Iw_omega)
+        C = Jv.T @ (self._m3 * ks.a_bias.ravel()) + Jw.T @ gyro.ravel()
+        return M, C, Jv.T @ self._gravity_stack
+
+    def _planar_terms(self, ks: KinematicState):
+        """The same for a planar tree: only x, y of J_v and z of J_ω count; ω × Iω has no z part."""
+        nb, nu = self.kin.n_bodies, self.n_u
+        Jv = ks.J_v[:, :2, :].reshape(2 * nb, nu)
+        Jw = ks.J_w[:, 2, :]
+        m2 = self._m2
+        M = Jv.T @ (m2[:, None] * Jv) + Jw.T @ (self._izz[:, None] * Jw)
+        C = Jv.T @ (m2 * ks.a_bias[:, :2].ravel())
+        return M, C, Jv.T @ self._gravity_planar
+
+    def _inertia_world(self, ks: KinematicState) -> np.ndarray:
+        return ks.R @ self.kin.inertia_body @ ks.R.transpose(0, 2, 1)
+
+    def _mass_matrix(self, ks: KinematicState) -> np.ndarray:
+        if self.kin._planar is not None:
+            return self._planar_terms(ks)[0]
+        return self._spatial_terms(ks)[0]
 
     def mass_matrix(self, q) -> np.ndarray:
         return self._mass_matrix(self.kin.evaluate(q, np.zeros(self.n_u)))
@@ -111,12 +133,12 @@ class MechanicalSystem:
         return self.dynamics(t, q, u).forcing
 
     def solve_mass(self, M: np.ndarray, rhs: np.ndarray) -> np.ndarray:
-        """M⁻¹ rhs by Cholesky; a clear error when M is not positive definite."""
-        try:
-            factor = scipy.linalg.cho_factor(M, check_finite=False)
-        except np.linalg.LinAlgError:
-            raise SingularMassMatrix(self.describe_singular_mass(M)) from None
-        return scipy.linalg.cho_solve(factor, rhs, check_finite=False)
+        """M⁻¹ rhs by Cholesky (LAPACK potrf/potrs); a clear error when M is not positive definite."""
+        factor, info = _POTRF(M, lower=True, clean=False)
+        if info != 0:
+            raise SingularMassMatrix(self.describe_singular_mass(M))
+        x, info = _POTRS(factor, rhs, lower=True)
+        return x
 
     def describe_singular_mass(self, M: np.ndarray) -> str:
         w, V = np.linalg.eigh(M)
