@@ -37,9 +37,13 @@ def run_gui(model_path: str | None = None, run_for: float | None = None, screens
     """
     model = load_start_model(model_path)
 
-    from PySide6.QtCore import QTimer
+    from PySide6.QtCore import QCoreApplication, Qt, QTimer
     from PySide6.QtWidgets import QApplication
 
+    if QApplication.instance() is None:
+        # one GL share group for the whole process: pyqtgraph caches its shader programs
+        # globally, and a second 3-D view (a later window) must be able to use them
+        QCoreApplication.setAttribute(Qt.AA_ShareOpenGLContexts)
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("eomlab")
     app.setOrganizationName("eomlab")

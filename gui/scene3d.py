@@ -61,6 +61,7 @@ def make_scene3d(parent=None):
             self.grid.setSpacing(r / 5, r / 5)
             self.axes.setSize(r / 4, r / 4, r / 4)
             self.setCameraPosition(distance=3.0 * r, elevation=22, azimuth=-60)
+            self._centred = False
 
         def show_frame(self, frame) -> None:
             if self.model is None or frame is None:
@@ -72,6 +73,12 @@ def make_scene3d(parent=None):
             self.rods.setData(pos=_segments(picture.rods))
             self.links.setData(pos=_segments(picture.links))
             self.outlines.setData(pos=_segments(picture.outlines))
+            if not self._centred and len(picture.points()):
+                # look at the middle of the mechanism (a hanging chain lies below the floor grid)
+                from pyqtgraph import Vector
+
+                self.setCameraPosition(pos=Vector(*picture.points().mean(axis=0)))
+                self._centred = True
             hinges = np.concatenate([picture.hinges, picture.ground_hinges])
             self.hinges.setData(pos=hinges if len(hinges) else np.zeros((0, 3)))
             self.mass_centres.setData(pos=picture.mass_centres if len(picture.mass_centres) else np.zeros((0, 3)),

@@ -36,6 +36,7 @@ def test_run_gui_on_every_asset_model(tmp_path):
     done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=170)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "QThread: Destroyed" not in done.stderr
+    assert "GLError" not in done.stderr and "Error while drawing" not in done.stderr, done.stderr[-3000:]
     results = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
     assert [r["model"] for r in results] == MODELS
     for r, shot in zip(results, args[1::2]):
