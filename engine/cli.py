@@ -13,7 +13,7 @@ import tempfile
 
 import numpy as np
 
-from .model import INTEGRATORS, METHODS, COORDINATES, ModelError
+from .model import COORDINATES, INTEGRATORS, MAGGI_BASES, METHODS, ModelError
 
 EXIT_BAD_INPUT = 2
 
@@ -47,6 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--dt-out", type=_positive)
     run.add_argument("--rtol", type=_positive)
     run.add_argument("--atol", type=_positive)
+    run.add_argument("--maggi-basis", choices=MAGGI_BASES, help="null-space basis of the Maggi equations")
     run.add_argument("--out")
     eq = sub.add_parser("equations", help="print the equations of motion")
     eq.add_argument("model")
@@ -98,7 +99,8 @@ def _run(args) -> int:
     for method in methods:
         try:
             sim = Simulation(model, method=method, coordinates=args.coordinates, integrator=args.integrator,
-                             t_end=args.t_end, dt_out=args.dt_out, rtol=args.rtol, atol=args.atol)
+                             t_end=args.t_end, dt_out=args.dt_out, rtol=args.rtol, atol=args.atol,
+                             variant=args.maggi_basis)
         except ModelError as err:
             raise err.with_source(args.model) if err.source is None else err
         rows = sim.run()

@@ -24,6 +24,7 @@ METHODS = ("lagrange", "maggi", "udwadia_kalaba", "kane")
 COORDINATES = ("joint", "absolute")
 INTEGRATORS = ("DOP853", "RK45", "Radau", "BDF", "LSODA", "RK4")
 STABILIZATIONS = ("none", "baumgarte", "projection")
+MAGGI_BASES = ("orthonormal", "partitioning")
 
 
 class ModelError(ValueError):
@@ -245,6 +246,7 @@ class Settings:
     dt_out: float = 0.01
     dt: float = 0.001  # RK4 fixed step
     stabilization: Stabilization = Stabilization()
+    maggi_basis: str = "orthonormal"  # null-space basis C of the Maggi equations (an extension)
 
 
 @dataclass(frozen=True)

@@ -41,6 +41,7 @@ import sympy as sp
 from engine.expressions import FUNCTIONS, excerpt, expression_names, parse_expression, symbol
 from engine.model import (
     COORDINATES,
+    MAGGI_BASES,
     GROUND,
     IDENTITY3,
     INTEGRATORS,
@@ -93,7 +94,7 @@ _BODY_FIELDS = ("name", "parent", "joint", "mass", "com", "inertia", "shape")
 _JOINT_FIELDS = ("type", "axis", "at", "rotation", "q0", "u0", "sequence", "speeds", "names")
 _SHAPE_FIELDS = ("kind", "length", "radius", "size")
 _SHAPE_DIMENSION = {"rod": "length", "disk": "radius", "sphere": "radius", "box": "size", "point": None}
-_SETTINGS_FIELDS = ("method", "coordinates", "integrator", "rtol", "atol", "t_end", "dt_out", "dt", "stabilization")
+_SETTINGS_FIELDS = ("method", "coordinates", "integrator", "rtol", "atol", "t_end", "dt_out", "dt", "stabilization", "maggi_basis")
 _STABILIZATION_FIELDS = ("kind", "alpha", "beta", "tolerance")
 
 _CONSTRAINT_FIELDS = {
@@ -746,6 +747,8 @@ def _settings(data: object, path: str) -> Settings:
         values[key] = _number(data[key], f"{path}.{key}", positive=True) if key in data else getattr(defaults, key)
     if "stabilization" in data:
         values["stabilization"] = _stabilization(data["stabilization"], f"{path}.stabilization")
+    if "maggi_basis" in data:
+        values["maggi_basis"] = _choice(data["maggi_basis"], f"{path}.maggi_basis", MAGGI_BASES)
     return Settings(**values)
 
 
@@ -950,11 +953,14 @@ def _settings_out(s: Settings) -> dict:
     if s.stabilization.kind == "baumgarte" or s.stabilization.alpha or s.stabilization.beta:
         stabilization.update(alpha=float(s.stabilization.alpha), beta=float(s.stabilization.beta))
     stabilization["tolerance"] = float(s.stabilization.tolerance)
-    return {
+    out = {
         "method": s.method, "coordinates": s.coordinates, "integrator": s.integrator,
         "rtol": float(s.rtol), "atol": float(s.atol), "t_end": float(s.t_end),
         "dt_out": float(s.dt_out), "dt": float(s.dt), "stabilization": stabilization,
     }
+    if s.maggi_basis != Settings().maggi_basis:
+        out["maggi_basis"] = s.maggi_basis
+    return out
 
 
 def model_to_dict(model: Model) -> dict:

@@ -13,7 +13,7 @@ import time
 from dataclasses import replace
 
 import numpy as np
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 from .constraints import HOLONOMIC
 from .formulations import ConstraintFailure, make_formulation
@@ -24,7 +24,10 @@ from .model import Model, ModelError, Stabilization
 from .projection import ProjectionFailure, project_positions, project_velocities
 from .system import SingularMassMatrix, build_system
 
+# inspecting the loaded BLAS libraries costs milliseconds: do it once, then limiting is cheap
+_BLAS = ThreadpoolController()
 BLOW_UP = 1e12  # a state component beyond this is taken as a blow-up
+SINGULAR_CONDITION = 1e8  # constraint rows this ill-conditioned mean a singular configuration
 GIMBAL_TOL = 1e-6  # |sin θ| (or |cos θ|) below this: the Euler angles are at their singularity
 RUN_ERRORS = (SingularMassMatrix, ConstraintFailure, GimbalLock, ProjectionFailure, ArithmeticError,
               np.linalg.LinAlgError, ValueError, FloatingPointError)
@@ -47,6 +50,7 @@ class Simulation:
         self.settings = replace(model.settings, **{k: v for k, v in overrides.items() if v is not None})
         self.model = model
         self.system = build_system(model, self.settings.coordinates)
+        variant = variant or self.settings.maggi_basis
         self.formulation = make_formulation(self.settings.method, self.system, self.settings, variant)
         self.own_system = self.formulation.system
         self.columns = csv_columns(self.system, self.formulation)
@@ -65,11 +69,17 @@ class Simulation:
         self.failure: str | None = None
         self.max_condition = 1.0
         self.rhs_evals_sampling = 0
+        self.E0 = None
+        self._rank0 = None
         f = self.formulation
         f.rhs_evals = 0
         q0, u0 = self._consistent_initial_state()
-        y0 = f.initial_state(q0, f.model_to_own(q0, u0))
-        self._check_rows_at_start(y0)
+        try:
+            y0 = f.initial_state(q0, f.model_to_own(q0, u0))
+            self._check_rows_at_start(y0)
+            first = self._sample(0.0, y0)
+        except (SingularMassMatrix, GimbalLock, ConstraintFailure) as err:
+            raise ModelError("bodies" if isinstance(err, SingularMassMatrix) else "constraints", f"at t = 0: {err}") from None
         self.stepper = Stepper(s.integrator, f.derivative, 0.0, y0, s.t_end, s.rtol, s.atol, s.dt)
         self.t = 0.0
         self.wall_time = 0.0
@@ -79,8 +89,7 @@ class Simulation:
         self._euler_joints = any(jl.euler is not None for jl in f.system.kin.joints)
         self._q_last = f.state_to_qu(0.0, y0)[0]
         self._samples: list[np.ndarray] = []
-        self.E0 = None
-        self._samples.append(self._sample(0.0, y0))
+        self._samples.append(first)
         self._out_k = 1
 
     def _consistent_initial_state(self):
@@ -109,6 +118,7 @@ class Simulation:
         rows = f.constraint_rows(0.0, q, u, dyn)
         A, b = rows.A, rows.b
         r = numerical_rank(A)
+        self._rank0 = r
         self.condition = condition_number(A)
         if r < A.shape[0]:
             dep = dependent_rows(A)
@@ -133,11 +143,27 @@ class Simulation:
         drift_pos = drift_vel = 0.0
         if ev.rows is not None:
             drift_pos, drift_vel = ev.rows.drift_position, ev.rows.drift_velocity
+            self._watch_condition(ev.rows.A)
         E = T + V
         if self.E0 is None:
             self.E0, self.T0, self.V0 = E, T, V
         row = np.concatenate(([t], ev.q, u_model, com, [T, V, E, drift_pos, drift_vel], ev.multipliers))
         return row
+
+    def _watch_condition(self, A: np.ndarray):
+        """Condition number of the constraint rows on their rank at the start; a rank loss
+        (a four-bar at a dead point) stops the run naming the rows that become dependent."""
+        if not self._rank0:
+            return
+        U, s, _ = np.linalg.svd(A, full_matrices=False)
+        cond = float(s[0] / s[self._rank0 - 1]) if s[self._rank0 - 1] > 0 else float("inf")
+        self.diagnostics["condition_number"] = cond
+        self.max_condition = max(self.max_condition, cond)
+        if cond > SINGULAR_CONDITION:
+            weights = np.abs(U[:, self._rank0 - 1])
+            rows = [self.formulation.constraints.row_label(i) for i in np.argsort(-weights)[:3] if weights[i] > 0.1]
+            raise ConstraintFailure(f"singular configuration: the constraint rows {', '.join(rows)} lose rank "
+                                    f"(condition number {cond:.3g})")
 
     def samples(self) -> np.ndarray:
         return np.array(self._samples) if self._samples else np.zeros((0, len(self.columns)))
@@ -172,7 +198,7 @@ class Simulation:
         start = time.perf_counter()
         first = len(self._samples)
         t_stop = min(t_stop, self.settings.t_end)
-        with threadpool_limits(limits=1):
+        with _BLAS.limit(limits=1):  # small dense work: one BLAS thread is 4x faster here
             while self.failure is None and self.t < t_stop - 1e-12:
                 self._one_step()
                 if wall_budget is not None and time.perf_counter() - start > wall_budget:

@@ -185,3 +185,19 @@ def test_maggi_quasi_velocities_keep_the_knife_edge_exact_where_lagrange_drifts(
     lag, rows_l = run(preset("knife_edge"), "lagrange", t_end=20.0, rtol=1e-8, atol=1e-8)
     assert np.max(column(maggi, rows_m, "drift_vel")) < 1e-12
     assert np.max(column(lag, rows_l, "drift_vel")) > 1e-11
+
+
+@pytest.mark.parametrize("name", ["four_bar", "rolling_disk_leaning", "spherical_pendulum_cartesian"])
+def test_maggi_bases_agree(name):
+    """The orthonormal null-space basis and coordinate partitioning give the same motion (1e-8)."""
+    runs = [Simulation(preset(name), method="maggi", variant=v, t_end=1.0, **TIGHT).run()
+            for v in ("orthonormal", "partitioning")]
+    assert np.max(np.abs(runs[0] - runs[1])) < 1e-8
+
+
+def test_singular_mass_matrix_at_the_start_is_a_model_error():
+    model = preset("planar_chain", n=2, kind="point")
+    model = replace(model, bodies=(model.bodies[0], replace(model.bodies[1], mass=0.0)))
+    with pytest.raises(ModelError) as err:
+        Simulation(model)
+    assert "mass matrix is singular" in str(err.value) and "link2_theta" in str(err.value)
