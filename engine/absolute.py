@@ -14,7 +14,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from .constraints import JointRows
+from .constraints import JointRows, PlanarPins
 from .kinematics import TreeKinematics
 from .model import (
     GROUND, IDENTITY3, Body, BodyTorque, ExpressionConstraint, Joint, JointEffort, JointSpring, Model,
@@ -113,7 +113,7 @@ def to_absolute(model: Model) -> tuple[Model, list]:
     joint_system = MechanicalSystem(model)
     ks = kin.evaluate(q0, u0)
     planar = is_planar(model)
-    bodies, specs = [], []
+    bodies, specs, pins = [], [], []
     rename: dict[str, str] = {}
     for i, b in enumerate(model.bodies):
         R, o = ks.R[i], ks.origin[i]
@@ -130,8 +130,12 @@ def to_absolute(model: Model) -> tuple[Model, list]:
         joint = replace(joint, names=default_coordinate_names(b.name, joint))
         bodies.append(replace(b, parent=GROUND, joint=joint))
         t_dirs, r_pairs, labels = _joint_rows_spec(b.joint, planar)
-        if t_dirs or r_pairs:
-            specs.append((f"joint_{b.name}", b.parent, b.name, b.joint.at, b.joint.rotation, t_dirs, r_pairs, labels))
+        if planar and b.joint.type == "revolute":
+            pins.append((f"joint_{b.name}", b.parent, b.name, b.joint.at))
+        elif t_dirs or r_pairs:
+            blocks_all = len(t_dirs) == (2 if planar else 3)  # every translation blocked: world axes
+            specs.append((f"joint_{b.name}", b.parent, b.name, b.joint.at, b.joint.rotation, t_dirs, r_pairs,
+                          labels, blocks_all))
         for k, name in enumerate(b.joint.names):
             rename[name] = _relative_coordinate(b, model, joint, k, planar)
     constraints = tuple(_convert_constraint(c, i, rename) for i, c in enumerate(model.constraints))
@@ -140,7 +144,8 @@ def to_absolute(model: Model) -> tuple[Model, list]:
                        settings=replace(model.settings, coordinates="joint"))
 
     def joint_rows(kin_abs: TreeKinematics):
-        return [JointRows(kin_abs, *spec) for spec in specs]
+        kinds = [PlanarPins(kin_abs, pins)] if pins else []
+        return kinds + [JointRows(kin_abs, *spec) for spec in specs]
 
     return absolute, joint_rows
 

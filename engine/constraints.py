@@ -85,6 +85,7 @@ class StateContext:
 
 class ConstraintKind:
     name: str = ""
+    row_names: list[str] | None = None  # per-row names (multiplier columns); default <name>_<row>
     rows: int = 0
     level: tuple[int, ...] = ()
     rheonomic: bool = False
@@ -305,7 +306,7 @@ class ConstraintSet:
         self.n_rows = sum(k.rows for k in kinds)
         self.level = np.array([lv for k in kinds for lv in k.level], dtype=int)
         self.owner = np.array([i for i, k in enumerate(kinds) for _ in range(k.rows)], dtype=int)
-        self.row_names = [f"{k.name}_{r}" for k in kinds for r in range(k.rows)]
+        self.row_names = [n for k in kinds for n in (k.row_names or [f"{k.name}_{r}" for r in range(k.rows)])]
         self.rheonomic = any(k.rheonomic for k in kinds)
 
     @property
@@ -318,6 +319,10 @@ class ConstraintSet:
     def row_label(self, i: int) -> str:
         k = self.kinds[self.owner[i]]
         r = i - int(np.flatnonzero(self.owner == self.owner[i])[0])
+        if k.row_names:
+            name = k.row_names[r]
+            base, _, idx = name.rpartition("_")
+            return f"{base}[{idx}]"
         return f"{k.name}[{r}]"
 
     def evaluate(self, ctx: StateContext) -> ConstraintRows:
@@ -375,14 +380,18 @@ class JointRows(ConstraintKind):
     """
 
     def __init__(self, kin: TreeKinematics, name: str, parent: str, child: str, at, rotation,
-                 translation_dirs, rotation_pairs, labels):
+                 translation_dirs, rotation_pairs, labels, world_axes: bool = False):
         self.kin, self.name = kin, name
         self.parent, self.child = _body(kin, parent), _body(kin, child)
         self.at = np.array(at, float)
         self.F = np.array(rotation, float)
-        self.e_local = [np.array(e, float) for e in translation_dirs]  # joint frame
-        self.pairs = [(np.array(g, float), np.array(h, float)) for g, h in rotation_pairs]  # joint frame, child frame
-        self.rows = len(self.e_local) + len(self.pairs)
+        self.E_local = np.array(translation_dirs, float).reshape(-1, 3)  # joint frame
+        self.G_local = np.array([g for g, _ in rotation_pairs], float).reshape(-1, 3)  # joint frame
+        self.H_local = np.array([h for _, h in rotation_pairs], float).reshape(-1, 3)  # child frame
+        self.n_trans, self.n_rot = len(self.E_local), len(self.G_local)
+        # joints that block every translation: world axes give world reaction components
+        self.world_axes = world_axes
+        self.rows = self.n_trans + self.n_rot
         self.level = (HOLONOMIC,) * self.rows
         self.labels = tuple(labels)
 
@@ -397,36 +406,89 @@ class JointRows(ConstraintKind):
         Rp, op, wp, ap = self._parent_frame(ks)
         RJ = Rp @ self.F
         PJ = op + Rp @ self.at
-        c = self.child
+        c, p = self.child, self.parent
         oc = ks.origin[c]
         Jc = kin.point_jacobian(ks, c, oc)
-        Jp = kin.point_jacobian(ks, self.parent, PJ)
-        Jwp = ks.J_w[self.parent] if self.parent >= 0 else np.zeros((3, kin.n_u))
         Jwc = ks.J_w[c]
+        if p >= 0:
+            Jp = kin.point_jacobian(ks, p, PJ)
+            Jwp = ks.J_w[p]
+            r_bias = kin.point_bias(ks, c, oc) - kin.point_bias(ks, p, PJ)
+        else:
+            Jp = Jwp = np.zeros((3, kin.n_u))
+            r_bias = kin.point_bias(ks, c, oc)
         r = oc - PJ
         r_dot = (Jc - Jp) @ u
-        r_bias = kin.point_bias(ks, c, oc) - kin.point_bias(ks, self.parent, PJ)
-        A_rows, b_rows, pos, vel = [], [], [], []
-        for e_loc in self.e_local:
-            e = RJ @ e_loc
-            e_dot = cross(wp, e)
-            A = e @ (Jc - Jp) + cross(e, r) @ Jwp
-            bias = e @ r_bias + 2.0 * e_dot @ r_dot + (cross(ap, e) + cross(wp, e_dot)) @ r
-            A_rows.append(A)
-            b_rows.append(-bias)
-            pos.append(e @ r)
-            vel.append(A @ u)
-        wc = ks.omega[c]
-        for g_loc, h_loc in self.pairs:
-            g = RJ @ g_loc
-            h = ks.R[c] @ h_loc
-            hxg = cross(h, g)
+        blocks_A, blocks_b, pos = [], [], []
+        if self.n_trans:
+            if self.world_axes:
+                E = self.E_local
+                A = E @ (Jc - Jp)
+                bias = E @ r_bias
+            else:
+                E = self.E_local @ RJ.T  # rows: world directions e fixed in the joint frame
+                E_dot = cross(wp, E)  # ė = ω_p × e
+                A = E @ (Jc - Jp) + cross(E, r) @ Jwp
+                bias = E @ r_bias + 2.0 * (E_dot @ r_dot) + (cross(ap, E) + cross(wp, E_dot)) @ r
+            blocks_A.append(A)
+            blocks_b.append(-bias)
+            pos.append(E @ r)
+        if self.n_rot:
+            G = self.G_local @ RJ.T  # fixed in the joint frame
+            H = self.H_local @ ks.R[c].T  # fixed in the child
+            hxg = cross(H, G)
             A = hxg @ (Jwc - Jwp)
+            wc = ks.omega[c]
             w_rel = wc - wp
-            bias = (ks.alpha_bias[c] - ap) @ hxg + w_rel @ (cross(cross(wc, h), g) + cross(h, cross(wp, g)))
-            A_rows.append(A)
-            b_rows.append(-bias)
-            pos.append(g @ h)
-            vel.append(A @ u)
-        return RowBlock(A=np.array(A_rows), b=np.array(b_rows), position=np.array(pos),
-                        velocity=np.array(vel), c=np.zeros(self.rows))
+            alpha_c = ks.alpha_bias[c]
+            alpha_p = ap
+            bias = hxg @ (alpha_c - alpha_p) + (cross(cross(wc, H), G) + cross(H, cross(wp, G))) @ w_rel
+            blocks_A.append(A)
+            blocks_b.append(-bias)
+            pos.append(np.einsum("ij,ij->i", G, H))
+        A = np.vstack(blocks_A) if len(blocks_A) > 1 else blocks_A[0]
+        return RowBlock(A=A, b=np.concatenate(blocks_b), position=np.concatenate(pos),
+                        velocity=A @ u, c=np.zeros(self.rows))
+
+
+class PlanarPins(ConstraintKind):
+    """Every revolute joint of a planar model in absolute coordinates, all at once.
+
+    Pin k: the child's origin o_c coincides with the point P = o_p + R(θ_p) a_k of its parent, in
+    world x and y. With x, y, θ per body: Φ = o_c − P, A = [I on the child's x, y; −I on the
+    parent's x, y; −ẑ × ρ on θ_p] (ρ = R(θ_p) a_k), and b = −θ̇_p² ρ.
+    """
+
+    def __init__(self, kin: TreeKinematics, pins):
+        self.kin, self.name = kin, "joints"
+        n = len(pins)
+        self.rows, self.level = 2 * n, (HOLONOMIC,) * (2 * n)
+        self.row_names = [f"joint_{child}_{i}" for _, parent, child, _ in pins for i in (0, 1)]
+        joint_of = {kin.body_names[jl.body]: jl for jl in kin.joints}
+        self.child_x = np.array([joint_of[c].u_slice.start for _, _, c, _ in pins])
+        has_parent = np.array([p != GROUND for _, p, _, _ in pins])
+        self.has_parent = has_parent
+        self.parent_x = np.array([joint_of[p].u_slice.start if p != GROUND else 0 for _, p, _, _ in pins])
+        self.at = np.array([a[:2] for _, _, _, a in pins], float)
+        self.row_index = np.arange(n)
+
+    def evaluate(self, ctx):
+        q, u, n = ctx.q, ctx.u, len(self.at)
+        cx, px, hp = self.child_x, self.parent_x, self.has_parent
+        th = np.where(hp, q[px + 2], 0.0)
+        th_dot = np.where(hp, u[px + 2], 0.0)
+        c, s = np.cos(th), np.sin(th)
+        rho = np.column_stack((c * self.at[:, 0] - s * self.at[:, 1], s * self.at[:, 0] + c * self.at[:, 1]))
+        base = np.column_stack((np.where(hp, q[px], 0.0), np.where(hp, q[px + 1], 0.0)))
+        phi = np.column_stack((q[cx], q[cx + 1])) - base - rho
+        A = np.zeros((2 * n, self.kin.n_u))
+        rx, ry = 2 * self.row_index, 2 * self.row_index + 1
+        A[rx, cx] = 1.0
+        A[ry, cx + 1] = 1.0
+        k = self.row_index[hp]
+        A[rx[k], px[k]] = -1.0
+        A[ry[k], px[k] + 1] = -1.0
+        A[rx[k], px[k] + 2] = rho[k, 1]  # −(ẑ × ρ)_x = ρ_y
+        A[ry[k], px[k] + 2] = -rho[k, 0]
+        b = -(th_dot * th_dot)[:, None] * rho
+        return RowBlock(A=A, b=b.ravel(), position=phi.ravel(), velocity=A @ u, c=np.zeros(2 * n))

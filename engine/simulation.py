@@ -137,9 +137,10 @@ class Simulation:
         f = self.formulation
         ev = f.evaluate(t, y)
         self.rhs_evals_sampling += 1
-        T, V = f.system.energy(t, ev.q, ev.u)
+        ks = ev.dynamics.ks  # every formulation's system has the model's bodies
+        T, V = f.system.energy_at(ks, ev.q)
         u_model = f.model_speeds(ev.q, ev.u)
-        com = self.system.com_positions(ev.q).ravel()
+        com = ks.com.ravel()
         drift_pos = drift_vel = 0.0
         if ev.rows is not None:
             drift_pos, drift_vel = ev.rows.drift_position, ev.rows.drift_velocity

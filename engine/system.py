@@ -163,7 +163,10 @@ class MechanicalSystem:
 
     def energy(self, t, q, u) -> tuple[float, float]:
         """Kinetic and potential energy (gravity, springs, joint springs)."""
-        ks = self.kin.evaluate(q, u)
+        return self.energy_at(self.kin.evaluate(q, u), q)
+
+    def energy_at(self, ks: KinematicState, q) -> tuple[float, float]:
+        """T and V from an already evaluated kinematic state."""
         V = -float(np.sum(self.kin.mass * (ks.com @ self.gravity)))
         for f in self.forces:
             if isinstance(f, SpringElement):

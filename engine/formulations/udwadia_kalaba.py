@@ -16,6 +16,14 @@ from ..system import SingularMassMatrix
 from .base import Formulation
 
 PINV_RTOL = 1e-10
+_POTRF, _POTRS, _TRTRS = scipy.linalg.get_lapack_funcs(("potrf", "potrs", "trtrs"), dtype=np.float64)
+
+
+def _pinv(X: np.ndarray) -> np.ndarray:
+    """Moore–Penrose inverse, singular values below PINV_RTOL × the largest cut."""
+    U, s, Vt = np.linalg.svd(X, full_matrices=False)
+    keep = s > PINV_RTOL * (s[0] if s.size else 0.0)
+    return (Vt[keep].T / s[keep]) @ U[:, keep].T
 
 
 class UdwadiaKalaba(Formulation):
@@ -28,18 +36,17 @@ class UdwadiaKalaba(Formulation):
         return f"q ({self.system.n_q}), u ({self.system.n_u}); reaction Q_c"
 
     def accelerations(self, dyn, rows):
-        try:
-            L = scipy.linalg.cholesky(dyn.M, lower=True, check_finite=False)
-        except np.linalg.LinAlgError:
-            raise SingularMassMatrix(self.system.describe_singular_mass(dyn.M)) from None
-        a = scipy.linalg.cho_solve((L, True), dyn.forcing, check_finite=False)
+        L, info = _POTRF(dyn.M, lower=True, clean=True)
+        if info != 0:
+            raise SingularMassMatrix(self.system.describe_singular_mass(dyn.M))
+        a = _POTRS(L, dyn.forcing, lower=True)[0]
         if rows is None:
             return a, np.zeros(0), {}
         # A G with G = L⁻ᵀ: solve L X = Aᵀ, then A G = Xᵀ
-        AG = scipy.linalg.solve_triangular(L, rows.A.T, lower=True, check_finite=False).T
-        AG_pinv = scipy.linalg.pinv(AG, rtol=PINV_RTOL, check_finite=False)
+        AG = _TRTRS(L, rows.A.T, lower=True)[0].T
+        AG_pinv = _pinv(AG)
         y = AG_pinv @ (rows.b - rows.A @ a)
-        G_y = scipy.linalg.solve_triangular(L.T, y, lower=False, check_finite=False)
+        G_y = _TRTRS(L, y, lower=True, trans=1)[0]  # L⁻ᵀ y
         lam = AG_pinv.T @ y
         return a + G_y, lam, {}
 

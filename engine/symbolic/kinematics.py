@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import sympy as sp
+from sympy.simplify.fu import TR10i
 
 from engine.model import GROUND, Model, speed_names
 
@@ -54,6 +55,39 @@ def euler_body_rate_matrix(sequence: str, theta: sp.Expr, phi: sp.Expr) -> sp.Ma
     a, b, c = sequence
     rb, rc = elementary(b, theta), elementary(c, phi)
     return sp.Matrix.hstack(rc.T * rb.T * UNIT[a], rc.T * UNIT[b], UNIT[c])
+
+
+def _pythagoras(expr):
+    """sin(x)**n -> sin(x)**(n-2) (1 - cos(x)**2): removes sin² + cos² = 1 by plain expansion."""
+    def is_sine_power(e):
+        return e.is_Pow and isinstance(e.base, sp.sin) and e.exp.is_Integer and e.exp >= 2
+
+    def lowered(e):
+        return e.base ** (e.exp - 2) * (1 - sp.cos(e.base.args[0]) ** 2)
+
+    for _ in range(8):
+        replaced = sp.expand(expr.replace(is_sine_power, lowered))
+        if replaced == expr:
+            break
+        expr = replaced
+    return expr
+
+
+#: sums with more terms are not folded (TR10i's pairing is slow on them)
+FOLD_TERM_LIMIT = 24
+
+
+def quick_trigsimp(expr):
+    """A cheap trigsimp for tree kinematics: Pythagoras, then products of sines and cosines of
+    angles folded into sines and cosines of sums (fu's TR10i), e.g. cos θ1 cos θ2 − sin θ1 sin θ2
+    → cos(θ1 + θ2). Full trigsimp costs seconds per entry on 3-DOF models; this costs little."""
+    if not expr.has(sp.sin, sp.cos):
+        return expr
+    reduced = _pythagoras(sp.expand(expr))
+    if len(sp.Add.make_args(reduced)) > FOLD_TERM_LIMIT:
+        return reduced  # TR10i pairs terms: quadratic and slow on long sums
+    folded = sp.expand(TR10i(reduced))
+    return folded if sp.count_ops(folded) <= sp.count_ops(reduced) else reduced
 
 
 def acceleration_name(speed: str, coordinates: dict[str, str]) -> str:
@@ -145,9 +179,10 @@ class SymbolicTree:
         return self._simplify_entry(expr)
 
     def _simplify_entry(self, expr):
+        expr = sp.expand(expr)
         if expr == 0 or not expr.has(sp.sin, sp.cos):
-            return sp.expand(expr) if self.simplify_enabled else expr
-        return sp.trigsimp(sp.expand(expr))
+            return expr
+        return quick_trigsimp(expr)
 
     # --- building the tree -----------------------------------------------------------------
 
