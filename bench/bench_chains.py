@@ -1,6 +1,6 @@
 """Benchmarks of eomlab on planar chains and constrained systems (measurement, never a test).
 
-    .venv/bin/python bench/bench_chains.py            # full run (about 7 minutes)
+    .venv/bin/python bench/bench_chains.py            # full run (3 to 7 minutes here)
     .venv/bin/python bench/bench_chains.py --quick    # reduced set (under 2 minutes)
     .venv/bin/python bench/bench_chains.py --profile  # cProfile of the RHS (10, 100 links; 20 absolute), printed only
 
@@ -741,7 +741,7 @@ README_HEAD = """# bench/ — eomlab performance measurements
 
 `bench_chains.py` measures; it never asserts. Run it from the repository root:
 
-    .venv/bin/python bench/bench_chains.py            # full run, about 7 minutes, rewrites this file
+    .venv/bin/python bench/bench_chains.py            # full run, 3 to 7 minutes here, rewrites this file
     .venv/bin/python bench/bench_chains.py --quick    # reduced set (n = 2, 5, 10, 100; sympy n = 2, 5), under 2 minutes
     .venv/bin/python bench/bench_chains.py --no-readme            # print only
     .venv/bin/python bench/bench_chains.py --sympy-limit 60       # stop a sympy derivation after 60 s
