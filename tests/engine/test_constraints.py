@@ -201,3 +201,21 @@ def test_singular_mass_matrix_at_the_start_is_a_model_error():
     with pytest.raises(ModelError) as err:
         Simulation(model)
     assert "mass matrix is singular" in str(err.value) and "link2_theta" in str(err.value)
+
+
+@pytest.mark.parametrize("name", ["four_bar", "knife_edge", "rolling_disk_leaning"])
+def test_udwadia_kalaba_tensor_split(name):
+    """Seed 002 §3/§5: W = W_K + W_L, the L-part of the acceleration is the L-part of the free
+    acceleration (W_L = Y_L, ideal constraints do not touch it) and R_L = 0 (3.11) — to 1e-10."""
+    sim = Simulation(preset(name), method="udwadia_kalaba", t_end=0.1)
+    f = sim.formulation
+    q, u = f.state_to_qu(0.0, sim.stepper.y)
+    dyn = f.system.dynamics(0.0, q, u)
+    rows = f.constraint_rows(0.0, q, u, dyn)
+    split = f.tensor_split(dyn, rows)
+    u_dot = f.accelerations(dyn, rows)[0]
+    scale = max(1.0, np.max(np.abs(u_dot)))
+    assert np.max(np.abs(split["W_K"] + split["W_L"] - u_dot)) < 1e-10 * scale
+    assert np.max(np.abs(split["W_L"] - split["Y_L"])) < 1e-10 * scale
+    assert np.max(np.abs(split["R_L"])) < 1e-10 * scale
+    assert np.max(np.abs(rows.A @ u_dot - rows.b)) < 1e-10 * scale
