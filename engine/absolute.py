@@ -17,10 +17,10 @@ import numpy as np
 from .constraints import JointRows, PlanarPins
 from .kinematics import TreeKinematics
 from .model import (
-    GROUND, IDENTITY3, Body, BodyTorque, ExpressionConstraint, Joint, JointEffort, JointSpring, Model,
+    GROUND, Body, ExpressionConstraint, Joint, JointEffort, JointSpring, Model,
     ModelError, Prescribed, default_coordinate_names,
 )
-from .rotations import EulerSequence, gimbal_margin
+from .rotations import gimbal_margin
 
 Z = np.array([0.0, 0.0, 1.0])
 SEQUENCES = ("xyz", "zyx", "zxz", "yzx", "xzy", "zxy")

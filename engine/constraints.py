@@ -10,7 +10,7 @@ differentiated by sympy once and compiled. No finite differences.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import sympy

@@ -12,7 +12,6 @@ import numpy as np
 
 from .expressions import compile_expressions, parse_expression
 from .kinematics import KinematicState, TreeKinematics
-from .rotations import cross
 from .model import GROUND, BodyTorque, JointEffort, JointSpring, Model, PointForce, Spring
 
 

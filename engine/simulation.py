@@ -15,7 +15,6 @@ from dataclasses import replace
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
-from .constraints import HOLONOMIC
 from .formulations import ConstraintFailure, make_formulation
 from .formulations.rank import condition_number, dependent_rows, numerical_rank
 from .integrate import Stepper

@@ -9,7 +9,6 @@ acceleration-level rows enter through quasi-accelerations (the null space of the
 """
 from __future__ import annotations
 
-import numpy as np
 
 from ..constraints import HOLONOMIC, VELOCITY
 from .reduced import ReducedFormulation

@@ -21,8 +21,8 @@ import scipy.linalg
 
 from ..constraints import StateContext
 from ..system import SingularMassMatrix
-from .base import ConstraintFailure, Formulation
-from .rank import RANK_RTOL, describe_dependent_rows, independent_partition, numerical_rank
+from .base import Formulation
+from .rank import RANK_RTOL, independent_partition, numerical_rank
 
 REPARTITION_FACTOR = 3.0  # re-choose when ‖A_d⁻¹ A_L‖ grows this much beyond its value at the choice
 REPARTITION_FLOOR = 3.0
