@@ -55,6 +55,7 @@ class RunHandle:
     label: str
     color: str
     series: RunSeries | None = None
+    style: Qt.PenStyle = Qt.SolidLine
     latest_frame: object = None
     ended: str = ""  # "", "done", "failed", "crashed"
     messages: list = field(default_factory=list)
@@ -101,9 +102,11 @@ class MainWindow(QMainWindow):
         self.redraw_timer.timeout.connect(self._redraw)
         self.redraw_timer.start()
 
+        self._build_teaching_tools()
         self.resize(1600, 1000)
         self._show_model(model, None)
         self.start_runs(running=run)
+        self.compare_view.set_active(self.compare)
 
     # --- layout --------------------------------------------------------------------------------
 
@@ -283,6 +286,13 @@ class MainWindow(QMainWindow):
         view_menu = menu.addMenu("&View")
         for dock in (self.tree_dock, self.inspector_dock, self.plots_dock):
             view_menu.addAction(dock.toggleViewAction())
+
+    def _build_teaching_tools(self) -> None:
+        """Compare mode, the equations panel, presentation mode, recordings and the keyboard
+        (each in its own module; they reach the window through its public attributes)."""
+        from gui.compare import CompareView
+
+        self.compare_view = CompareView(self)
 
     # --- the model -----------------------------------------------------------------------------
 
@@ -597,23 +607,25 @@ class MainWindow(QMainWindow):
     def start_runs(self, running: bool) -> None:
         """Throw away the current runs and start fresh ones from t = 0 (paused or running)."""
         self.stop_runs()
+        from gui.compare import method_style
+
         model = self.model
-        methods = [model.settings.method]
-        if self.compare:
-            methods += [m for m in METHODS if m != model.settings.method]
-        for i, method in enumerate(methods):
-            run_model = model if i == 0 else model.with_settings(method=method)
-            thread = RunThread(run_model, self.next_run_id, running=running, speed=self.speed_box.currentData(),
-                               label=METHOD_LABELS[method])
+        run_models = self.compare_view.run_models(model) if self.compare else [model]
+        for i, run_model in enumerate(run_models):
+            method = run_model.settings.method
+            thread = self.compare_view.make_thread(run_model, self.next_run_id, running=running,
+                                                   speed=self.speed_box.currentData(), label=METHOD_LABELS[method])
             self.next_run_id += 1
             thread.ready.connect(self._on_ready)
             thread.batch.connect(self._on_batch)
             thread.failed.connect(self._on_failed)
             thread.crashed.connect(self._on_crashed)
             thread.done.connect(self._on_done)
-            self.runs.append(RunHandle(thread, METHOD_LABELS[method], PALETTE[i % len(PALETTE)]))
+            color, style = method_style(method) if self.compare else (PALETTE[i % len(PALETTE)], Qt.SolidLine)
+            self.runs.append(RunHandle(thread, METHOD_LABELS[method], color, style=style))
         self.plots.set_series([], self.model)
         self.scene.clear_trail()
+        self.compare_view.runs_started()
         self._set_state("running" if running else "paused")
         for handle in self.runs:
             handle.thread.start()
@@ -649,7 +661,7 @@ class MainWindow(QMainWindow):
         if handle is None:
             return
         handle.series = RunSeries(handle.label, info, RingBuffer(len(info.columns), self.buffer_capacity),
-                                  handle.color)
+                                  handle.color, handle.style)
         handle.latest_frame = frame
         self.plots.set_series([h.series for h in self.runs if h.series is not None], self.model)
         if handle is self.runs[0]:
@@ -744,6 +756,7 @@ class MainWindow(QMainWindow):
         self.compare = bool(on)
         self.act_compare.setChecked(self.compare)
         self.start_runs(running=self.state == "running")
+        self.compare_view.set_active(self.compare)
 
     # --- drawing -------------------------------------------------------------------------------------------------
 
@@ -759,7 +772,9 @@ class MainWindow(QMainWindow):
         if main is not None and main.latest_frame is not None:
             self.scene.show_frame(main.latest_frame)
             self.frames_drawn += 1
-        if self._tick % PLOT_EVERY_TICKS == 0 or self.state != "running":
+        plots_due = self._tick % PLOT_EVERY_TICKS == 0 or self.state != "running"
+        self.compare_view.redraw(plots=plots_due)
+        if plots_due:
             self.plots.refresh()
             self._dirty = False
 

@@ -67,6 +67,7 @@ class RunSeries:
     info: RunInfo
     buffer: RingBuffer
     color: str = PALETTE[0]
+    style: Qt.PenStyle = Qt.SolidLine  # compare mode: each formulation its own dash pattern
     curves: dict = field(default_factory=dict)
     energy_reference: tuple | None = None  # (E(0), scale of the relative drift)
 
@@ -86,6 +87,10 @@ class PlotPanel(QWidget):
         self.model = None
         self.chosen_coordinates: list[str] = []
         self.plots: dict[str, pg.PlotWidget] = {}
+        # appearance, changed by presentation mode (gui/presentation.py) before `restyle()`
+        self.line_scale = 1.0
+        self.legend_size = "8pt"
+        self.title_size = "9pt"
 
         controls = QHBoxLayout()
         controls.setContentsMargins(4, 0, 4, 0)
@@ -212,19 +217,19 @@ class PlotPanel(QWidget):
         pu = coordinate_unit(phase_name, self.model)
         self._label_axes(", ".join(sorted(units)) or "rad", (phase_name, phase_speed or "speed"), (pu, f"{pu}/s"))
         for key in ("motion", "energy", "constraint_drift", "multipliers", "energy_drift"):
-            self.plots[key].getPlotItem().addLegend(offset=(-4, 4), labelTextSize="8pt", verSpacing=-6,
+            self.plots[key].getPlotItem().addLegend(offset=(-4, 4), labelTextSize=self.legend_size, verSpacing=-6,
                                                     brush=pg.mkBrush(255, 255, 255, 210))
 
-        def add(s: RunSeries, key: str, curve_key: str, name: str, color: str, style=Qt.SolidLine, width=1.6):
-            pen = pg.mkPen(color=color, width=width, style=style)
+        def add(s: RunSeries, key: str, curve_key: str, name: str, color: str, style=None, width=1.6):
+            style = (s.style if compare else Qt.SolidLine) if style is None else style
+            pen = pg.mkPen(color=color, width=width * self.line_scale, style=style)
             s.curves[curve_key] = self.plots[key].getPlotItem().plot([], [], pen=pen, name=name)
 
         for r, s in enumerate(self.series):
             tag = f"{s.label}: " if compare else ""
             for i, name in enumerate(self.chosen_coordinates):
                 color = s.color if compare else PALETTE[i % len(PALETTE)]
-                style = [Qt.SolidLine, Qt.DashLine, Qt.DotLine, Qt.DashDotLine][i % 4] if compare else Qt.SolidLine
-                add(s, "motion", f"q:{name}", tag + name, color, style)
+                add(s, "motion", f"q:{name}", tag + name, color)
             if phase_name:
                 add(s, "phase", "phase", (s.label if compare else f"{phase_name}, {phase_speed}"), s.color if compare else PALETTE[0])
             if compare:
@@ -235,7 +240,9 @@ class PlotPanel(QWidget):
                 add(s, "energy", "E", "E = T + V", PALETTE[1], width=2.2)
             add(s, "energy_drift", "drift_E", s.label if compare else "|ΔE|/|E₀|", s.color if compare else PALETTE[1])
             add(s, "constraint_drift", "drift_pos", tag + "position level", s.color if compare else PALETTE[0])
-            add(s, "constraint_drift", "drift_vel", tag + "velocity level", s.color if compare else PALETTE[3], Qt.DashLine if compare else Qt.SolidLine)
+            # compare mode: the velocity level thinner, in the method's colour and dashes
+            add(s, "constraint_drift", "drift_vel", tag + "velocity level", s.color if compare else PALETTE[3],
+                width=1.0 if compare else 1.6)
             if r == 0:
                 lambdas = [c for c in s.info.columns if c.startswith("lambda_")]
                 for i, name in enumerate(lambdas[:MAX_MULTIPLIER_CURVES]):
@@ -328,6 +335,12 @@ class PlotPanel(QWidget):
             values = s.column(data, key)
             return None if values is None else np.maximum(np.abs(values), LOG_FLOOR)
         return None
+
+    def restyle(self) -> None:
+        """Apply `line_scale`, `legend_size` and `title_size` (curves are rebuilt)."""
+        for key, plot in self.plots.items():
+            plot.getPlotItem().setTitle(PLOT_TITLES[key], size=self.title_size)
+        self._rebuild_curves()
 
     def clear_data(self) -> None:
         for s in self.series:

@@ -1,0 +1,107 @@
+"""Compare mode: four formulations at once on the four-bar, their differences, cost and styles."""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from engine.model import METHODS
+from engine.modelfile import load_model
+from gui.compare import METHOD_STYLES, OKABE_ITO, coordinate_difference, run_models, RunSettings
+from gui.runner import AS_FAST_AS_POSSIBLE
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+FOUR_BAR = os.path.join(ROOT, "assets", "models", "four_bar.eom.json")
+
+
+def four_bar(**settings):
+    return load_model(FOUR_BAR).with_settings(**settings)
+
+
+def test_four_formulations_agree_on_the_four_bar_and_the_plot_shows_it(qtbot, make_window):
+    window = make_window(four_bar(t_end=1.0, rtol=1e-11, atol=1e-11), compare=True)
+    assert window.compare_view.dock.isVisibleTo(window)
+    window.set_speed(AS_FAST_AS_POSSIBLE)
+    window.run()
+    assert len(window.runs) == 4
+    assert {h.thread.model.settings.method for h in window.runs} == set(METHODS)
+    assert all(h.thread.model.settings.rtol == 1e-11 for h in window.runs)
+    qtbot.waitUntil(lambda: all(h.ended for h in window.runs), timeout=60000)
+    assert all(h.ended == "done" for h in window.runs), [h.messages for h in window.runs]
+    window._dirty = True
+    window._redraw()
+    panel = window.compare_view.panel
+    reference = panel.reference()
+    curves = panel.difference_curves
+    assert set(curves) == set(METHODS) - {reference}
+    for method, curve in curves.items():
+        t, y = curve.xData, curve.yData  # the data as plotted, before the log axis maps it
+        assert len(t) == 101 and abs(t[-1] - 1.0) < 1e-9, method
+        assert np.all(y > 0) and np.all(y < 1e-7), (method, float(np.max(y)))
+        _shown_t, log_y = curve.getData()  # what is drawn: log10 of it
+        assert np.all(log_y < -7), method
+    table = panel.cost_table
+    assert table.rowCount() == 4
+    for row in range(4):
+        texts = [table.item(row, c).text() for c in range(table.columnCount())]
+        assert all(texts), texts
+        assert int(texts[1]) > 0  # rhs evaluations
+        assert float(texts[3]) > 0  # wall time per simulated second
+    integrates = {table.item(r, 0).text(): table.item(r, 4).text() for r in range(4)}
+    assert len(set(integrates.values())) >= 2  # the formulations integrate different things
+
+
+def test_each_method_has_its_colour_and_dashes_in_the_plots(qtbot, make_window):
+    window = make_window(four_bar(t_end=0.2), compare=True)
+    qtbot.waitUntil(lambda: all(h.series is not None for h in window.runs), timeout=20000)
+    assert {c for c, _ in METHOD_STYLES.values()} <= set(OKABE_ITO.values())
+    assert len({s for _, s in METHOD_STYLES.values()}) == 4
+    for handle in window.runs:
+        color, style = METHOD_STYLES[handle.thread.model.settings.method]
+        pen = handle.series.curves["E"].opts["pen"]
+        assert pen.color().name().upper() == color.upper() and pen.style() == style
+
+
+def test_a_subset_with_its_own_settings(qtbot, make_window):
+    window = make_window(four_bar(t_end=0.3, method="kane"), compare=True)
+    panel = window.compare_view.panel
+    panel.set_methods(["kane", "maggi"])
+    # the model's own method is the main run
+    assert [h.thread.model.settings.method for h in window.runs] == ["kane", "maggi"]
+    panel.same_settings.setChecked(False)
+    panel.own_editors["maggi"]["integrator"].setCurrentText("RK45")
+    panel.own_editors["maggi"]["integrator"].activated.emit(0)
+    by_method = {h.thread.model.settings.method: h.thread.model.settings for h in window.runs}
+    assert by_method["maggi"].integrator == "RK45" and by_method["kane"].integrator == "DOP853"
+    window.compare_view.panel.layout_box.setCurrentIndex(1)
+    assert window.scene_stack.currentWidget() is window.compare_view.tiles
+    assert set(window.compare_view.tiles.scenes) == {"kane", "maggi"}
+
+
+def test_ghosts_follow_the_other_runs(qtbot, make_window):
+    window = make_window(four_bar(t_end=0.3), compare=True)
+    qtbot.waitUntil(lambda: all(h.latest_frame is not None for h in window.runs), timeout=20000)
+    window._dirty = True
+    window._redraw()
+    ghosts = window.compare_view.ghosts.items
+    assert set(ghosts) == {h.thread.model.settings.method for h in window.runs[1:]}
+    rods, _links = next(iter(ghosts.values()))
+    x, _y = rods.getData()
+    assert x is not None and len(x) > 0
+    window.set_compare(False)
+    assert not window.compare_view.ghosts.items and len(window.runs) == 1
+
+
+def test_difference_matches_samples_by_their_index():
+    ref = np.array([[0.0, 1.0], [0.1, 2.0], [0.2, 3.0]])
+    other = np.array([[0.1 + 1e-15, 2.5], [0.2, 3.0]])
+    t, d = coordinate_difference(ref, other, [1], [1], 0.1)
+    assert np.allclose(t, [0.1, 0.2]) and np.allclose(d, [0.5, 0.0])
+
+
+def test_run_models_put_the_main_method_first():
+    model = four_bar(method="maggi")
+    models = run_models(model, list(METHODS), {"kane": RunSettings("RK45", 1e-6, 1e-6, "projection")})
+    assert [m.settings.method for m in models] == ["maggi", "lagrange", "udwadia_kalaba", "kane"]
+    assert models[0] is model
+    assert models[3].settings.integrator == "RK45" and models[3].settings.stabilization.kind == "projection"
