@@ -13,7 +13,7 @@ method (seed 003).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import math
 
@@ -55,6 +55,7 @@ class KinematicState:
     axis_w: np.ndarray  # (nu, 3) world angular axis of each speed
     axis_v: np.ndarray  # (nu, 3) world sliding axis of each speed
     speed_origin: np.ndarray  # (nu, 3) origin of the body the speed's joint moves
+    stage: tuple = field(default=(), repr=False)  # positions-stage intermediates for with_velocities
 
 
 class GimbalLock(ArithmeticError):
@@ -169,6 +170,9 @@ class TreeKinematics:
     def poses(self, q: np.ndarray):
         """World rotation (nb, 3, 3) and hinge origin (nb, 3) of every body."""
         q = np.asarray(q, dtype=float)
+        if self._planar is not None:
+            ks = self._positions_planar(q)
+            return ks.R, ks.origin
         nb = self.n_bodies
         R = np.empty((nb, 3, 3))
         origin = np.empty((nb, 3))
@@ -197,6 +201,8 @@ class TreeKinematics:
         return np.eye(3), np.zeros(3)
 
     def com_positions(self, q: np.ndarray) -> np.ndarray:
+        if self._planar is not None:
+            return self._positions_planar(np.asarray(q, dtype=float)).com
         R, origin = self.poses(q)
         return origin + np.einsum("bij,bj->bi", R, self.com_body)
 
@@ -272,32 +278,45 @@ class TreeKinematics:
     # --- the full state ----------------------------------------------------------------------
 
     def _constant_columns(self):
-        """Speed columns (joint frame) that do not depend on q, and the joints whose columns do."""
+        """Speed columns (joint frame) that do not depend on q: sliding always, turning for
+        revolute and planar joints."""
         nu = self.n_u
         Hw = np.zeros((nu, 3))
         Hv = np.zeros((nu, 3))
-        varying = []
         zero_u = np.zeros(nu)
         for jl in self.joints:
             k = jl.u_slice.stop - jl.u_slice.start
             if k == 0:
                 continue
             _, _, hw, hv, _ = self._joint_motion(jl, np.zeros(k), zero_u[jl.u_slice])
-            Hv[jl.u_slice] = hv.T  # sliding columns never depend on q
+            Hv[jl.u_slice] = hv.T
             if jl.type in ("revolute", "prismatic", "planar"):
                 Hw[jl.u_slice] = hw.T
-            else:
-                varying.append(jl)
-        return Hw, Hv, varying
+        return Hw, Hv
+
+    # --- the full state, in two stages: positions (q) then velocities (u) --------------------
 
     def evaluate(self, q: np.ndarray, u: np.ndarray) -> KinematicState:
+        return self.with_velocities(self.positions(q), u)
+
+    def positions(self, q: np.ndarray) -> KinematicState:
+        """Poses and partial velocities at q; the velocity fields are those of u = 0."""
         q = np.asarray(q, dtype=float)
-        u = np.asarray(u, dtype=float)
-        nb, nu = self.n_bodies, self.n_u
         if self._planar is not None:
-            return self._evaluate_planar(q, u)
+            return self._positions_planar(q)
+        return self._positions_spatial(q)
+
+    def with_velocities(self, ks: KinematicState, u: np.ndarray) -> KinematicState:
+        """The state at (q, u) from the positions stage at q (which it does not change)."""
+        u = np.asarray(u, dtype=float)
+        if self._planar is not None:
+            return self._velocities_planar(ks, u)
+        return self._velocities_spatial(ks, u)
+
+    def _positions_spatial(self, q: np.ndarray) -> KinematicState:
+        nb = self.n_bodies
         if not hasattr(self, "_Hw_const"):
-            self._Hw_const, self._Hv_const, self._varying = self._constant_columns()
+            self._Hw_const, self._Hv_const = self._constant_columns()
             self._revolute_K = {
                 jl.body: (skew_matrix(jl.axis), skew_matrix(jl.axis) @ skew_matrix(jl.axis))
                 for jl in self.joints if jl.type == "revolute"
@@ -306,9 +325,9 @@ class TreeKinematics:
         RJ = np.empty((nb, 3, 3))
         Rp_all = np.empty((nb, 3, 3))
         d_local = np.zeros((nb, 3))
-        bias_w_J = np.zeros((nb, 3))
         Hw_cols = self._Hw_const.copy()
         Hv_cols = self._Hv_const
+        euler_parts = {}  # body -> (joint, R_a, R_b) for Euler-rate joints, whose bias needs u
         eye = _EYE3
         # the one sequential part: the chain of rotations
         for jl in self.joints:
@@ -327,50 +346,73 @@ class TreeKinematics:
             elif t == "prismatic":
                 R[i] = RJi
                 d_local[i] = jl.axis * q[jl.q_slice.start]
-            else:
-                R_rel, d, Hw, _, bias_w = self._joint_motion(jl, q[jl.q_slice], u[jl.u_slice])
+            elif t == "planar":
+                R_rel, d = self._joint_pose(jl, q[jl.q_slice])
                 R[i] = RJi @ R_rel
                 d_local[i] = d
-                bias_w_J[i] = bias_w
-                Hw_cols[jl.u_slice] = Hw.T
-        T = self.path_matrix
-        # joint-frame relative rates per body: Σ over its speeds of column · u
-        w_rel_J = self._sum_per_body(Hw_cols * u[:, None])
-        dd_J = self._sum_per_body(Hv_cols * u[:, None])
-        rotated = RJ @ np.stack((w_rel_J, dd_J, bias_w_J, d_local), axis=2)  # (nb, 3, 4)
-        w_rel, dd, bias_w = rotated[:, :, 0], rotated[:, :, 1], rotated[:, :, 2]
-        r_rel = (Rp_all @ self._at[:, :, None])[:, :, 0] + rotated[:, :, 3]  # origin_i − origin_parent
-        summed = T.T @ np.hstack((r_rel, w_rel))
-        origin, omega = summed[:, :3], summed[:, 3:]
-        omega_parent = _parent_rows(omega, self.parent)
-        # velocity-product terms of each hinge, summed along the path (seed 004 (52)–(54))
-        wp_x = cross(omega_parent[:, None, :], np.stack((w_rel, r_rel, dd), axis=1))  # (nb, 3, 3)
-        summed = T.T @ np.hstack((wp_x[:, 0] + bias_w, wp_x[:, 1] + dd))
-        alpha_bias, v_origin = summed[:, :3], summed[:, 3:]
-        alpha_parent = _parent_rows(alpha_bias, self.parent)
-        pair = cross(np.stack((alpha_parent, omega_parent)), np.stack((r_rel, wp_x[:, 1])))
-        a_origin = T.T @ (pair[0] + pair[1] + 2.0 * wp_x[:, 2])
-
+            else:  # spherical, free
+                qj = q[jl.q_slice]
+                ra, rb, rc = jl.euler.parts(qj[-3:])
+                R_rel = ra @ rb @ rc
+                R[i] = RJi @ R_rel
+                if t == "free":
+                    d_local[i] = qj[:3]
+                s = jl.u_slice
+                if jl.body_rates:
+                    Hw_cols[s.stop - 3 : s.stop] = R_rel.T  # ω_rel = R_rel ω_body
+                else:
+                    Hw_cols[s.stop - 3 : s.stop] = jl.euler.rate_matrix_parent(ra, rb).T
+                    euler_parts[i] = (jl, ra, rb)
+        r_rel = (Rp_all @ self._at[:, :, None])[:, :, 0] + (RJ @ d_local[:, :, None])[:, :, 0]
+        origin = self.path_matrix.T @ r_rel
         rho = (R @ self.com_body[:, :, None])[:, :, 0]
         com = origin + rho
-        w_a_x_rho = cross(np.stack((omega, alpha_bias)), rho)
-        v_com = v_origin + w_a_x_rho[0]
-        a_bias = a_origin + w_a_x_rho[1] + cross(omega, w_a_x_rho[0])
-
-        # partial velocities: column s moves body j when its joint lies on j's path
         axes = RJ[self.speed_body] @ np.stack((Hw_cols, Hv_cols), axis=2)  # (nu, 3, 2)
         axis_w, axis_v = axes[:, :, 0], axes[:, :, 1]
+        J_w, J_v, speed_origin = self._jacobians(axis_w, axis_v, origin, com)
+        zeros = np.zeros((nb, 3))
+        ks = KinematicState(R=R, origin=origin, com=com, omega=zeros, v_com=zeros, J_w=J_w, J_v=J_v,
+                            alpha_bias=zeros, a_bias=zeros, axis_w=axis_w, axis_v=axis_v,
+                            speed_origin=speed_origin)
+        ks.stage = (RJ, Hw_cols, Hv_cols, r_rel, rho, euler_parts)
+        return ks
+
+    def _jacobians(self, axis_w, axis_v, origin, com):
+        """Partial (angular) velocities: column s moves body j when its joint lies on j's path."""
+        nb, nu = self.n_bodies, self.n_u
         speed_origin = origin[self.speed_body]
         lever = com[:, None, :] - speed_origin[None, :, :]  # (nb, nu, 3)
         moved = self.moved[:, :, None]
         J_w = (np.broadcast_to(axis_w[None], (nb, nu, 3)) * moved).transpose(0, 2, 1)
         J_v = ((axis_v[None] + cross(axis_w[None], lever)) * moved).transpose(0, 2, 1)
-        return KinematicState(
-            R=R, origin=origin, com=com, omega=omega, v_com=v_com,
-            J_w=np.ascontiguousarray(J_w), J_v=np.ascontiguousarray(J_v),
-            alpha_bias=alpha_bias, a_bias=a_bias,
-            axis_w=axis_w, axis_v=axis_v, speed_origin=speed_origin,
-        )
+        return np.ascontiguousarray(J_w), np.ascontiguousarray(J_v), speed_origin
+
+    def _velocities_spatial(self, ks: KinematicState, u: np.ndarray) -> KinematicState:
+        RJ, Hw_cols, Hv_cols, r_rel, rho, euler_parts = ks.stage
+        nb = self.n_bodies
+        T_t = self.path_matrix.T
+        bias_w_J = np.zeros((nb, 3))
+        for i, (jl, ra, rb) in euler_parts.items():
+            s = jl.u_slice
+            bias_w_J[i] = jl.euler.rate_bias_parent(ra, rb, u[s.stop - 3 : s.stop])
+        # joint-frame relative rates per body: Σ over its speeds of column · u
+        w_rel_J = self._sum_per_body(Hw_cols * u[:, None])
+        dd_J = self._sum_per_body(Hv_cols * u[:, None])
+        rotated = RJ @ np.stack((w_rel_J, dd_J, bias_w_J), axis=2)  # (nb, 3, 3)
+        w_rel, dd, bias_w = rotated[:, :, 0], rotated[:, :, 1], rotated[:, :, 2]
+        omega = T_t @ w_rel
+        omega_parent = _parent_rows(omega, self.parent)
+        # velocity-product terms of each hinge, summed along the path (seed 004 (52)–(54))
+        wp_x = cross(omega_parent[:, None, :], np.stack((w_rel, r_rel, dd), axis=1))  # (nb, 3, 3)
+        summed = T_t @ np.hstack((wp_x[:, 0] + bias_w, wp_x[:, 1] + dd))
+        alpha_bias, v_origin = summed[:, :3], summed[:, 3:]
+        alpha_parent = _parent_rows(alpha_bias, self.parent)
+        pair = cross(np.stack((alpha_parent, omega_parent)), np.stack((r_rel, wp_x[:, 1])))
+        a_origin = T_t @ (pair[0] + pair[1] + 2.0 * wp_x[:, 2])
+        w_a_x_rho = cross(np.stack((omega, alpha_bias)), rho)
+        v_com = v_origin + w_a_x_rho[0]
+        a_bias = a_origin + w_a_x_rho[1] + cross(omega, w_a_x_rho[0])
+        return replace(ks, omega=omega, v_com=v_com, alpha_bias=alpha_bias, a_bias=a_bias)
 
     # --- planar trees: everything vectorised, angles add along paths --------------------------
 
@@ -406,41 +448,29 @@ class TreeKinematics:
                 return None
         return beta, theta_map, dx_map, dy_map, rot_sign, slide
 
-    def _evaluate_planar(self, q: np.ndarray, u: np.ndarray) -> KinematicState:
+    def _positions_planar(self, q: np.ndarray) -> KinematicState:
         beta, theta_map, dx_map, dy_map, rot_sign, slide = self._planar
         nb, nu = self.n_bodies, self.n_u
         T_t = self.path_matrix.T
-        parent = self.parent
         theta_rel = theta_map @ q
         phi = T_t @ (beta + theta_rel)  # absolute body angles
         phi_J = phi - theta_rel
-        phi_p = _parent_values(phi, parent)
+        phi_p = _parent_values(phi, self.parent)
         c, s = np.cos(phi), np.sin(phi)
         cJ, sJ = np.cos(phi_J), np.sin(phi_J)
         cp, sp = np.cos(phi_p), np.sin(phi_p)
         at = self._at
         dx, dy = dx_map @ q, dy_map @ q
-        ddx, ddy = dx_map @ u, dy_map @ u
         rx = cp * at[:, 0] - sp * at[:, 1] + cJ * dx - sJ * dy  # origin_i − origin_parent
         ry = sp * at[:, 0] + cp * at[:, 1] + sJ * dx + cJ * dy
-        vx, vy = cJ * ddx - sJ * ddy, sJ * ddx + cJ * ddy  # sliding velocity, world
-        w_rel = theta_map @ u
-        omega_z = T_t @ w_rel
-        wp = _parent_values(omega_z, parent)
-        terms = np.column_stack((
-            rx, ry,
-            -wp * ry + vx, wp * rx + vy,  # ω_p ẑ × r + d_dot
-            -wp * wp * rx - 2.0 * wp * vy, -wp * wp * ry + 2.0 * wp * vx,  # −ω_p² r + 2 ω_p ẑ × d_dot
-        ))
-        summed = T_t @ terms
         com_b = self.com_body
         rho_x, rho_y = c * com_b[:, 0] - s * com_b[:, 1], s * com_b[:, 0] + c * com_b[:, 1]
-        origin = np.column_stack((summed[:, 0], summed[:, 1], self._origin_z))
-        com = origin + np.column_stack((rho_x, rho_y, com_b[:, 2]))
-        zeros = np.zeros(nb)
-        v_com = np.column_stack((summed[:, 2] - omega_z * rho_y, summed[:, 3] + omega_z * rho_x, zeros))
-        w2 = omega_z * omega_z
-        a_bias = np.column_stack((summed[:, 4] - w2 * rho_x, summed[:, 5] - w2 * rho_y, zeros))
+        origin = np.empty((nb, 3))
+        origin[:, 0], origin[:, 1], origin[:, 2] = T_t @ rx, T_t @ ry, self._origin_z
+        com = origin.copy()
+        com[:, 0] += rho_x
+        com[:, 1] += rho_y
+        com[:, 2] += com_b[:, 2]
         R = np.zeros((nb, 3, 3))
         R[:, 0, 0] = R[:, 1, 1] = c
         R[:, 1, 0] = s
@@ -449,7 +479,9 @@ class TreeKinematics:
         # partial velocities (columns of J): turning speeds ẑ × (c_j − o_s), sliding speeds their axis
         sb = self.speed_body
         cJs, sJs = cJ[sb], sJ[sb]
-        axis_v = np.column_stack((cJs * slide[:, 0] - sJs * slide[:, 1], sJs * slide[:, 0] + cJs * slide[:, 1], np.zeros(nu)))
+        axis_v = np.zeros((nu, 3))
+        axis_v[:, 0] = cJs * slide[:, 0] - sJs * slide[:, 1]
+        axis_v[:, 1] = sJs * slide[:, 0] + cJs * slide[:, 1]
         axis_w = np.zeros((nu, 3))
         axis_w[:, 2] = rot_sign
         speed_origin = origin[sb]
@@ -459,12 +491,38 @@ class TreeKinematics:
         J_v[:, 1, :] = moved * (axis_v[:, 1] + rot_sign * (com[:, 0:1] - speed_origin[:, 0]))
         J_w = np.zeros((nb, 3, nu))
         J_w[:, 2, :] = moved * rot_sign
-        omega = np.column_stack((zeros, zeros, omega_z))
-        return KinematicState(
-            R=R, origin=origin, com=com, omega=omega, v_com=v_com, J_w=J_w, J_v=J_v,
-            alpha_bias=np.zeros((nb, 3)), a_bias=a_bias,
-            axis_w=axis_w, axis_v=axis_v, speed_origin=speed_origin,
-        )
+        zeros = np.zeros((nb, 3))
+        ks = KinematicState(R=R, origin=origin, com=com, omega=zeros, v_com=zeros, J_w=J_w, J_v=J_v,
+                            alpha_bias=zeros, a_bias=zeros, axis_w=axis_w, axis_v=axis_v,
+                            speed_origin=speed_origin)
+        ks.stage = (cJ, sJ, rx, ry, rho_x, rho_y)
+        return ks
+
+    def _velocities_planar(self, ks: KinematicState, u: np.ndarray) -> KinematicState:
+        _, theta_map, dx_map, dy_map, _, _ = self._planar
+        cJ, sJ, rx, ry, rho_x, rho_y = ks.stage
+        nb = self.n_bodies
+        T_t = self.path_matrix.T
+        ddx, ddy = dx_map @ u, dy_map @ u
+        vx, vy = cJ * ddx - sJ * ddy, sJ * ddx + cJ * ddy  # sliding velocity, world
+        omega_z = T_t @ (theta_map @ u)
+        wp = _parent_values(omega_z, self.parent)
+        terms = np.empty((nb, 4))
+        terms[:, 0] = -wp * ry + vx  # ω_p ẑ × r + d_dot
+        terms[:, 1] = wp * rx + vy
+        terms[:, 2] = -wp * wp * rx - 2.0 * wp * vy  # −ω_p² r + 2 ω_p ẑ × d_dot
+        terms[:, 3] = -wp * wp * ry + 2.0 * wp * vx
+        summed = T_t @ terms
+        w2 = omega_z * omega_z
+        v_com = np.zeros((nb, 3))
+        v_com[:, 0] = summed[:, 0] - omega_z * rho_y
+        v_com[:, 1] = summed[:, 1] + omega_z * rho_x
+        a_bias = np.zeros((nb, 3))
+        a_bias[:, 0] = summed[:, 2] - w2 * rho_x
+        a_bias[:, 1] = summed[:, 3] - w2 * rho_y
+        omega = np.zeros((nb, 3))
+        omega[:, 2] = omega_z
+        return replace(ks, omega=omega, v_com=v_com, a_bias=a_bias)
 
     def _sum_per_body(self, per_speed: np.ndarray) -> np.ndarray:
         """Rows per speed (nu, 3) summed into rows per body (nb, 3)."""

@@ -652,6 +652,47 @@ def _constraint(data: object, path: str, index: int, ctx: _Context):
     return ExpressionConstraint(name, equation, order)
 
 
+#: times at which two motions prescribed for one coordinate are compared
+_MOTION_CHECK_TIMES = (0.0, 0.37, 1.3, 2.9)
+
+
+def _check_prescribed_once(constraints: tuple) -> None:
+    """Two `prescribed` constraints on one coordinate must prescribe the same motion: the same
+    one twice is merely redundant (the formulations that handle redundancy run it), different
+    ones cannot both hold."""
+    first: dict[str, tuple[int, sp.Expr]] = {}
+    for i, c in enumerate(constraints):
+        if not isinstance(c, Prescribed):
+            continue
+        motion = parse_expression(c.motion, (), f"constraints[{i}].motion").sympy
+        if c.coordinate not in first:
+            first[c.coordinate] = (i, motion)
+            continue
+        j, earlier = first[c.coordinate]
+        if _motions_differ(earlier, motion):
+            raise ModelError(
+                f"constraints[{i}].motion", f"inconsistent constraints: '{c.coordinate}' is already prescribed by "
+                f"constraints[{j}] ('{constraints[j].name}') with a different motion; both cannot hold"
+            )
+
+
+def _motions_differ(a: sp.Expr, b: sp.Expr) -> bool:
+    """True when two motions in t differ at one of a few times (False when they cannot be told apart)."""
+    if a == b:
+        return False
+    t = symbol("t")
+    for value in _MOTION_CHECK_TIMES:
+        try:
+            x, y = complex(a.subs(t, value).evalf()), complex(b.subs(t, value).evalf())
+        except (TypeError, ValueError, OverflowError, ZeroDivisionError):
+            return False
+        if not (math.isfinite(abs(x)) and math.isfinite(abs(y))):
+            return False
+        if abs(x - y) > 1e-9 * (1.0 + abs(x)):
+            return True
+    return False
+
+
 def _expression_text(value: object, path: str, allowed: Iterable[str]) -> str:
     """A validated expression, kept as text; a plain number is accepted and kept as its text."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -808,6 +849,7 @@ def _build_model(data: object) -> Model:
     ctx = _Context({b.name: b.joint.dof for b in ordered}, tuple(n for b in ordered for n in b.joint.names), names)
     constraint_data = _limited_list(data.get("constraints", []), "constraints", MAX_CONSTRAINTS, "constraints")
     constraints = tuple(_constraint(c, f"constraints[{i}]", i, ctx) for i, c in enumerate(constraint_data))
+    _check_prescribed_once(constraints)
     force_data = _limited_list(data.get("forces", []), "forces", MAX_FORCES, "forces")
     forces = tuple(_force(f, f"forces[{i}]", i, ctx) for i, f in enumerate(force_data))
     settings = _settings(data["settings"], "settings") if "settings" in data else Settings()

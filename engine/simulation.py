@@ -15,12 +15,13 @@ from dataclasses import replace
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
+from .constraints import HOLONOMIC
 from .formulations import ConstraintFailure, make_formulation
 from .formulations.rank import condition_number, dependent_rows, numerical_rank
 from .integrate import Stepper
 from .kinematics import GimbalLock
 from .model import Model, ModelError, Stabilization
-from .projection import ProjectionFailure, project_positions, project_velocities
+from .projection import ProjectionFailure, _rows as constraint_residuals, project_positions, project_velocities
 from .system import SingularMassMatrix, build_system
 
 # inspecting the loaded BLAS libraries costs milliseconds: do it once, then limiting is cheap
@@ -28,6 +29,13 @@ _BLAS = ThreadpoolController()
 BLOW_UP = 1e12  # a state component beyond this is taken as a blow-up
 SINGULAR_CONDITION = 1e8  # constraint rows this ill-conditioned mean a singular configuration
 GIMBAL_TOL = 1e-6  # |sin θ| (or |cos θ|) below this: the Euler angles are at their singularity
+# steps shorter than this times max(|t|, dt_out) make no progress; this many in a row: a collapse
+TINY_STEP = 1e-12
+TINY_STEPS_IN_A_ROW = 10
+# a step shorter than this times dt_out is worth a look at the constraint rows' conditioning
+SMALL_STEP = 1e-6
+# when the step size collapses, rows this ill-conditioned are named as the likely cause
+NEAR_SINGULAR_CONDITION = 1e4
 RUN_ERRORS = (SingularMassMatrix, ConstraintFailure, GimbalLock, ProjectionFailure, ArithmeticError,
               np.linalg.LinAlgError, ValueError, FloatingPointError)
 
@@ -43,7 +51,9 @@ def csv_columns(system, formulation) -> list[str]:
 class Simulation:
     def __init__(self, model: Model, method=None, coordinates=None, integrator=None, rtol=None,
                  atol=None, t_end=None, dt_out=None, dt=None, stabilization: Stabilization | None = None,
-                 variant: str | None = None):
+                 variant: str | None = None, max_samples: int | None = None):
+        # max_samples: keep only the latest samples (a long run in the window); None keeps all
+        self.max_samples = max_samples
         overrides = dict(method=method, coordinates=coordinates, integrator=integrator, rtol=rtol,
                          atol=atol, t_end=t_end, dt_out=dt_out, dt=dt, stabilization=stabilization)
         self.settings = replace(model.settings, **{k: v for k, v in overrides.items() if v is not None})
@@ -56,12 +66,17 @@ class Simulation:
         self._index = {c: i for i, c in enumerate(self.columns)}
         self.reset()
 
+    def reset(self):
+        """Back to t = 0 (initial conditions projected again)."""
+        with _BLAS.limit(limits=1):
+            self._reset()
+
     # --- set-up ------------------------------------------------------------------------------
 
     def column_index(self, name: str) -> int:
         return self._index[name]
 
-    def reset(self):
+    def _reset(self):
         s = self.settings
         self.notes: list[str] = []
         self.diagnostics: dict = {}
@@ -87,6 +102,7 @@ class Simulation:
         self._projecting = s.stabilization.kind == "projection" and f.n_rows > 0
         self._euler_joints = any(jl.euler is not None for jl in f.system.kin.joints)
         self._q_last = f.state_to_qu(0.0, y0)[0]
+        self._tiny_steps = 0
         self._samples: list[np.ndarray] = []
         self._samples.append(first)
         self._out_k = 1
@@ -101,11 +117,26 @@ class Simulation:
             q1, _ = project_positions(sys_, 0.0, q0, tol=1e-13)
             u1, _ = project_velocities(sys_, 0.0, q1, u0, tol=1e-13)
         except (ProjectionFailure, np.linalg.LinAlgError, SingularMassMatrix) as err:
-            raise ModelError("constraints", f"the initial conditions cannot be made consistent: {err}") from None
+            unmet = self._unmet_rows(q0, u0)
+            which = f"the constraint rows {', '.join(unmet)} cannot all hold; " if unmet else ""
+            raise ModelError("constraints", f"the initial conditions cannot be made consistent: {which}{err}") from None
         dq, du = float(np.max(np.abs(q1 - q0), initial=0)), float(np.max(np.abs(u1 - u0), initial=0))
         if dq > 1e-12 or du > 1e-12:
             self.notes.append(f"initial conditions projected onto the constraints: |Δq| = {dq:.3g}, |Δu| = {du:.3g}")
         return q1, u1
+
+    def _unmet_rows(self, q, u, limit: int = 4) -> list[str]:
+        """Labels of the constraint rows with the largest residuals at (q, u), for messages."""
+        try:
+            rows, _ = constraint_residuals(self.system, 0.0, q, u)
+        except (ArithmeticError, np.linalg.LinAlgError, ValueError):
+            return []
+        residual = np.zeros(rows.A.shape[0])
+        residual[rows.velocity_rows] = np.abs(rows.velocity)
+        holonomic = np.flatnonzero(rows.level == HOLONOMIC)
+        residual[holonomic] = np.maximum(residual[holonomic], np.abs(rows.position))
+        order = [i for i in np.argsort(-residual) if residual[i] > 1e-9][:limit]
+        return [self.system.constraints.row_label(int(i)) for i in order]
 
     def _check_rows_at_start(self, y0):
         """Name redundant rows, refuse inconsistent ones, note the condition number."""
@@ -150,16 +181,17 @@ class Simulation:
         row = np.concatenate(([t], ev.q, u_model, com, [T, V, E, drift_pos, drift_vel], ev.multipliers))
         return row
 
-    def _watch_condition(self, A: np.ndarray):
+    def _watch_condition(self, A: np.ndarray, limit: float = SINGULAR_CONDITION):
         """Condition number of the constraint rows on their rank at the start; a rank loss
         (a four-bar at a dead point) stops the run naming the rows that become dependent."""
         if not self._rank0:
             return
-        U, s, _ = np.linalg.svd(A, full_matrices=False)
+        s = np.linalg.svd(A, compute_uv=False)
         cond = float(s[0] / s[self._rank0 - 1]) if s[self._rank0 - 1] > 0 else float("inf")
         self.diagnostics["condition_number"] = cond
         self.max_condition = max(self.max_condition, cond)
-        if cond > SINGULAR_CONDITION:
+        if cond > limit:
+            U = np.linalg.svd(A, full_matrices=False)[0]
             weights = np.abs(U[:, self._rank0 - 1])
             rows = [self.formulation.constraints.row_label(i) for i in np.argsort(-weights)[:3] if weights[i] > 0.1]
             raise ConstraintFailure(f"singular configuration: the constraint rows {', '.join(rows)} lose rank "
@@ -205,7 +237,13 @@ class Simulation:
                     break
         self.wall_time += time.perf_counter() - start
         new = self._samples[first:]
+        self._drop_old_samples()
         return np.array(new) if new else np.zeros((0, len(self.columns)))
+
+    def _drop_old_samples(self):
+        """Keep at most `max_samples` (the newest): memory stays bounded on long runs."""
+        if self.max_samples is not None and len(self._samples) > self.max_samples:
+            del self._samples[:len(self._samples) - max(1, self.max_samples)]
 
     def run(self) -> np.ndarray:
         self.advance(self.settings.t_end)
@@ -223,7 +261,7 @@ class Simulation:
             self._fail(t_before, str(err))
             return
         if message is not None:
-            self._fail(st.t, f"{self.settings.integrator} failed: {message}")
+            self._fail(st.t, self._collapse_reason(st, f"{self.settings.integrator}: {message}"))
             return
         y = st.y
         if not np.all(np.isfinite(y)):
@@ -236,8 +274,41 @@ class Simulation:
             self._emit_samples(st)
             self.t = st.t
             self._after_step(st)
+            self._watch_step_size(st, st.t - t_before)
         except RUN_ERRORS as err:
             self._fail(st.t, str(err))
+
+    def _watch_step_size(self, st: Stepper, h: float):
+        """Stop when the steps stop making progress; look at the constraint rows on small steps,
+        where a singular configuration (a linkage at its dead point) first shows."""
+        dt_out = self.settings.dt_out
+        if h >= SMALL_STEP * dt_out:
+            self._tiny_steps = 0
+            return
+        if self.formulation.n_rows:
+            self._watch_condition(self._rows_at(st.t, st.y).A)
+        tiny = h < TINY_STEP * max(abs(st.t), dt_out)
+        self._tiny_steps = self._tiny_steps + 1 if tiny else 0
+        if self._tiny_steps >= TINY_STEPS_IN_A_ROW:
+            raise ArithmeticError(self._collapse_reason(st, f"{TINY_STEPS_IN_A_ROW} steps in a row shorter than {h:.2g} s"))
+
+    def _collapse_reason(self, st: Stepper, detail: str) -> str:
+        """The step size collapsed: name ill-conditioned constraint rows as the likely cause."""
+        reason = f"the step size collapsed ({detail})"
+        if not self.formulation.n_rows or not np.all(np.isfinite(st.y)):
+            return reason
+        try:
+            self._watch_condition(self._rows_at(st.t, st.y).A, limit=NEAR_SINGULAR_CONDITION)
+        except ConstraintFailure as singular:
+            return f"{singular}; {reason}"
+        except RUN_ERRORS:
+            pass
+        return reason
+
+    def _rows_at(self, t: float, y: np.ndarray):
+        f = self.formulation
+        q, u = f.state_to_qu(t, y)
+        return f.constraint_rows(t, q, u, f.system.dynamics(t, q, u))
 
     def _emit_samples(self, st: Stepper):
         """Samples at k·dt_out (and at t_end) that the last step passed, from its dense output."""

@@ -81,8 +81,10 @@ class MechanicalSystem:
 
     # --- dynamics ----------------------------------------------------------------------------
 
-    def dynamics(self, t: float, q: np.ndarray, u: np.ndarray) -> Dynamics:
-        ks = self.kin.evaluate(q, u)
+    def dynamics(self, t: float, q: np.ndarray, u: np.ndarray, positions: KinematicState | None = None) -> Dynamics:
+        """M, forcing and the kinematic state at (t, q, u); `positions` (the kinematics' first
+        stage at q) saves recomputing the poses when the caller has them."""
+        ks = self.kin.evaluate(q, u) if positions is None else self.kin.with_velocities(positions, u)
         W = self.kin.rate_matrix(q) if self.has_body_rates else None
         qd = W @ u if W is not None else u
         if self.kin._planar is not None:

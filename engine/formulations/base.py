@@ -40,6 +40,7 @@ class Formulation:
     title = ""
     equation = ""  # the equation it implements (THEORY.md / seed numbering)
     handles_redundant = True  # redundant (dependent, consistent) constraint rows are harmless
+    multipliers_wanted = True  # False inside the integrator's right-hand side
 
     def __init__(self, system: MechanicalSystem, settings: Settings):
         self.system = system
@@ -81,16 +82,26 @@ class Formulation:
     # --- evaluation -----------------------------------------------------------------------
 
     def derivative(self, t: float, y: np.ndarray) -> np.ndarray:
+        """The integrator's right-hand side: no multipliers (they are needed at samples only)."""
         self.rhs_evals += 1
-        ev = self.evaluate(t, y)
+        self.multipliers_wanted = False
+        try:
+            ev = self.evaluate(t, y)
+        finally:
+            self.multipliers_wanted = True
         return self.state_derivative(ev)
 
     def state_derivative(self, ev: Evaluation) -> np.ndarray:
         return np.concatenate((ev.dynamics.qd, ev.u_dot))
 
-    def evaluate(self, t: float, y: np.ndarray) -> Evaluation:
+    def state_to_qu_positions(self, t: float, y: np.ndarray):
+        """(q, u, positions stage of the kinematics at q or None)."""
         q, u = self.state_to_qu(t, y)
-        dyn = self.system.dynamics(t, q, u)
+        return q, u, None
+
+    def evaluate(self, t: float, y: np.ndarray) -> Evaluation:
+        q, u, positions = self.state_to_qu_positions(t, y)
+        dyn = self.system.dynamics(t, q, u, positions)
         rows = self.constraint_rows(t, q, u, dyn)
         try:
             u_dot, lam, diag = self.accelerations(dyn, rows)

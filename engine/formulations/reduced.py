@@ -36,6 +36,7 @@ class ReducedFormulation(Formulation):
         self.dep = np.zeros(0, int)
         self.indep = np.arange(system.n_u)
         self.partition_rows = np.zeros(0, int)
+        self._rest_rows = np.arange(self.n_rows)  # rows kept at the acceleration level
         self.partition_cond = 1.0
         self.repartitions = 0
 
@@ -50,13 +51,13 @@ class ReducedFormulation(Formulation):
 
     # --- partition ------------------------------------------------------------------------
 
-    def _velocity_matrix(self, t, q):
-        """A_L and c_L at (t, q): the rows are linear in u, so evaluate them at u = 0."""
+    def _velocity_matrix(self, t, q, ks=None):
+        """A_L and c_L at (t, q): the rows are linear in u, so evaluate them at u = 0 (the
+        kinematics' positions stage)."""
         u0 = np.zeros(self.system.n_u)
-        ks = self.system.kin.evaluate(q, u0)
+        ks = self.system.kin.positions(q) if ks is None else ks
         W = self.system.kin.rate_matrix(q) if self.system.has_body_rates else None
-        rows = self.constraints.evaluate(StateContext(t=t, q=q, u=u0, qd=u0, W=W, ks=ks))
-        return rows
+        return self.constraints.evaluate(StateContext(t=t, q=q, u=u0, qd=u0, W=W, ks=ks))
 
     def choose_partition(self, t, q):
         if not self.n_rows:
@@ -69,6 +70,7 @@ class ReducedFormulation(Formulation):
         # redundant rows carry no information at the velocity level: keep an independent subset
         keep = _independent_rows(rows.A[sel])
         self.partition_rows = sel = sel[keep]
+        self._rest_rows = np.setdiff1d(np.arange(self.n_rows), sel)
         A_L = rows.A[sel]
         dep, indep = independent_partition(A_L)
         self.dep, self.indep = dep, indep
@@ -86,18 +88,22 @@ class ReducedFormulation(Formulation):
         return np.concatenate((q, u[self.indep]))
 
     def state_to_qu(self, t, y):
+        return self.state_to_qu_positions(t, y)[:2]
+
+    def state_to_qu_positions(self, t, y):
         n = self.system.n_q
         q, ui = y[:n], y[n:]
         if self.dep.size == 0:
-            return q, ui
-        rows = self._velocity_matrix(t, q)
+            return q, ui, None
+        positions = self.system.kin.positions(q)
+        rows = self._velocity_matrix(t, q, positions)
         sel = self.partition_rows
         A_L = rows.A[sel]
         c_L = rows.c[np.searchsorted(rows.linear_rows, sel)]
         u = np.empty(self.system.n_u)
         u[self.indep] = ui
         u[self.dep] = np.linalg.solve(A_L[:, self.dep], -(A_L[:, self.indep] @ ui + c_L))
-        return q, u
+        return q, u, positions
 
     def state_changed(self, t, y):
         if self.dep.size == 0:
@@ -121,8 +127,7 @@ class ReducedFormulation(Formulation):
         if rows is None:
             return self.system.solve_mass(M, f), np.zeros(0), {}
         n = M.shape[0]
-        sel = self.partition_rows
-        rest = np.setdiff1d(np.arange(rows.A.shape[0]), sel)
+        sel, rest = self.partition_rows, self._rest_rows
         C = np.zeros((n, len(self.indep)))
         C[self.indep, np.arange(len(self.indep))] = 1.0
         p = np.zeros(n)
@@ -142,7 +147,7 @@ class ReducedFormulation(Formulation):
             raise SingularMassMatrix("the reduced mass matrix Nᵀ Cᵀ M C N is singular") from None
         u_dot = C @ (N @ w + w_p) + p
         # second group: λ = Dᵀ (M u_dot − f), A D = I
-        lam = scipy.linalg.pinv(rows.A, rtol=RANK_RTOL).T @ (M @ u_dot - f)
+        lam = scipy.linalg.pinv(rows.A, rtol=RANK_RTOL).T @ (M @ u_dot - f) if self.multipliers_wanted else np.zeros(0)
         return u_dot, lam, {"independent": len(self.indep), "reduced_dof": N.shape[1]}
 
     def acceleration_basis_for(self, A_R, b_R, row_index, scale=0.0):
@@ -160,7 +165,14 @@ class ReducedFormulation(Formulation):
             w_p = np.zeros(l)
             w_p[dep] = np.linalg.solve(A_R[:, dep], b_R)
             return N, w_p
-        U, s, Vt = scipy.linalg.svd(A_R, check_finite=False)
+        k = A_R.shape[0]
+        if k <= l:
+            Q, Rm = np.linalg.qr(A_R.T, mode="complete")  # A_Rᵀ = Q Rm: the last l − k columns span the null space
+            diag = np.abs(np.diag(Rm[:k]))
+            if diag.size and diag.min() > 1e3 * RANK_RTOL * max(diag.max(), scale):
+                z = scipy.linalg.solve_triangular(Rm[:k].T, b_R, lower=True, check_finite=False)
+                return Q[:, k:], Q[:, :k] @ z
+        U, s, Vt = scipy.linalg.svd(A_R, check_finite=False)  # rank-deficient: the SVD decides
         # rows already implied by the eliminated ones leave A_R C ≈ 0: judge rank on A's own scale
         r = int(np.sum(s > RANK_RTOL * max(s[0], scale, 1e-300))) if s.size else 0
         N = Vt[r:].T

@@ -19,6 +19,21 @@ PINV_RTOL = 1e-10
 _POTRF, _POTRS, _TRTRS = scipy.linalg.get_lapack_funcs(("potrf", "potrs", "trtrs"), dtype=np.float64)
 
 
+def _full_rank_multipliers(AG: np.ndarray, residual: np.ndarray):
+    """H⁻¹ (b − A a) by Cholesky of the Gram matrix H when A G is well conditioned, else None.
+
+    For full row rank this is exactly the Moore–Penrose form and several times cheaper than an
+    SVD; anything near rank deficiency goes to the SVD with its stated cutoff.
+    """
+    Lh, info = _POTRF(AG @ AG.T, lower=True, clean=False)
+    if info != 0:
+        return None
+    d = np.abs(np.diag(Lh))
+    if d.min() <= 1e-6 * d.max():
+        return None
+    return _POTRS(Lh, residual, lower=True)[0]
+
+
 def _pinv(X: np.ndarray) -> np.ndarray:
     """Moore–Penrose inverse, singular values below PINV_RTOL × the largest cut."""
     U, s, Vt = np.linalg.svd(X, full_matrices=False)
@@ -44,10 +59,15 @@ class UdwadiaKalaba(Formulation):
             return a, np.zeros(0), {}
         # A G with G = L⁻ᵀ: solve L X = Aᵀ, then A G = Xᵀ
         AG = _TRTRS(L, rows.A.T, lower=True)[0].T
-        AG_pinv = _pinv(AG)
-        y = AG_pinv @ (rows.b - rows.A @ a)
+        residual = rows.b - rows.A @ a
+        lam = _full_rank_multipliers(AG, residual)
+        if lam is not None:  # (A G)⁺ = (A G)ᵀ H⁻¹ with H = (A G)(A G)ᵀ = A M⁻¹ Aᵀ
+            y = AG.T @ lam
+        else:
+            AG_pinv = _pinv(AG)
+            y = AG_pinv @ residual
+            lam = AG_pinv.T @ y
         G_y = _TRTRS(L, y, lower=True, trans=1)[0]  # L⁻ᵀ y
-        lam = AG_pinv.T @ y
         return a + G_y, lam, {}
 
     def tensor_split(self, dyn, rows) -> dict:

@@ -8,8 +8,8 @@ from .kinematics import SymbolicTree
 from .lagrange import add_constraint_sections, lagrange_core, rate_constraints
 
 #: the symbolic inverse of M is printed only up to this size and this many operations
-INVERSE_DOF_LIMIT = 3
-INVERSE_OPERATION_LIMIT = 400
+INVERSE_DOF_LIMIT = 2
+INVERSE_OPERATION_LIMIT = 200
 
 
 def cheap_inverse(tree: SymbolicTree, M: sp.Matrix) -> sp.Matrix | None:
@@ -17,7 +17,7 @@ def cheap_inverse(tree: SymbolicTree, M: sp.Matrix) -> sp.Matrix | None:
     if M.rows > INVERSE_DOF_LIMIT or sp.count_ops(M) > INVERSE_OPERATION_LIMIT:
         return None
     tree.progress.checkpoint("inverse mass matrix")
-    return tree.simplify(M.inv())
+    return tree.simplify(M.inv(method="ADJ"))
 
 
 def udwadia_kalaba_equations(tree: SymbolicTree) -> Equations:
