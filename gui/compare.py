@@ -14,17 +14,19 @@ Every number comes from the engine's samples and stats; this module only lines t
 """
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, replace
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtGui import QColor
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QDockWidget, QGridLayout, QHBoxLayout, QHeaderView, QLabel,
+from PySide6.QtGui import QColor, QPalette
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QDockWidget, QGridLayout, QHeaderView, QLabel,
                                QSplitter, QStackedWidget, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from engine.model import INTEGRATORS, METHODS, STABILIZATIONS, Model, Stabilization
 from gui.geometry import drawing
+from gui.plots import without_si_prefix
 from gui.runner import RunThread
 from gui.scene2d import Scene2D, _pairs
 
@@ -52,10 +54,50 @@ def method_style(method: str) -> tuple[str, Qt.PenStyle]:
     return METHOD_STYLES.get(method, (OKABE_ITO["purple"], Qt.SolidLine))
 
 
+class LockStep:
+    """Shared by the runs of one comparison: none integrates more than `lead` seconds of
+    simulated time ahead of the slowest, so the ghosts and the plots show the same moment."""
+
+    def __init__(self, lead: float):
+        self.lead = lead
+        self._times: dict[int, float] = {}
+        self._lock = threading.Lock()
+
+    def join(self, run_id: int) -> None:
+        with self._lock:
+            self._times[run_id] = 0.0
+
+    def leave(self, run_id: int) -> None:
+        with self._lock:
+            self._times.pop(run_id, None)
+
+    def report(self, run_id: int, t: float) -> float:
+        """Record this run's time; the furthest it may go now."""
+        with self._lock:
+            self._times[run_id] = t
+            return min(self._times.values()) + self.lead
+
+
 class CostReportingRunThread(RunThread):
-    """A RunThread that also sends its Simulation's `stats` with every batch (cheap: a dict)."""
+    """A RunThread that also sends its Simulation's `stats` with every batch (cheap: a dict) and,
+    given a LockStep, keeps pace with the other runs of the comparison."""
 
     stats = Signal(int, object)
+
+    def __init__(self, *args, lock_step: LockStep | None = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.lock_step = lock_step
+        if lock_step is not None:
+            lock_step.join(self.run_id)
+            self.finished.connect(lambda: lock_step.leave(self.run_id))
+
+    def limit_target(self, target: float, sim) -> float:
+        if self.lock_step is None:
+            return target
+        if sim.finished:
+            self.lock_step.leave(self.run_id)
+            return target
+        return min(target, self.lock_step.report(self.run_id, sim.t))
 
     def _flush(self, pending, sim, q_slice) -> None:
         super()._flush(pending, sim, q_slice)
@@ -223,35 +265,36 @@ class ComparePanel(QWidget):
         super().__init__(parent)
         self.setObjectName("compare_panel")
         self.method_boxes: dict[str, QCheckBox] = {}
-        top = QHBoxLayout()
-        top.addWidget(QLabel("Formulations:"))
-        for method in METHODS:
+        # a narrow grid rather than long rows: the dock must fit beside the plots at 24 px fonts
+        controls = QGridLayout()
+        controls.setContentsMargins(0, 0, 0, 0)
+        controls.addWidget(QLabel("Formulations"), 0, 0)
+        for i, method in enumerate(METHODS):
             box = QCheckBox(METHOD_LABELS[method])
             box.setChecked(True)
-            box.setStyleSheet(f"QCheckBox {{ color: {method_style(method)[0]}; font-weight: bold; }}")
+            palette = box.palette()
+            palette.setColor(QPalette.WindowText, QColor(method_style(method)[0]))
+            box.setPalette(palette)
             box.toggled.connect(lambda _on: self.changed.emit())
             self.method_boxes[method] = box
-            top.addWidget(box)
-        top.addStretch(1)
-        controls = QHBoxLayout()
-        controls.addWidget(QLabel("Difference from"))
+            controls.addWidget(box, i // 2, 1 + i % 2)
+        controls.addWidget(QLabel("Difference from"), 2, 0)
         self.reference_box = QComboBox()
         for method in METHODS:
             self.reference_box.addItem(METHOD_LABELS[method], method)
         self.reference_box.setToolTip("The reference run: each curve is max |q − q_ref| over the coordinates")
-        controls.addWidget(self.reference_box)
-        controls.addSpacing(12)
-        controls.addWidget(QLabel("Mechanisms"))
+        controls.addWidget(self.reference_box, 2, 1)
         self.layout_box = QComboBox()
-        self.layout_box.addItem("overlaid (ghosts)", "overlay")
-        self.layout_box.addItem("tiled", "tiled")
-        controls.addWidget(self.layout_box)
-        controls.addSpacing(12)
-        self.same_settings = QCheckBox("same integrator, tolerances and stabilization for all")
+        self.layout_box.addItem("mechanisms overlaid", "overlay")
+        self.layout_box.addItem("mechanisms tiled", "tiled")
+        controls.addWidget(self.layout_box, 2, 2)
+        self.same_settings = QCheckBox("same settings for all")
+        self.same_settings.setToolTip("The same integrator, tolerances and stabilization for every formulation "
+                                      "(the model's); untick to give each its own")
         self.same_settings.setChecked(True)
         self.same_settings.toggled.connect(self._show_own_settings)
-        controls.addWidget(self.same_settings)
-        controls.addStretch(1)
+        controls.addWidget(self.same_settings, 3, 1, 1, 2)
+        controls.setColumnStretch(3, 1)
 
         self.settings_table = QTableWidget(len(METHODS), 5)
         self.settings_table.setObjectName("compare_settings")
@@ -270,7 +313,8 @@ class ComparePanel(QWidget):
         item.setLabel("bottom", "t", units="s")
         item.setLabel("left", "max |q − q_ref|")
         for side in ("left", "bottom"):
-            item.getAxis(side).enableAutoSIPrefix(False)
+            without_si_prefix(item.getAxis(side))
+        item.setLimits(minYRange=3.0)  # log10 units: always a few decades, so the ticks are labelled
         self.legend = item.addLegend(offset=(-4, 4), labelTextSize="8pt", brush=pg.mkBrush(255, 255, 255, 210))
         self.difference_curves: dict[str, pg.PlotDataItem] = {}
         self.line_scale = 1.0
@@ -289,7 +333,6 @@ class ComparePanel(QWidget):
         split.setSizes([260, 160])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 2, 4, 2)
-        layout.addLayout(top)
         layout.addLayout(controls)
         layout.addWidget(self.settings_table)
         layout.addWidget(split, 1)
@@ -458,7 +501,12 @@ class CompareView(QObject):
         return run_models(model, self.panel.chosen_methods(), self.panel.own_settings())
 
     def make_thread(self, run_model: Model, run_id: int, **kwargs) -> CostReportingRunThread:
-        thread = CostReportingRunThread(run_model, run_id, **kwargs)
+        lock_step = None
+        if self.window.compare:
+            if not self.window.runs:  # the first run of a comparison: a fresh clock for all of them
+                self._lock_step = LockStep(lead=2.0 * run_model.settings.dt_out)
+            lock_step = self._lock_step
+        thread = CostReportingRunThread(run_model, run_id, lock_step=lock_step, **kwargs)
         thread.stats.connect(self._on_stats)
         return thread
 
@@ -490,6 +538,9 @@ class CompareView(QObject):
 
     def set_active(self, on: bool) -> None:
         self.dock.setVisible(on)
+        presentation = getattr(self.window, "presentation", None)
+        if presentation is not None and presentation.active:
+            presentation.apply()  # legends and sizes depend on compare mode there
         if not on:
             self.ghosts.clear()
             self.panel.clear()

@@ -290,9 +290,13 @@ class MainWindow(QMainWindow):
     def _build_teaching_tools(self) -> None:
         """Compare mode, the equations panel, presentation mode, recordings and the keyboard
         (each in its own module; they reach the window through its public attributes)."""
+        from gui import shortcuts
         from gui.compare import CompareView
+        from gui.presentation import Presentation
 
         self.compare_view = CompareView(self)
+        self.presentation = Presentation(self)
+        self.keyboard = shortcuts.install(self)
 
     # --- the model -----------------------------------------------------------------------------
 

@@ -91,6 +91,8 @@ class PlotPanel(QWidget):
         self.line_scale = 1.0
         self.legend_size = "8pt"
         self.title_size = "9pt"
+        self.legend_brush = (255, 255, 255, 210)
+        self.legends_shown = True
 
         controls = QHBoxLayout()
         controls.setContentsMargins(4, 0, 4, 0)
@@ -120,8 +122,9 @@ class PlotPanel(QWidget):
             item = plot.getPlotItem()
             item.setTitle(PLOT_TITLES[key], size="9pt")
             item.showGrid(x=True, y=True, alpha=0.25)
-            item.setClipToView(True)
-            item.setDownsampling(auto=True, mode="peak")
+            if key in TIME_PLOTS:  # both assume x grows along the curve: not so in the phase portrait
+                item.setClipToView(True)
+                item.setDownsampling(auto=True, mode="peak")
             for axis in ("left", "bottom"):
                 # painted from a pixmap until its range changes: axes are most of a plot's cost
                 item.getAxis(axis).setCacheMode(QGraphicsItem.DeviceCoordinateCache)
@@ -196,7 +199,7 @@ class PlotPanel(QWidget):
         # SI prefixes on a log axis or on mixed units would mislead
         for key in self.plots:
             for side in ("left", "bottom"):
-                p[key].getAxis(side).enableAutoSIPrefix(False)
+                without_si_prefix(p[key].getAxis(side))
 
     def _rebuild_curves(self) -> None:
         for plot in self.plots.values():
@@ -216,9 +219,9 @@ class PlotPanel(QWidget):
         phase_speed = _speed_for(main.info, phase_name)
         pu = coordinate_unit(phase_name, self.model)
         self._label_axes(", ".join(sorted(units)) or "rad", (phase_name, phase_speed or "speed"), (pu, f"{pu}/s"))
-        for key in ("motion", "energy", "constraint_drift", "multipliers", "energy_drift"):
+        for key in ("motion", "energy", "constraint_drift", "multipliers", "energy_drift") if self.legends_shown else ():
             self.plots[key].getPlotItem().addLegend(offset=(-4, 4), labelTextSize=self.legend_size, verSpacing=-6,
-                                                    brush=pg.mkBrush(255, 255, 255, 210))
+                                                    brush=pg.mkBrush(*self.legend_brush))
 
         def add(s: RunSeries, key: str, curve_key: str, name: str, color: str, style=None, width=1.6):
             style = (s.style if compare else Qt.SolidLine) if style is None else style
@@ -337,7 +340,7 @@ class PlotPanel(QWidget):
         return None
 
     def restyle(self) -> None:
-        """Apply `line_scale`, `legend_size` and `title_size` (curves are rebuilt)."""
+        """Apply `line_scale`, `legend_size`, `legend_brush` and `title_size` (curves are rebuilt)."""
         for key, plot in self.plots.items():
             plot.getPlotItem().setTitle(PLOT_TITLES[key], size=self.title_size)
         self._rebuild_curves()
@@ -375,6 +378,15 @@ class PlotPanel(QWidget):
             plot.scene().render(painter, QRectF(0, 0, source.width(), source.height()), source)
         finally:
             painter.end()
+
+
+def without_si_prefix(axis: pg.AxisItem) -> None:
+    """Turn the SI prefix off for good: pyqtgraph 0.14's `enableAutoSIPrefix(False)` still
+    computes a scale from the current range (a log axis over 1e-16…1e-6 then reads 10⁶ too high)."""
+    axis.enableAutoSIPrefix(False)
+    axis.autoSIPrefixScale = 1.0
+    axis.labelUnitPrefix = ""
+    axis._updateLabel()
 
 
 def _speed_for(info: RunInfo, coordinate: str) -> str | None:

@@ -37,6 +37,9 @@ GIL_BREAK = 0.002
 MAX_LAG = 0.25
 #: `speed` value meaning "as fast as possible"
 AS_FAST_AS_POSSIBLE = math.inf
+#: samples the worker's Simulation keeps: the window's ring buffers hold the run, the worker only
+#: ships new rows, so a long run must not grow the worker's memory as well
+WORKER_MAX_SAMPLES = 1000
 
 
 @dataclass(frozen=True)
@@ -146,7 +149,7 @@ class RunThread(QThread):
             self.crashed.emit(self.run_id, summary + "\n\n" + traceback.format_exc(limit=8))
 
     def _integrate(self) -> None:
-        sim = Simulation(self.model)
+        sim = Simulation(self.model, max_samples=WORKER_MAX_SAMPLES)
         if self._stopped():
             return
         info = RunInfo(
@@ -193,6 +196,7 @@ class RunThread(QThread):
                 self._wake.wait(0.05)
                 self._wake.clear()
                 continue
+            target = self.limit_target(target, sim)
             if target > sim.t:
                 rows = sim.advance(target, wall_budget=ADVANCE_WALL_BUDGET)
                 if rows is not None and len(rows):
@@ -216,6 +220,10 @@ class RunThread(QThread):
             self.failed.emit(self.run_id, str(sim.failure))
         elif sim.finished:
             self.done.emit(self.run_id)
+
+    def limit_target(self, target: float, sim) -> float:
+        """Where this run may integrate to now; subclasses hold runs in step (compare mode)."""
+        return target
 
     def _flush(self, pending: list[np.ndarray], sim, q_slice: slice) -> None:
         if not pending:

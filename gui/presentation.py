@@ -1,0 +1,284 @@
+"""Presentation mode (F11) and the window's look: for a lecture hall's projector.
+
+Full screen, the tree and inspector docks and the toolbar's numeric settings hidden, fonts of
+18 pt (24 px) and more, pens of 3 px and more, a large time read-out, a high-contrast light theme
+or a dark one, and a zoom (Ctrl + / Ctrl −) that scales every font and pen. In normal mode the
+theme and the zoom apply too; at zoom 1 with the light theme the window is left exactly as built.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pyqtgraph as pg
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QColor, QFont, QPalette
+from PySide6.QtWidgets import QApplication
+
+#: presentation fonts: 24 px is 18 pt at the 96 dpi of projectors and Xvfb
+PRESENTATION_FONT_PX = 24
+#: normal-mode font when zoomed (Qt's default is about 13 px)
+NORMAL_FONT_PX = 13
+#: curve widths are multiplied by this in presentation (the thinnest curve, 1.6 px, becomes ≥ 3)
+PRESENTATION_LINE_SCALE = 2.0
+#: legends a little smaller than the axes (still ≥ 18 px): they sit over the curves
+LEGEND_SHARE = 0.8
+ZOOM_STEP = 1.15
+ZOOM_LIMITS = {"normal": (0.7, 2.5), "presentation": (1.0, 2.5)}  # presentation never below 18 pt
+#: the toolbar boxes that presentation hides (with their labels): the run's fine print
+HIDDEN_TOOLBAR_BOXES = ("coordinates_box", "integrator_box", "rtol_box", "atol_box", "stabilization_box")
+
+
+@dataclass(frozen=True)
+class Theme:
+    name: str
+    window: str
+    text: str
+    base: str
+    alternate: str
+    button: str
+    highlight: str
+    plot_background: str
+    plot_foreground: str
+    legend: tuple
+    rods: str
+    links: str
+    hinge_fill: str
+    trail: str
+    scene3d: tuple
+
+
+LIGHT = Theme("light", window="#ffffff", text="#000000", base="#ffffff", alternate="#f0f0f0", button="#e8e8e8",
+              highlight="#0072B2", plot_background="#ffffff", plot_foreground="#000000",
+              legend=(255, 255, 255, 225), rods="#0b3d6b", links="#111111", hinge_fill="#ffffff", trail="#56B4E9",
+              scene3d=(255, 255, 255, 255))
+DARK = Theme("dark", window="#15171a", text="#f2f2f2", base="#0d0f12", alternate="#202328", button="#2a2d33",
+             highlight="#56B4E9", plot_background="#0d0f12", plot_foreground="#f2f2f2",
+             legend=(13, 15, 18, 225), rods="#7cc4ff", links="#e6e6e6", hinge_fill="#0d0f12", trail="#E69F00",
+             scene3d=(13, 15, 18, 255))
+THEMES = {"light": LIGHT, "dark": DARK}
+
+
+def palette_for(theme: Theme) -> QPalette:
+    palette = QPalette()
+    roles = {QPalette.Window: theme.window, QPalette.WindowText: theme.text, QPalette.Base: theme.base,
+             QPalette.AlternateBase: theme.alternate, QPalette.Text: theme.text, QPalette.Button: theme.button,
+             QPalette.ButtonText: theme.text, QPalette.ToolTipBase: theme.base, QPalette.ToolTipText: theme.text,
+             QPalette.Highlight: theme.highlight, QPalette.HighlightedText: theme.base,
+             QPalette.BrightText: "#ff5555", QPalette.PlaceholderText: theme.links}
+    for role, color in roles.items():
+        palette.setColor(role, QColor(color))
+    return palette
+
+
+class Presentation(QObject):
+    """The look of one main window: presentation on/off, theme, zoom."""
+
+    changed = Signal()
+
+    def __init__(self, window):
+        super().__init__(window)
+        self.window = window
+        self.active = False
+        self.theme = LIGHT
+        self.zoom_level = 1.0
+        app = QApplication.instance()
+        self._original_palette = QPalette(app.palette())
+        self._original_font = QFont(app.font())
+        self._saved_docks: dict = {}
+        self._normal_geometry = window.geometry()
+        self._was_maximized = False
+        self._styled = False
+
+    # --- switching -------------------------------------------------------------------------
+
+    def toggle(self) -> None:
+        self.leave() if self.active else self.enter()
+
+    def enter(self) -> None:
+        if self.active:
+            return
+        w = self.window
+        self.active = True
+        self._was_maximized = w.isMaximized()
+        self._saved_docks = {dock: dock.isVisible() for dock in (w.tree_dock, w.inspector_dock)}
+        for dock in self._saved_docks:
+            dock.hide()
+        self._show_fine_print(False)
+        self.zoom_level = max(self.zoom_level, ZOOM_LIMITS["presentation"][0])
+        self._normal_geometry = w.geometry()
+        w.showFullScreen()
+        screen = w.screen().geometry()
+        if w.geometry() != screen:  # no window manager (Xvfb, kiosks) to honour full screen
+            w.setGeometry(screen)
+        self.apply()
+        w.resizeDocks([w.plots_dock], [int(0.5 * screen.height())], _vertical())
+
+    def leave(self) -> None:
+        if not self.active:
+            return
+        w = self.window
+        self.active = False
+        for dock, visible in self._saved_docks.items():
+            dock.setVisible(visible)
+        self._show_fine_print(True)
+        w.showMaximized() if self._was_maximized else w.showNormal()
+        if not self._was_maximized:
+            w.setGeometry(self._normal_geometry)
+        self.zoom_level = 1.0
+        self.apply()
+
+    def toggle_theme(self) -> None:
+        self.set_theme("dark" if self.theme is LIGHT else "light")
+
+    def set_theme(self, name: str) -> None:
+        self.theme = THEMES[name]
+        self.apply()
+
+    def zoom(self, direction: int) -> None:
+        """+1 larger, −1 smaller, 0 back to the mode's own size."""
+        low, high = ZOOM_LIMITS["presentation" if self.active else "normal"]
+        level = 1.0 if direction == 0 else self.zoom_level * ZOOM_STEP ** direction
+        self.zoom_level = min(max(level, low), high)
+        self.apply()
+        self.window.statusBar().showMessage(f"Zoom {100 * self.zoom_level:.0f} %", 3000)
+
+    # --- sizes -------------------------------------------------------------------------------
+
+    def font_px(self) -> int:
+        base = PRESENTATION_FONT_PX if self.active else NORMAL_FONT_PX
+        return round(base * self.zoom_level)
+
+    def line_scale(self) -> float:
+        return (PRESENTATION_LINE_SCALE if self.active else 1.0) * self.zoom_level
+
+    # --- applying ------------------------------------------------------------------------------
+
+    def apply(self) -> None:
+        styled = self.active or self.theme is not LIGHT or self.zoom_level != 1.0
+        if not styled and not self._styled:
+            return  # never touched: leave the window as built
+        self._styled = styled
+        app = QApplication.instance()
+        theme = self.theme
+        if styled:
+            font = QFont(self._original_font)
+            font.setPixelSize(self.font_px())
+            app.setPalette(palette_for(theme))
+            app.setFont(font)
+        else:
+            app.setPalette(self._original_palette)
+            app.setFont(self._original_font)
+        pg.setConfigOptions(background=theme.plot_background, foreground=theme.plot_foreground)
+        self._style_time_label(styled)
+        self._style_plots(styled)
+        for scene in self._scenes2d():
+            self.style_scene(scene)
+        scene3d = getattr(self.window, "scene3d", None)
+        if scene3d is not None:
+            scene3d.setBackgroundColor(theme.scene3d if styled else (250, 250, 250, 255))
+        self.changed.emit()
+
+    def _show_fine_print(self, shown: bool) -> None:
+        """Hide the toolbar's numeric settings (and their labels) in presentation."""
+        w = self.window
+        boxes = {getattr(w, name) for name in HIDDEN_TOOLBAR_BOXES if hasattr(w, name)}
+        bar = w.method_box.parentWidget()
+        actions = bar.actions()
+        for i, action in enumerate(actions):
+            if bar.widgetForAction(action) in boxes:
+                action.setVisible(shown)
+                if i > 0:
+                    actions[i - 1].setVisible(shown)  # its label
+
+    def _style_time_label(self, styled: bool) -> None:
+        label = self.window.time_label
+        if styled and self.active:
+            px = round(1.5 * self.font_px())
+            label.setStyleSheet(f"font-family: monospace; font-size: {px}px; font-weight: bold; padding: 0 12px;")
+        elif styled:
+            label.setStyleSheet(f"font-family: monospace; font-size: {self.font_px()}px; padding: 0 8px;")
+        else:
+            label.setStyleSheet("font-family: monospace; font-size: 11pt; padding: 0 8px;")
+
+    def _plot_widgets(self) -> list[pg.PlotWidget]:
+        return self.window.findChildren(pg.PlotWidget)
+
+    def _scenes2d(self):
+        from gui.scene2d import Scene2D
+
+        return [w for w in self._plot_widgets() if isinstance(w, Scene2D)]
+
+    def _style_plots(self, styled: bool) -> None:
+        theme, px, scale = self.theme, self.font_px(), self.line_scale()
+        panel = self.window.plots
+        panel.line_scale = scale if styled else 1.0
+        panel.legend_size = f"{round(LEGEND_SHARE * px)}px" if styled else "8pt"
+        panel.title_size = f"{px}px" if styled else "9pt"
+        panel.legend_brush = theme.legend if styled else (255, 255, 255, 210)
+        # compare mode on a projector: the compare dock's coloured names are the key, and four
+        # runs' legends at 19 px would cover the curves
+        panel.legends_shown = not (self.active and getattr(self.window, "compare", False))
+        panel.restyle()
+        compare = getattr(self.window, "compare_view", None)
+        if compare is not None:
+            compare.panel.restyle(scale if styled else 1.0)
+            compare.panel.legend.setBrush(pg.mkBrush(*(theme.legend if styled else (255, 255, 255, 210))))
+            compare.panel.legend.setVisible(panel.legends_shown)
+            compare.panel.difference_plot.getPlotItem().setTitle("Difference from the reference",
+                                                                  size=f"{px}px" if styled else "9pt")
+        for plot in self._plot_widgets():
+            self.style_plot(plot, styled)
+
+    def style_plot(self, plot: pg.PlotWidget, styled: bool | None = None) -> None:
+        """Background, axis pens, tick and label fonts of one plot (also the scenes)."""
+        styled = self._styled if styled is None else styled
+        theme, px = self.theme, self.font_px()
+        plot.setBackground(theme.plot_background if styled else "w")
+        ink = theme.plot_foreground if styled else "k"
+        font = QFont(self._original_font)
+        if styled:
+            font.setPixelSize(px)
+        item = plot.getPlotItem()
+        for side in ("left", "bottom"):
+            axis = item.getAxis(side)
+            axis.setPen(pg.mkPen(ink, width=max(1.0, 1.5 * self.line_scale()) if styled else 1))
+            axis.setTextPen(pg.mkPen(ink))
+            axis.setTickFont(font if styled else None)
+            axis.label.setFont(font)
+            if styled:
+                axis.labelStyle = {"color": ink, "font-size": f"{px}px"}
+            else:
+                axis.labelStyle = {}
+            axis._updateLabel()
+            axis.setStyle(tickTextOffset=round(0.3 * px) if styled else 2)
+        if item.titleLabel.text:
+            item.titleLabel.setText(item.titleLabel.text, color=ink, size=f"{px}px" if styled else "9pt")
+        legend = item.legend
+        if legend is not None:
+            legend.setLabelTextColor(ink)
+            legend.setLabelTextSize(f"{round(LEGEND_SHARE * px)}px" if styled else "8pt")
+
+    def style_scene(self, scene) -> None:
+        """The mechanism's pens: thicker in presentation, light on dark in the dark theme."""
+        styled, theme, s = self._styled, self.theme, self.line_scale()
+        if not styled:
+            theme, s = LIGHT, 1.0
+        rods, links = (theme.rods, theme.links) if styled else ("#2b5d8a", "#555")
+        scene.rods.setPen(pg.mkPen(rods, width=max(7.0, 5.0 * s), cap=pg.QtCore.Qt.RoundCap))
+        scene.outlines.setPen(pg.mkPen(rods, width=max(2.5, 2.0 * s)))
+        scene.links.setPen(pg.mkPen(links, width=max(1.5, 1.6 * s)))
+        scene.trail.setPen(pg.mkPen(theme.trail if styled else "#9ab", width=max(1.0, 1.6 * s)))
+        scene.hinges.setPen(pg.mkPen(links, width=max(1.5, 1.6 * s)))
+        scene.hinges.setBrush(pg.mkBrush(theme.hinge_fill if styled else "w"))
+        scene.hinges.setSize(9 * max(1.0, s * 0.75))
+        scene.time_label.setColor(theme.plot_foreground if styled else "#333")
+        font = QFont(self._original_font)
+        if styled:
+            font.setPixelSize(self.font_px())
+        scene.time_label.setFont(font)
+
+
+def _vertical():
+    from PySide6.QtCore import Qt
+
+    return Qt.Vertical
