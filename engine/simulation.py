@@ -59,6 +59,8 @@ class Simulation:
         self.settings = replace(model.settings, **{k: v for k, v in overrides.items() if v is not None})
         self.model = model
         self.system = build_system(model, self.settings.coordinates)
+        if self.system.n_u == 0:
+            raise ModelError("bodies", "nothing to simulate: no body has a moving joint (add one, or change a fixed joint)")
         variant = variant or self.settings.maggi_basis
         self.formulation = make_formulation(self.settings.method, self.system, self.settings, variant)
         self.own_system = self.formulation.system
@@ -94,7 +96,8 @@ class Simulation:
             first = self._sample(0.0, y0)
         except (SingularMassMatrix, GimbalLock, ConstraintFailure) as err:
             raise ModelError("bodies" if isinstance(err, SingularMassMatrix) else "constraints", f"at t = 0: {err}") from None
-        self.stepper = Stepper(s.integrator, f.derivative, 0.0, y0, s.t_end, s.rtol, s.atol, s.dt)
+        self._nonfinite_at = None
+        self.stepper = Stepper(s.integrator, self._checked_derivative, 0.0, y0, s.t_end, s.rtol, s.atol, s.dt)
         self.t = 0.0
         self.wall_time = 0.0
         self._out_k = 0
@@ -230,7 +233,8 @@ class Simulation:
         start = time.perf_counter()
         first = len(self._samples)
         t_stop = min(t_stop, self.settings.t_end)
-        with _BLAS.limit(limits=1):  # small dense work: one BLAS thread is 4x faster here
+        # non-finite values are caught and named below: numpy's warnings would only add noise
+        with _BLAS.limit(limits=1), np.errstate(invalid="ignore", divide="ignore", over="ignore"):
             while self.failure is None and self.t < t_stop - 1e-12:
                 self._one_step()
                 if wall_budget is not None and time.perf_counter() - start > wall_budget:
@@ -252,9 +256,17 @@ class Simulation:
     def _fail(self, t: float, why: str):
         self.failure = f"run stopped at t = {t:.6g} s: {why}"
 
+    def _checked_derivative(self, t: float, y: np.ndarray) -> np.ndarray:
+        """The formulation's derivative, remembering when it was last NaN or infinite."""
+        dy = self.formulation.derivative(t, y)
+        if not np.all(np.isfinite(dy)):
+            self._nonfinite_at = t
+        return dy
+
     def _one_step(self):
         st = self.stepper
         t_before = st.t
+        self._nonfinite_at = None  # trial points the solver rejects within this step count
         try:
             message = st.step()
         except RUN_ERRORS as err:
@@ -275,8 +287,35 @@ class Simulation:
             self.t = st.t
             self._after_step(st)
             self._watch_step_size(st, st.t - t_before)
+        except GimbalLock as err:
+            # a long step may carry the dense output through the lock: stop at the lock itself
+            t_lock = self._lock_time(st)
+            self._samples[1:] = [row for row in self._samples[1:] if row[0] <= t_lock]
+            self._fail(t_lock, str(err))
         except RUN_ERRORS as err:
             self._fail(st.t, str(err))
+
+    def _lock_time(self, st: Stepper) -> float:
+        """When, within the last step, an Euler angle first reached its singular value."""
+        f, kin = self.formulation, self.formulation.system.kin
+        t0, t1 = st.t_old, st.t
+        if t0 is None or not t1 > t0:
+            return t1
+
+        def locked(t: float) -> bool:
+            now = kin.gimbal_values(f.state_to_qu(t, st.sample(t))[0])
+            return bool(np.any(np.abs(now) < GIMBAL_TOL) or np.any(now * start < 0))
+
+        start = kin.gimbal_values(f.state_to_qu(t0, st.sample(t0))[0])
+        grid = np.linspace(t0, t1, 33)
+        hit = next((k for k in range(1, len(grid)) if locked(grid[k])), None)
+        if hit is None:
+            return t1
+        lo, hi = grid[hit - 1], grid[hit]
+        for _ in range(40):
+            mid = 0.5 * (lo + hi)
+            lo, hi = (lo, mid) if locked(mid) else (mid, hi)
+        return float(hi)
 
     def _watch_step_size(self, st: Stepper, h: float):
         """Stop when the steps stop making progress; look at the constraint rows on small steps,
@@ -293,8 +332,12 @@ class Simulation:
             raise ArithmeticError(self._collapse_reason(st, f"{TINY_STEPS_IN_A_ROW} steps in a row shorter than {h:.2g} s"))
 
     def _collapse_reason(self, st: Stepper, detail: str) -> str:
-        """The step size collapsed: name ill-conditioned constraint rows as the likely cause."""
+        """The step size collapsed: name NaN in the equations or ill-conditioned constraint rows
+        as the likely cause."""
         reason = f"the step size collapsed ({detail})"
+        if self._nonfinite_at is not None:
+            reason = (f"the equations of motion became NaN or infinite at t = {self._nonfinite_at:.6g} s "
+                      f"(an expression undefined there?); {reason}")
         if not self.formulation.n_rows or not np.all(np.isfinite(st.y)):
             return reason
         try:
