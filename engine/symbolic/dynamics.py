@@ -8,12 +8,12 @@ from .kinematics import SymbolicTree
 
 
 def partial_velocities(tree: SymbolicTree, speeds: bool) -> dict[str, tuple[sp.Matrix, sp.Matrix]]:
-    """Per body: (3×n partial velocities of the mass centre, world axes;
-    3×n partial angular velocities, body axes) — the columns are v^(r) and ω^(r) of seed 003."""
+    """Per body: (3×n partial velocities of the mass centre, 3×n partial angular velocities),
+    both in the body's own axes — the columns are v^(r) and ω^(r) of seed 003."""
     velocities = tree.velocities(speeds)
     table = {}
     for name in tree.bodies:
-        v = partial(tree.com_velocity(name, speeds), velocities)
+        v = partial(tree.com_velocity_body(name, speeds), velocities)
         w = partial(tree.omega_body(name, speeds), velocities)
         table[name] = (tree.simplify(v), tree.simplify(w))
     return table
@@ -26,7 +26,7 @@ def generalized_inertia_forces(tree: SymbolicTree, speeds: bool, table=None) -> 
     for name, frame in tree.bodies.items():
         tree.progress.checkpoint(f"inertia forces of {name}")
         v_r, w_r = table[name]
-        a = tree.com_acceleration(name, speeds)
+        a = tree.com_acceleration_body(name, speeds)
         w, alpha = tree.omega_body(name, speeds), tree.alpha_body(name, speeds)
         I = frame.inertia
         euler = I * alpha + w.cross(I * w)
@@ -35,9 +35,8 @@ def generalized_inertia_forces(tree: SymbolicTree, speeds: bool, table=None) -> 
 
 
 def split_linear(expressions: sp.Matrix, accelerations) -> tuple[sp.Matrix, sp.Matrix]:
-    """expressions = M·accelerations + rest: return (M, rest)."""
-    accelerations = sp.Matrix(accelerations)
-    expanded = expressions.applyfunc(sp.expand)
-    M = expanded.jacobian(accelerations)
-    rest = (expanded - M * accelerations).applyfunc(sp.expand)
+    """expressions = M·accelerations + rest: return (M, rest). No expansion: on larger models the
+    expanded form is exponentially longer than the nested one."""
+    M = expressions.jacobian(sp.Matrix(accelerations))
+    rest = expressions.xreplace({a: 0 for a in accelerations})
     return M, rest

@@ -38,7 +38,8 @@ def gravity_forces(tree: SymbolicTree, speeds: bool) -> sp.Matrix:
     for name, frame in tree.bodies.items():
         if frame.mass == 0:
             continue
-        F += partial(tree.com_velocity(name, speeds), velocities).T * (frame.mass * tree.gravity)
+        gravity_body = tree.to_body(name, tree.gravity)
+        F += partial(tree.com_velocity_body(name, speeds), velocities).T * (frame.mass * gravity_body)
     return F
 
 
@@ -99,10 +100,9 @@ def joint_spring_forces(tree: SymbolicTree, spring: JointSpring, speeds: bool) -
 
 def point_force(tree: SymbolicTree, force: PointForce, path: str, speeds: bool) -> sp.Matrix:
     F = sp.Matrix([in_velocities(tree, v, speeds) for v in parse_values(tree, force.value, f"{path}.value")])
-    if force.frame == "body":
-        F = tree.rotation(force.body) * F
-    v = tree.point_velocity(force.body, force.point, speeds)
-    return partial(v, tree.velocities(speeds)).T * F
+    F_body = F if force.frame == "body" else tree.to_body(force.body, F)
+    v = tree.point_velocity_body(force.body, force.point, speeds)
+    return partial(v, tree.velocities(speeds)).T * F_body
 
 
 def body_torque(tree: SymbolicTree, torque: BodyTorque, path: str, speeds: bool) -> sp.Matrix:
@@ -151,7 +151,7 @@ def kinetic_energy(tree: SymbolicTree, speeds: bool = False) -> sp.Expr:
     """T = ½ Σ (m v_c·v_c + ω·I ω) (body axes for the rotation)."""
     T = sp.Integer(0)
     for name, frame in tree.bodies.items():
-        v = tree.com_velocity(name, speeds)
+        v = tree.com_velocity_body(name, speeds)
         w = tree.omega_body(name, speeds)
         T += (frame.mass * v.dot(v) + w.dot(frame.inertia * w)) / 2
     return tree.simplify(T)

@@ -55,7 +55,8 @@ def _kinematic_section(eq: Equations, tree: SymbolicTree) -> None:
 def _partials_section(eq: Equations, tree: SymbolicTree, table) -> None:
     section = eq.section("Partial velocities v_B^(r) (mass centres, world axes) and partial angular "
                          "velocities ω_B^(r) (body axes)")
-    for body, (v, w) in table.items():
+    for body, (v_body, w) in table.items():
+        v = tree.simplify(tree.rotation(body) * v_body)
         for r, speed in enumerate(tree.speed_names):
             section.add(f"v_{body}^({r + 1}) [{speed}]", v[:, r], f"v_{body}_{r + 1}")
             section.add(f"ω_{body}^({r + 1}) [{speed}]", w[:, r], f"w_{body}_{r + 1}")
@@ -79,7 +80,8 @@ def _constrained(eq: Equations, tree: SymbolicTree, rows, table, M, forcing) -> 
         J_d = rows.velocity_A.extract(list(range(rows.A.rows)), split.dependent)
         speeds.add("B_d", tree.simplify(-J_d.inv() * rows.velocity_bias), "B_d")
     partials = eq.section("Nonholonomic partial velocities ṽ^(r) = v^(r) + Σ_d v^(d) (A_d)_dr")
-    for body, (v, w) in table.items():
+    for body, (v_body, w) in table.items():
+        v = tree.rotation(body) * v_body
         v_tilde, w_tilde = tree.simplify(v * split.C), tree.simplify(w * split.C)
         for column, speed in enumerate(independent):
             partials.add(f"ṽ_{body}^({column + 1}) [{speed}]", v_tilde[:, column])

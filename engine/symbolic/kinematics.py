@@ -103,8 +103,8 @@ class Motion:
 
     omega: sp.Matrix  # body-axis angular velocity
     alpha: sp.Matrix  # body-axis angular acceleration (= d/dt of omega's components)
-    v_origin: sp.Matrix  # world velocity of the hinge
-    a_origin: sp.Matrix  # world acceleration of the hinge
+    v_origin: sp.Matrix  # velocity of the hinge, body-axis components
+    a_origin: sp.Matrix  # acceleration of the hinge, body-axis components
 
 
 @dataclass
@@ -227,8 +227,10 @@ class SymbolicTree:
     def _motion(self, parent: Motion, w_rel, to_body, R_parent, R_joint, offset, translation, speeds) -> Motion:
         """Recursive velocities and accelerations of a child from its parent's (seed 004 (36)–(40)).
 
-        ω_c = Cᵀ ω_p + ω_rel,  α_c = Cᵀ α_p − ω_rel × Cᵀ ω_p + d/dt ω_rel   (body axes, C = R_J R_rel)
-        v_o = v_p + R_p (ω_p × d + ḋ),  a_o = a_p + R_p (α_p × d + ω_p × (ω_p × d) + 2 ω_p × ḋ + d̈)
+        All in body axes (C = R_J R_rel turns child axes into parent axes), which keeps the
+        expressions short: only relative rotations appear, never the product down the chain.
+        ω_c = Cᵀ ω_p + ω_rel,  α_c = Cᵀ α_p − ω_rel × Cᵀ ω_p + d/dt ω_rel
+        v_o = Cᵀ (v_p + ω_p × d + ḋ),  a_o = Cᵀ (a_p + α_p × d + ω_p × (ω_p × d) + 2 ω_p × ḋ + d̈)
         """
         w_parent = to_body * parent.omega
         omega = self.simplify(w_parent + w_rel)
@@ -236,9 +238,9 @@ class SymbolicTree:
         d_dot = R_joint * self.time_derivative(translation, speeds)
         d_ddot = R_joint * self.time_derivative(self.time_derivative(translation, speeds), speeds)
         wp, ap = parent.omega, parent.alpha
-        v_origin = self.simplify(parent.v_origin + R_parent * (wp.cross(offset) + d_dot))
-        a_origin = self.simplify(parent.a_origin + R_parent * (
-            ap.cross(offset) + wp.cross(wp.cross(offset)) + 2 * wp.cross(d_dot) + d_ddot))
+        v_origin = self.simplify(to_body * (parent.v_origin + wp.cross(offset) + d_dot))
+        a_origin = self.simplify(to_body * (
+            parent.a_origin + ap.cross(offset) + wp.cross(wp.cross(offset)) + 2 * wp.cross(d_dot) + d_ddot))
         return Motion(omega, alpha, v_origin, a_origin)
 
     def _joint_pose(self, joint, q):
@@ -335,29 +337,46 @@ class SymbolicTree:
                 result += matrix.diff(velocity) * acceleration
         return result if isinstance(expr, sp.MatrixBase) else result[0]
 
-    def point_velocity(self, body: str, point, speeds: bool = True) -> sp.Matrix:
-        """World velocity of a body point: v_o + R (ω × ρ)."""
+    def point_velocity_body(self, body: str, point, speeds: bool = True) -> sp.Matrix:
+        """Velocity of a body point in that body's axes: v_o + ω × ρ."""
         if body == GROUND:
             return sp.zeros(3, 1)
-        frame = self.bodies[body]
         rho = point if isinstance(point, sp.MatrixBase) else exact_vector(point)
-        motion = frame.motion(speeds)
-        return self.simplify(motion.v_origin + frame.rotation * motion.omega.cross(rho))
+        motion = self.bodies[body].motion(speeds)
+        return self.simplify(motion.v_origin + motion.omega.cross(rho))
+
+    def point_acceleration_body(self, body: str, point, speeds: bool = True) -> sp.Matrix:
+        """Acceleration of a body point in that body's axes: a_o + α × ρ + ω × (ω × ρ)."""
+        if body == GROUND:
+            return sp.zeros(3, 1)
+        rho = point if isinstance(point, sp.MatrixBase) else exact_vector(point)
+        m = self.bodies[body].motion(speeds)
+        return self.simplify(m.a_origin + m.alpha.cross(rho) + m.omega.cross(m.omega.cross(rho)))
+
+    def point_velocity(self, body: str, point, speeds: bool = True) -> sp.Matrix:
+        """World velocity of a body point."""
+        if body == GROUND:
+            return sp.zeros(3, 1)
+        return self.simplify(self.rotation(body) * self.point_velocity_body(body, point, speeds))
 
     def point_acceleration(self, body: str, point, speeds: bool = True) -> sp.Matrix:
-        """World acceleration of a body point: a_o + R (α × ρ + ω × (ω × ρ))."""
+        """World acceleration of a body point."""
         if body == GROUND:
             return sp.zeros(3, 1)
-        frame = self.bodies[body]
-        rho = point if isinstance(point, sp.MatrixBase) else exact_vector(point)
-        m = frame.motion(speeds)
-        return self.simplify(m.a_origin + frame.rotation * (m.alpha.cross(rho) + m.omega.cross(m.omega.cross(rho))))
+        return self.simplify(self.rotation(body) * self.point_acceleration_body(body, point, speeds))
 
     def com_velocity(self, body: str, speeds: bool = True) -> sp.Matrix:
         return self.point_velocity(body, self.bodies[body].com, speeds)
 
-    def com_acceleration(self, body: str, speeds: bool = True) -> sp.Matrix:
-        return self.point_acceleration(body, self.bodies[body].com, speeds)
+    def com_velocity_body(self, body: str, speeds: bool = True) -> sp.Matrix:
+        return self.point_velocity_body(body, self.bodies[body].com, speeds)
+
+    def com_acceleration_body(self, body: str, speeds: bool = True) -> sp.Matrix:
+        return self.point_acceleration_body(body, self.bodies[body].com, speeds)
+
+    def to_body(self, body: str, world_vector: sp.Matrix) -> sp.Matrix:
+        """World components → the body's axes."""
+        return self.simplify(self.rotation(body).T * world_vector)
 
     def omega_body(self, body: str, speeds: bool = True) -> sp.Matrix:
         if body == GROUND:

@@ -9,6 +9,10 @@ from .forces import generalized_active_forces, kinetic_energy, potential_energy
 from .kinematics import SymbolicTree
 
 
+#: more nonzero Christoffel symbols than this are summarized, not listed
+CHRISTOFFEL_LISTING_LIMIT = 30
+
+
 def christoffel_symbols(tree: SymbolicTree, M: sp.Matrix) -> list[list[list[sp.Expr]]]:
     """Γ[σ][α][β] = ½ (∂M_σα/∂q^β + ∂M_σβ/∂q^α − ∂M_αβ/∂q^σ), the first kind (2.7)."""
     q = tree.q
@@ -75,9 +79,13 @@ def lagrange_equations(tree: SymbolicTree) -> Equations:
     metric.add("M(q)", M, "M")
     christoffel = eq.section("Christoffel symbols of the first kind (2.7): "
                              "Γ_σ,αβ = ½(∂M_σα/∂q^β + ∂M_σβ/∂q^α − ∂M_αβ/∂q^σ)")
-    for (s, a, b), value in nonzero_christoffel(tree, gamma).items():
-        christoffel.add(f"Γ[{s}; {a}, {b}]", value)
-    if not christoffel.items:
+    listed = nonzero_christoffel(tree, gamma)
+    if len(listed) <= CHRISTOFFEL_LISTING_LIMIT:
+        for (s, a, b), value in listed.items():
+            christoffel.add(f"Γ[{s}; {a}, {b}]", value)
+    else:
+        christoffel.add("Γ", f"{len(listed)} nonzero symbols, too many to list; their sums h follow")
+    if not listed:
         christoffel.add("all Γ", sp.Integer(0))
     christoffel.add("h_σ = Γ_σ,αβ q̇^α q̇^β", h, "h")
     eq.section("Generalized forces (2.3)–(2.4): δA = Σ F·δr + L·δθ = Q·δq").add("Q", Q, "Q")

@@ -90,10 +90,17 @@ def _for_display(value, names):
 
 # --- text ------------------------------------------------------------------------------------
 
+#: longer expressions are printed in one line (the 2-D pretty printer is slow and unreadable on them)
+PRETTY_OPERATION_LIMIT = 250
+
+
 def pretty(value, names=None) -> str:
     if isinstance(value, str):
         return value
-    return sp.pretty(_for_display(value, names), use_unicode=True, wrap_line=False)
+    shown = _for_display(value, names)
+    if sp.count_ops(value) > PRETTY_OPERATION_LIMIT:
+        return sp.sstr(shown)
+    return sp.pretty(shown, use_unicode=True, wrap_line=False)
 
 
 def indent(text: str, by: str = "    ") -> str:
@@ -174,7 +181,7 @@ def json_value(value):
 
 def to_json(eq: Equations, model_name: str = "") -> str:
     names = display_names(eq)
-    names = sorted({str(s) for m in (eq.mass_matrix, eq.forcing) for s in m.free_symbols})
+    used = sorted({str(s) for m in (eq.mass_matrix, eq.forcing) for s in m.free_symbols})
     document = {
         "model": model_name,
         "method": eq.method,
@@ -185,7 +192,7 @@ def to_json(eq: Equations, model_name: str = "") -> str:
         "accelerations": [str(a) for a in eq.accelerations],
         "mass_matrix": matrix_rows(eq.mass_matrix),
         "forcing": vector_entries(eq.forcing),
-        "symbols": names,
+        "symbols": used,
         "parameters": {str(s): v for s, v in eq.parameters.items()},
         "constraints": None if eq.constraint_matrix is None else {
             "names": eq.constraint_names,
