@@ -36,6 +36,7 @@ class Dynamics:
     forcing: np.ndarray
     qd: np.ndarray
     ks: KinematicState
+    W: np.ndarray | None = None  # q_dot = W u (None: the speeds are the rates)
 
 
 class MechanicalSystem:
@@ -95,7 +96,7 @@ class MechanicalSystem:
             ctx = ForceContext(t=t, q=q, u=u, qd=qd, W=W, ks=ks)
             for f in self.forces:
                 Q = Q + f.generalized(ctx)
-        return Dynamics(M=M, forcing=Q - velocity_products, qd=qd, ks=ks)
+        return Dynamics(M=M, forcing=Q - velocity_products, qd=qd, ks=ks, W=W)
 
     def _spatial_terms(self, ks: KinematicState):
         """M, the velocity-product terms C and the gravity forces Q of a 3-D tree."""

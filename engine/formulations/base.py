@@ -117,8 +117,7 @@ class Formulation:
     # --- constraint rows shared by all formulations -----------------------------------------
 
     def context(self, t, q, u, dyn: Dynamics) -> StateContext:
-        W = self.system.kin.rate_matrix(q) if self.system.has_body_rates else None
-        return StateContext(t=t, q=q, u=u, qd=dyn.qd, W=W, ks=dyn.ks)
+        return StateContext(t=t, q=q, u=u, qd=dyn.qd, W=dyn.W, ks=dyn.ks)
 
     def constraint_rows(self, t, q, u, dyn: Dynamics) -> ConstraintRows | None:
         if not self.n_rows:
