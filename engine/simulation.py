@@ -36,8 +36,25 @@ TINY_STEPS_IN_A_ROW = 10
 SMALL_STEP = 1e-6
 # when the step size collapses, rows this ill-conditioned are named as the likely cause
 NEAR_SINGULAR_CONDITION = 1e4
+# one step whose solver meets this many NaN derivatives is stuck (scipy may loop on a NaN step size)
+MAX_NONFINITE_TRIALS = 200
+# a run asking for more samples or fixed steps than these would never end (or fill the memory)
+MAX_RUN_SAMPLES = 10**7
+MAX_FIXED_STEPS = 10**9
 RUN_ERRORS = (SingularMassMatrix, ConstraintFailure, GimbalLock, ProjectionFailure, ArithmeticError,
               np.linalg.LinAlgError, ValueError, FloatingPointError)
+
+
+def _check_run_length(settings) -> None:
+    """Refuse settings whose run could not end: too many samples, or fixed steps."""
+    samples = settings.t_end / settings.dt_out
+    if samples > MAX_RUN_SAMPLES:
+        raise ModelError("settings.dt_out", f"t_end / dt_out = {samples:.3g} samples is too many (at most "
+                         f"{MAX_RUN_SAMPLES:.0e}); use a larger dt_out or a shorter t_end")
+    steps = settings.t_end / settings.dt
+    if settings.integrator == "RK4" and steps > MAX_FIXED_STEPS:
+        raise ModelError("settings.dt", f"t_end / dt = {steps:.3g} fixed steps is too many (at most "
+                         f"{MAX_FIXED_STEPS:.0e}); use a larger dt or a shorter t_end")
 
 
 def csv_columns(system, formulation) -> list[str]:
@@ -57,6 +74,7 @@ class Simulation:
         overrides = dict(method=method, coordinates=coordinates, integrator=integrator, rtol=rtol,
                          atol=atol, t_end=t_end, dt_out=dt_out, dt=dt, stabilization=stabilization)
         self.settings = replace(model.settings, **{k: v for k, v in overrides.items() if v is not None})
+        _check_run_length(self.settings)
         self.model = model
         self.system = build_system(model, self.settings.coordinates)
         if self.system.n_u == 0:
@@ -94,10 +112,12 @@ class Simulation:
             y0 = f.initial_state(q0, f.model_to_own(q0, u0))
             self._check_rows_at_start(y0)
             first = self._sample(0.0, y0)
+            self._nonfinite_at, self._nonfinite_trials = None, 0
+            # the solver evaluates near y0 too (its first step size): a singular M there is the model's
+            with np.errstate(invalid="ignore", divide="ignore", over="ignore"):  # named by the first step
+                self.stepper = Stepper(s.integrator, self._checked_derivative, 0.0, y0, s.t_end, s.rtol, s.atol, s.dt)
         except (SingularMassMatrix, GimbalLock, ConstraintFailure) as err:
             raise ModelError("bodies" if isinstance(err, SingularMassMatrix) else "constraints", f"at t = 0: {err}") from None
-        self._nonfinite_at = None
-        self.stepper = Stepper(s.integrator, self._checked_derivative, 0.0, y0, s.t_end, s.rtol, s.atol, s.dt)
         self.t = 0.0
         self.wall_time = 0.0
         self._out_k = 0
@@ -261,12 +281,16 @@ class Simulation:
         dy = self.formulation.derivative(t, y)
         if not np.all(np.isfinite(dy)):
             self._nonfinite_at = t
+            self._nonfinite_trials += 1
+            if self._nonfinite_trials > MAX_NONFINITE_TRIALS:
+                raise ArithmeticError("the equations of motion stay NaN or infinite however short the step "
+                                      "(the state or an expression is out of range)")
         return dy
 
     def _one_step(self):
         st = self.stepper
         t_before = st.t
-        self._nonfinite_at = None  # trial points the solver rejects within this step count
+        self._nonfinite_at, self._nonfinite_trials = None, 0  # trial points the solver rejects within this step count
         try:
             message = st.step()
         except RUN_ERRORS as err:

@@ -54,6 +54,7 @@ def run_gui(model_path: str | None = None, run_for: float | None = None, screens
     scripted = run_for is not None or screenshot is not None
     if scripted:
         window.confirm_discard = lambda: True
+        window.confirm_restore = None  # a scripted run neither asks nor touches recovery files
         saved: list[bool] = []
 
         def finish() -> None:

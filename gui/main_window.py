@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (QComboBox, QDockWidget, QFileDialog, QLabel, QMai
                                QStackedWidget, QToolBar, QWidget)
 
 from engine.model import COORDINATES, GROUND, INTEGRATORS, METHODS, STABILIZATIONS, Model, ModelError
-from gui import edits
+from gui import edits, recovery
 from gui.document import ModelDocument
 from gui.geometry import is_planar
 from gui.inspector import Inspector
@@ -85,6 +85,7 @@ class MainWindow(QMainWindow):
         self._tick = 0
         self._dirty = False
         self.confirm_discard = self._ask_discard  # tests replace it to answer without a dialog
+        self.confirm_restore = lambda path: recovery.ask_restore(self, path)  # likewise; None: never ask
 
         self._build_scene()
         self._build_docks()
@@ -107,6 +108,12 @@ class MainWindow(QMainWindow):
         self._show_model(model, None)
         self.start_runs(running=run)
         self.compare_view.set_active(self.compare)
+        self.autosave = recovery.Autosave(self.document, recovery.recovery_directory(self.settings_store), self)
+        # asked once the event loop turns, so that whoever made the window can answer it
+        self._recovery_offer = QTimer(self)
+        self._recovery_offer.setSingleShot(True)
+        self._recovery_offer.timeout.connect(lambda: recovery.offer_recovery(self))
+        self._recovery_offer.start(0)
 
     # --- layout --------------------------------------------------------------------------------
 
@@ -500,6 +507,7 @@ class MainWindow(QMainWindow):
             self.show_problem("Could not save", f"{path}: {error}")
             return False
         self.document.saved_as(path)
+        self.autosave.discard()
         self._remember(path)
         self.statusBar().showMessage(f"Saved {path}", 8000)
         return True
@@ -786,6 +794,8 @@ class MainWindow(QMainWindow):
         if not self.confirm_discard():
             event.ignore()
             return
+        self.autosave.stop()
+        self.autosave.discard()  # a normal close: the edits were saved or knowingly dropped
         self.redraw_timer.stop()
         self.stop_runs()
         for box in list(self.message_boxes):

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
@@ -16,6 +17,7 @@ from engine import modelfile
 from engine.cli import main
 from engine.model import Model, ModelError
 from engine.modelfile import load_model, loads_model
+from engine.simulation import Simulation
 
 from reliability_helpers import ASSET_FILES, ROOT, asset_dict, fingerprint, write_model, write_model_text
 
@@ -281,3 +283,55 @@ def test_cli_process_exits_2_without_traceback_for_a_non_physical_model(tmp_path
     lines = proc.stderr.splitlines()
     assert len(lines) == 1, proc.stderr
     assert "massless.eom.json" in lines[0] and "bob_theta_dot" in lines[0] and "singular" in lines[0]
+
+
+# --- the property, one level deeper: files that load either run or stop with a message -------------
+
+_ODD_NUMBERS = st.one_of(st.sampled_from([0.0, -1.0, 1e-300, 5e-324, 1e300, 1e12, -1e12, 1e-12, 1e6]),
+                         st.floats(-1e3, 1e3))
+
+
+def _number_paths(node, path=()):
+    items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+    for key, value in items:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            yield path + (key,)
+        elif isinstance(value, (dict, list)):
+            yield from _number_paths(value, path + (key,))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(ASSET_FILES), st.data())
+def test_files_with_odd_numbers_run_or_stop_with_a_message(path, data):
+    document = json.loads(path.read_text())
+    places = list(_number_paths(document))
+    for _ in range(data.draw(st.integers(1, 3))):
+        *parents, last = places[data.draw(st.integers(0, len(places) - 1))]
+        node = document
+        for key in parents:
+            node = node[key]
+        node[last] = data.draw(_ODD_NUMBERS)
+    document.setdefault("settings", {})["t_end"] = 0.05
+    start = time.perf_counter()
+    try:
+        sim = Simulation(loads_model(json.dumps(document), SOURCE))
+        sim.advance(0.05, wall_budget=0.5)
+    except ModelError as error:
+        assert error.path is not None and "\n" not in str(error)
+    else:
+        assert sim.failure is None or sim.failure.startswith("run stopped at t = ")
+        assert np.all(np.isfinite(sim.samples()))  # what is kept is usable
+    assert time.perf_counter() - start < 10.0
+
+
+def test_a_sampling_interval_that_would_never_end_is_refused(tmp_path, capsys):
+    data = asset_dict("simple_pendulum")
+    data["settings"]["dt_out"] = 1e-50
+    model = loads_model(json.dumps(data), SOURCE)
+    with pytest.raises(ModelError) as info:
+        Simulation(model)
+    assert info.value.path == "settings.dt_out" and "too many" in info.value.message
+    path = write_model(tmp_path, asset_dict("simple_pendulum"), "fine.eom.json")
+    assert main(["run", str(path), "--dt-out", "1e-9"]) == 2  # the command line's override too
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 1 and "fine.eom.json" in lines[0] and "settings.dt_out" in lines[0]

@@ -131,3 +131,22 @@ def test_body_rate_speeds_pass_the_same_attitude():
     sim = Simulation(_tumbling_body("body"), method="kane", t_end=0.5)
     rows = sim.run()
     assert sim.failure is None and abs(rows[-1, 0] - 0.5) < 1e-12
+
+
+def test_spinning_body_without_axial_inertia_is_refused_at_t0():
+    """A spherical joint may spin the body about its axis: zero inertia there moves nothing."""
+    data = asset_dict("heavy_top")
+    data["bodies"][0]["inertia"] = [0.0625, 0.0625, 0.0]
+    model = loads_model(json.dumps(data), SOURCE)
+    with pytest.raises(ModelError) as info:
+        Simulation(model)
+    assert "at t = 0" in info.value.message and "top_wz moves no mass or inertia" in info.value.message
+
+
+def test_absurd_initial_speed_stops_at_once_with_a_message():
+    data = asset_dict("rolling_disk_leaning")
+    data["bodies"][0]["joint"]["u0"][0] = 1e300
+    sim = Simulation(loads_model(json.dumps(data), SOURCE), t_end=0.05)
+    sim.advance(0.05, wall_budget=2.0)
+    assert sim.failure is not None and "NaN or infinite" in sim.failure and stop_time(sim.failure) == 0.0
+    assert len(sim.samples()) == 1
