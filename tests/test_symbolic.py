@@ -256,7 +256,7 @@ def test_formulations_agree_on_the_tree(name):
     model = HAND_MODELS[name]()
     tree = SymbolicTree(model)
     results = {method: derive(model, method) for method in FORMULATIONS}
-    for seed in range(3):
+    for seed in range(2):
         state = random_state(tree, seed)
         kane_udot = accelerations_of(results["kane"], state)
         reference = rates_acceleration(tree, kane_udot, state)
@@ -395,11 +395,12 @@ def test_bad_method_and_format_are_model_errors():
 
 # --- size guard and cancellation -----------------------------------------------------------------
 
-def test_six_dof_model_in_under_twenty_seconds_or_refused():
+@pytest.mark.parametrize("method", ["kane", "lagrange"])
+def test_six_dof_model_in_under_twenty_seconds_or_refused(method):
     start = time.perf_counter()
     try:
-        text = equations_text(planar_chain(6), "kane")
-        assert "Kane" in text
+        text = equations_text(planar_chain(6), method)
+        assert "equations" in text.splitlines()[0]
     except SymbolicTooLarge as refusal:
         assert "degrees of freedom" in str(refusal)
     assert time.perf_counter() - start < 20.0
@@ -416,6 +417,15 @@ def test_cancel_stops_the_derivation():
     cancel.set()
     with pytest.raises(DerivationCancelled):
         derive(double_compound_pendulum(), "lagrange", cancel=cancel)
+
+
+def test_the_numeric_engine_does_not_import_the_symbolic_side():
+    import subprocess
+    import sys
+    code = ("import sys, engine.system, engine.simulation, engine.formulations; "
+            "print(any(m.startswith('engine.symbolic') for m in sys.modules))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "False"
 
 
 # --- against the numeric engine ----------------------------------------------------------------------

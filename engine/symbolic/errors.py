@@ -7,6 +7,8 @@ model gets a clear message instead of a hang.
 from __future__ import annotations
 
 import threading
+
+import sympy as sp
 from dataclasses import dataclass, field
 
 from engine.model import ModelError
@@ -58,3 +60,12 @@ def check_operations(n_ops: int, n_dof: int) -> None:
         raise SymbolicTooLarge(
             f"model too large for symbolic derivation: {n_dof} degrees of freedom, the mass-centre "
             f"positions alone take {n_ops} operations (limit {OPERATION_LIMIT})")
+
+
+#: constraint rows longer than this are shown, but not reduced symbolically (partition, C, reduced equations)
+CONSTRAINT_OPERATION_LIMIT = 3000
+
+
+def constraints_too_long(A, b) -> bool:
+    """True when the symbolic reduction would explode (e.g. a rolling disk in body rates)."""
+    return sum(sp.count_ops(e) for e in A) + sum(sp.count_ops(e) for e in b) > CONSTRAINT_OPERATION_LIMIT

@@ -5,6 +5,7 @@ import sympy as sp
 
 from .base import Equations
 from .constraints import acceleration_rows, constraint_rows
+from .errors import constraints_too_long
 from .dynamics import generalized_inertia_forces, partial_velocities, split_linear
 from .forces import generalized_active_forces
 from .kinematics import SymbolicTree
@@ -67,6 +68,11 @@ def _constrained(eq: Equations, tree: SymbolicTree, rows, table, M, forcing) -> 
     eq.constraint_matrix, eq.constraint_rhs, eq.constraint_names = rows.A, rows.b, list(rows.names)
     section = eq.section("Constraints in the speeds: A u̇ = b (velocity rows J u + j = 0)")
     section.add("A", rows.A, "A").add("b", rows.b, "b")
+    if constraints_too_long(rows.A, rows.b):
+        eq.section("Kane's equations over the independent speeds").add(
+            "reduction", "the constraint rows are too long to reduce symbolically; the numeric engine solves "
+            "u_d = A_d u_i + B_d and F̃_r + F̃_r* = 0 at each step")
+        return
     tree.progress.checkpoint("dependent speeds")
     split = partition(tree, rows.A, rows.b)
     independent = [tree.speed_names[i] for i in split.independent]

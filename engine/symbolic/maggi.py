@@ -4,6 +4,7 @@ from __future__ import annotations
 import sympy as sp
 
 from .base import Equations
+from .errors import constraints_too_long
 from .lagrange import add_constraint_sections, lagrange_core, rate_constraints
 from .kinematics import SymbolicTree
 from .partition import partition
@@ -21,6 +22,12 @@ def maggi_equations(tree: SymbolicTree) -> Equations:
         coordinates=list(tree.coordinate_names), speeds=[str(s) for s in tree.qd],
         accelerations=list(tree.qdd), mass_matrix=M, forcing=Y, parameters=dict(tree.params.values))
     eq.section("The unconstrained system (2.6): M q̈ = Q − h").add("M", M, "M").add("Q − h", Y, "Y")
+    if rows.A.rows and constraints_too_long(rows.A, rows.b):
+        add_constraint_sections(eq, tree, rows, M, Y)
+        eq.section("First group (4.6): Cᵀ(M q̈ − Q + h) = 0").add(
+            "reduction", "the constraint rows are too long to reduce symbolically; C is found numerically "
+            "(A C = 0) and (Cᵀ M C) w = Cᵀ(Q − h − M q̈_p) solved at each step")
+        return eq
     tree.progress.checkpoint("Maggi partition")
     split = partition(tree, rows.A, rows.b)
     independent = [tree.coordinate_names[i] for i in split.independent]

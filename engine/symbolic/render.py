@@ -94,9 +94,24 @@ def _for_display(value, names):
 PRETTY_OPERATION_LIMIT = 250
 
 
+#: longer expressions are not printed in text or LaTeX at all (JSON still carries them)
+DISPLAY_OPERATION_LIMIT = 6000
+
+
+def too_long(value) -> str | None:
+    """A note instead of an expression nobody could read."""
+    if isinstance(value, str):
+        return None
+    n = sp.count_ops(value)
+    return f"({n} operations: too long to print; see the JSON output)" if n > DISPLAY_OPERATION_LIMIT else None
+
+
 def pretty(value, names=None) -> str:
     if isinstance(value, str):
         return value
+    note = too_long(value)
+    if note:
+        return note
     shown = _for_display(value, names)
     if sp.count_ops(value) > PRETTY_OPERATION_LIMIT:
         return sp.sstr(shown)
@@ -140,8 +155,9 @@ def latex_text(label: str) -> str:
 
 
 def latex_item(item: Item, names=None) -> str:
-    if isinstance(item.value, str):
-        return rf"\text{{{latex_text(item.label)}: {latex_text(item.value)}}}"
+    note = too_long(item.value)
+    if isinstance(item.value, str) or note:
+        return rf"\text{{{latex_text(item.label)}: {latex_text(note or item.value)}}}"
     symbol_names = {s: tex for s, (_, tex) in (names or {}).items()}
     return rf"\text{{{latex_text(item.label)}:}}\quad {sp.latex(item.value, symbol_names=symbol_names)}"
 

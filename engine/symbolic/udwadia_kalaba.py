@@ -4,6 +4,7 @@ from __future__ import annotations
 import sympy as sp
 
 from .base import Equations
+from .errors import constraints_too_long
 from .kinematics import SymbolicTree
 from .lagrange import add_constraint_sections, lagrange_core, rate_constraints
 
@@ -46,7 +47,7 @@ def udwadia_kalaba_equations(tree: SymbolicTree) -> Equations:
     constrained = eq.section("Constrained acceleration (5.3)")
     constrained.add("q̈", "a + M^{-1/2} (A M^{-1/2})⁺ (b − A a)   (any G with G Gᵀ = M⁻¹ may replace M^{-1/2})")
     constrained.add("reaction", "Q_c = M^{1/2} (A M^{-1/2})⁺ (b − A a)")
-    if a is not None and rows.A.rows <= 2:
+    if a is not None and rows.A.rows <= 2 and not constraints_too_long(rows.A, rows.b):
         _tensor_split(eq, tree, rows, M, M_inv, Y, a)
     else:
         constrained.add("full-rank A", "q̈ = a + M⁻¹Aᵀ H⁻¹ (b − A a),  H = A M⁻¹ Aᵀ")
