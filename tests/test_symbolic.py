@@ -10,14 +10,33 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from engine.model import (Body, BodyTorque, Coincident, JointEffort, JointSpring, Joint, KnifeEdge, Model,
-                          ModelError, PointForce, PointRef, Prescribed, Spring)
-from engine.symbolic import (DerivationCancelled, SymbolicTooLarge, SymbolicTree, derive, equations_text)
+from engine.model import (
+    Body,
+    BodyTorque,
+    Coincident,
+    Joint,
+    JointEffort,
+    JointSpring,
+    KnifeEdge,
+    Model,
+    ModelError,
+    PointForce,
+    PointRef,
+    Prescribed,
+    Spring,
+)
+from engine.symbolic import (
+    DerivationCancelled,
+    SymbolicTooLarge,
+    SymbolicTree,
+    derive,
+    equations_text,
+)
 from engine.symbolic.roberson_wittenburg import alpha_block
 
 FORMULATIONS = ("lagrange", "maggi", "udwadia_kalaba", "kane", "roberson_wittenburg")
 RATE_FORMULATIONS = ("lagrange", "maggi", "udwadia_kalaba", "roberson_wittenburg")
-S = lambda name: sp.Symbol(name, real=True)  # noqa: E731
+S = lambda name: sp.Symbol(name, real=True)
 
 
 # --- hand-built models (the presets are checked further down once they exist) ----------------
@@ -160,7 +179,7 @@ def test_cart_pendulum_kane_gives_the_seed_equations():
     eq = derive(cart_pendulum(), "kane", parameters="symbols")
     m_A, m_B, l, g = (sp.Symbol(n, positive=True) for n in ("m_A", "m_B", "l_B", "g"))
     x, th = S("x"), S("theta")
-    xd, thd, xdd, thdd = S("x_dot"), S("theta_dot"), S("x_ddot"), S("theta_ddot")
+    thd, xdd, thdd = S("theta_dot"), S("x_ddot"), S("theta_ddot")
     seed = sp.Matrix([
         (m_A + m_B) * xdd + m_B * l * (thdd * sp.cos(th) - thd ** 2 * sp.sin(th)),
         m_B * l * xdd * sp.cos(th) + m_B * l ** 2 * thdd + m_B * g * l * sp.sin(th)])
@@ -212,7 +231,7 @@ def test_double_compound_pendulum_positions_and_jacobian():
     t1, t2 = S("theta1"), S("theta2")
     r1 = sp.Matrix([rho1 * sp.cos(t1), rho1 * sp.sin(t1), 0])
     r2 = sp.Matrix([length * sp.cos(t1) + rho2 * sp.cos(t1 + t2), length * sp.sin(t1) + rho2 * sp.sin(t1 + t2), 0])
-    same = lambda a, b: (sp.nsimplify(a) - sp.nsimplify(b)).applyfunc(sp.simplify) == sp.zeros(*a.shape)  # noqa: E731
+    same = lambda a, b: (sp.nsimplify(a) - sp.nsimplify(b)).applyfunc(sp.simplify) == sp.zeros(*a.shape)
     assert same(eq.item("r_1"), r1)  # (33)
     assert same(eq.item("r_2"), r2)  # (34)
     assert path_matrix(tree) == sp.Matrix([[1, 1], [0, 1]])
@@ -449,7 +468,7 @@ def compare_with_engine(model, methods=FORMULATIONS, seeds=(0, 1)):
         t = float(state[tree.t])
         M_num, f_num = system.mass_matrix(q), system.forcing(t, q, u)
         u_dot = np.linalg.solve(M_num, f_num)
-        for method, eq in results.items():
+        for eq in results.values():
             if eq.speeds == tree.speed_names:  # the formulation uses the model's own speeds
                 np.testing.assert_allclose(value(eq.mass_matrix, state, eq_parameters(eq)), M_num, atol=1e-10)
                 np.testing.assert_allclose(value(eq.forcing, state, eq_parameters(eq)).ravel(), f_num, atol=1e-10)
@@ -472,7 +491,7 @@ def small_presets():
     for name in sorted(PRESETS):
         try:
             model = preset(name)
-        except Exception:  # noqa: BLE001 - a preset needing arguments is skipped here
+        except Exception:  # noqa: BLE001, S112 - a preset needing arguments is skipped here
             continue
         if sum(b.joint.dof for b in model.bodies) <= 4:
             names.append(name)

@@ -13,6 +13,17 @@ from .kinematics import SymbolicTree
 from .render import equations_text, render
 
 __all__ = [
-    "DOF_LIMIT", "DerivationCancelled", "Equations", "FORMULATIONS", "Item", "SYMBOLIC_METHODS",
-    "Section", "SymbolicTooLarge", "SymbolicTree", "derive", "equations_text", "render", "symbolic_tree",
+    "DOF_LIMIT",
+    "FORMULATIONS",
+    "SYMBOLIC_METHODS",
+    "DerivationCancelled",
+    "Equations",
+    "Item",
+    "Section",
+    "SymbolicTooLarge",
+    "SymbolicTree",
+    "derive",
+    "equations_text",
+    "render",
+    "symbolic_tree",
 ]

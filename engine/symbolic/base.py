@@ -21,7 +21,7 @@ class Section:
     title: str
     items: list[Item] = field(default_factory=list)
 
-    def add(self, label: str, value, symbol: str = "") -> "Section":
+    def add(self, label: str, value, symbol: str = "") -> Section:
         self.items.append(Item(label, value, symbol))
         return self
 

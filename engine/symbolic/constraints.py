@@ -13,8 +13,15 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from engine.model import (Coincident, Distance, ExpressionConstraint, KnifeEdge, ModelError,
-                          Prescribed, RollingDisk)
+from engine.model import (
+    Coincident,
+    Distance,
+    ExpressionConstraint,
+    KnifeEdge,
+    ModelError,
+    Prescribed,
+    RollingDisk,
+)
 
 from .kinematics import SymbolicTree
 from .parameters import exact, exact_vector

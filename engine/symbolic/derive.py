@@ -42,8 +42,7 @@ def derive(model: Model, method: str | None = None, parameters: str = "numbers",
     Raises SymbolicTooLarge (a ModelError) for models beyond the size guard and
     DerivationCancelled when `cancel` is set during the derivation.
     """
-    if model.settings.coordinates != "joint":
-        pass  # the symbolic view always works in joint coordinates (absolute ones are numeric only)
+    # the symbolic view always works in joint coordinates ("absolute" is a numeric choice)
     name = method_name(model, method)
     progress = Progress(cancel)
     progress.checkpoint("start")

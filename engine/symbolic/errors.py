@@ -7,9 +7,9 @@ model gets a clear message instead of a hang.
 from __future__ import annotations
 
 import threading
+from dataclasses import dataclass, field
 
 import sympy as sp
-from dataclasses import dataclass, field
 
 from engine.model import ModelError
 

@@ -11,7 +11,7 @@ import sympy as sp
 from engine.model import BodyTorque, JointEffort, JointSpring, PointForce, Spring
 
 from .kinematics import SymbolicTree
-from .parameters import exact, exact_vector
+from .parameters import exact
 
 
 def partial(vector: sp.Matrix, velocities) -> sp.Matrix:

@@ -5,8 +5,8 @@ import sympy as sp
 
 from .base import Equations
 from .constraints import acceleration_rows, constraint_rows
-from .errors import constraints_too_long
 from .dynamics import generalized_inertia_forces, partial_velocities, split_linear
+from .errors import constraints_too_long
 from .forces import generalized_active_forces
 from .kinematics import SymbolicTree
 from .partition import partition

@@ -8,7 +8,6 @@ from .constraints import AccelerationRows, acceleration_rows, constraint_rows
 from .forces import generalized_active_forces, kinetic_energy, potential_energy
 from .kinematics import SymbolicTree
 
-
 #: more nonzero Christoffel symbols than this are summarized, not listed
 CHRISTOFFEL_LISTING_LIMIT = 30
 
@@ -103,7 +102,7 @@ def lagrange_equations(tree: SymbolicTree) -> Equations:
 def add_constraint_sections(eq: Equations, tree: SymbolicTree, rows: AccelerationRows, M, Y) -> None:
     """A q̈ = b (3.1) and the saddle-point system of (4.5)."""
     eq.constraint_matrix, eq.constraint_rhs, eq.constraint_names = rows.A, rows.b, list(rows.names)
-    k, n = rows.A.shape
+    k = rows.A.rows
     section = eq.section("Constraints at the acceleration level (3.1)–(3.3): A q̈ = b")
     for name, level in zip(rows.names, rows.levels):
         section.add(f"{name}", level)

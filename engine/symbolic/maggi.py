@@ -5,8 +5,8 @@ import sympy as sp
 
 from .base import Equations
 from .errors import constraints_too_long
-from .lagrange import add_constraint_sections, lagrange_core, rate_constraints
 from .kinematics import SymbolicTree
+from .lagrange import add_constraint_sections, lagrange_core, rate_constraints
 from .partition import partition
 
 
@@ -14,7 +14,7 @@ def maggi_equations(tree: SymbolicTree) -> Equations:
     """Maggi (4.6)–(4.11): q̈ = q̈_p + C w with A C = 0 and A q̈_p = b;
     first group, l equations free of multipliers: Cᵀ(M q̈ − Q + h) = 0, i.e.
     (Cᵀ M C) w = Cᵀ(Q − h − M q̈_p); second group: λ = Dᵀ(M q̈ − Q + h) with A D = I."""
-    T, V, M, gamma, h, Q = lagrange_core(tree)
+    _T, _V, M, _gamma, h, Q = lagrange_core(tree)
     Y = tree.simplify(Q - h)
     rows = rate_constraints(tree)
     eq = Equations(

@@ -51,7 +51,7 @@ def tree_view(tree: SymbolicTree) -> Equations:
     alpha = tree.simplify(r.jacobian(sp.Matrix(tree.q)))
     velocity = alpha * sp.Matrix(tree.qd)
     u = tree.simplify(tree.time_derivative(velocity, speeds=False).subs({a: 0 for a in tree.qdd}))
-    T_kin, V, M, gamma, h, Q = lagrange_core(tree)
+    _T, _V, M, _gamma, h, Q = lagrange_core(tree)
     eq = Equations(
         method="roberson_wittenburg", title="Roberson–Wittenburg tree kinematics",
         reference="seed 004 (33)–(54); THEORY.md §4", coordinates=list(tree.coordinate_names),

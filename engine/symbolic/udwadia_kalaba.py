@@ -24,7 +24,7 @@ def cheap_inverse(tree: SymbolicTree, M: sp.Matrix) -> sp.Matrix | None:
 def udwadia_kalaba_equations(tree: SymbolicTree) -> Equations:
     """Udwadia–Kalaba (5.3): q̈ = a + M^{-1/2}(A M^{-1/2})⁺(b − A a) with a = M⁻¹(Q − h);
     for full-rank A, q̈ = a + M⁻¹Aᵀ H⁻¹(b − A a), H = A M⁻¹ Aᵀ (the tensor form's K/L split)."""
-    T, V, M, gamma, h, Q = lagrange_core(tree)
+    _T, _V, M, _gamma, h, Q = lagrange_core(tree)
     Y = tree.simplify(Q - h)
     rows = rate_constraints(tree)
     eq = Equations(
