@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test bench clean
+.PHONY: run test test-all bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,8 +22,15 @@ test: $(STAMP)
 		xvfb-run -a -s "-screen 0 1600x1000x24" $(BIN)/python -m pytest -q; \
 	else $(BIN)/python -m pytest -q; fi
 
+# everything, the slow checks too (10^6 integrator steps with a memory bound: several minutes)
+test-all: $(STAMP)
+	@if [ -z "$$DISPLAY" ] && command -v xvfb-run >/dev/null; then \
+		xvfb-run -a -s "-screen 0 1600x1000x24" $(BIN)/python -m pytest -q -m "slow or not slow"; \
+	else $(BIN)/python -m pytest -q -m "slow or not slow"; fi
+
 bench: $(STAMP)
 	$(BIN)/python bench/bench_chains.py
+	$(BIN)/python bench/bench_gui.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache
