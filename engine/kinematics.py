@@ -130,6 +130,7 @@ class TreeKinematics:
             self._at_complex = self._at[:, 0] + 1j * self._at[:, 1]
             self._com_complex = self.com_body[:, 0] + 1j * self.com_body[:, 1]
             self._slide_complex = slide[:, 0] + 1j * slide[:, 1]
+            self._path_complex_t = np.ascontiguousarray(T.T, dtype=complex)  # no conversion per call
         self._origin_z = T.T @ self._at[:, 2]  # planar trees: heights never change
         # incidence[b, s] = 1 when speed s belongs to body b's joint
         self._speed_incidence = np.zeros((nb, self.n_u))
@@ -467,7 +468,7 @@ class TreeKinematics:
         e_J = e * np.exp(-1j * theta_rel)  # the joint frames
         e_p = _parent_values_complex(e, self.parent)
         r = e_p * self._at_complex + e_J * d  # origin_i − origin_parent
-        origin_c = T_t @ r
+        origin_c = self._path_complex_t @ r
         com_c = origin_c + e * self._com_complex
         origin = np.empty((nb, 3))
         origin[:, 0], origin[:, 1], origin[:, 2] = origin_c.real, origin_c.imag, self._origin_z
@@ -509,7 +510,7 @@ class TreeKinematics:
         terms = np.empty((nb, 2), dtype=complex)
         terms[:, 0] = 1j * wp * r + v_slide  # ω_p ẑ × r + d_dot
         terms[:, 1] = -wp * wp * r + 2j * wp * v_slide  # −ω_p² r + 2 ω_p ẑ × d_dot
-        summed = T_t @ terms
+        summed = self._path_complex_t @ terms
         v_c = summed[:, 0] + 1j * omega_z * rho
         a_c = summed[:, 1] - omega_z * omega_z * rho
         v_com = np.zeros((nb, 3))
