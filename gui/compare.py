@@ -21,8 +21,20 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QColor, QPalette
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QDockWidget, QGridLayout, QHeaderView, QLabel,
-                               QSplitter, QStackedWidget, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDockWidget,
+    QGridLayout,
+    QHeaderView,
+    QLabel,
+    QSplitter,
+    QStackedWidget,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from engine.model import INTEGRATORS, METHODS, STABILIZATIONS, Model, Stabilization
 from gui.geometry import drawing
@@ -114,7 +126,7 @@ class RunSettings:
     stabilization: str
 
     @classmethod
-    def of(cls, model: Model) -> "RunSettings":
+    def of(cls, model: Model) -> RunSettings:
         s = model.settings
         return cls(s.integrator, s.rtol, s.atol, s.stabilization.kind)
 

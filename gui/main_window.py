@@ -299,11 +299,16 @@ class MainWindow(QMainWindow):
         (each in its own module; they reach the window through its public attributes)."""
         from gui import shortcuts
         from gui.compare import CompareView
+        from gui.equations_view import EquationsView
         from gui.presentation import Presentation
+        from gui.recording import Recording
 
         self.compare_view = CompareView(self)
+        self.equations_view = EquationsView(self)
         self.presentation = Presentation(self)
+        self.recording = Recording(self)
         self.keyboard = shortcuts.install(self)
+        self.recording.add_actions(self.menuBar().actions()[0].menu())  # the File menu
 
     # --- the model -----------------------------------------------------------------------------
 

@@ -12,13 +12,24 @@ Three scopes:
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import (QAbstractSpinBox, QComboBox, QDialog, QDialogButtonBox, QHeaderView, QLineEdit,
-                               QPlainTextEdit, QTableWidget, QTableWidgetItem, QTextEdit, QVBoxLayout)
+from PySide6.QtWidgets import (
+    QAbstractSpinBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QHeaderView,
+    QLineEdit,
+    QPlainTextEdit,
+    QTableWidget,
+    QTableWidgetItem,
+    QTextEdit,
+    QVBoxLayout,
+)
 
 EVERYWHERE, OUTSIDE_TEXT, WINDOW = "everywhere", "outside text fields", "window"
 
@@ -43,12 +54,6 @@ def _change_speed(window, steps: int) -> None:
     window.statusBar().showMessage(f"Speed {box.itemText(index)}", 3000)
 
 
-def _toggle_dock(dock) -> None:
-    dock.setVisible(not dock.isVisible())
-    if dock.isVisible():
-        dock.raise_()
-
-
 #: what each binding does to a main window
 COMMANDS: dict[str, Callable] = {
     "run_pause": _toggle_run,
@@ -57,7 +62,7 @@ COMMANDS: dict[str, Callable] = {
     "faster": lambda w: _change_speed(w, +1),
     "slower": lambda w: _change_speed(w, -1),
     "compare": lambda w: w.set_compare(not w.compare),
-    "equations": lambda w: _toggle_dock(w.equations_view.dock),
+    "equations": lambda w: w.equations_view.toggle(),
     "presentation": lambda w: w.presentation.toggle(),
     "theme": lambda w: w.presentation.toggle_theme(),
     "zoom_in": lambda w: w.presentation.zoom(+1),

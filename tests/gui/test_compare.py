@@ -7,7 +7,13 @@ import numpy as np
 
 from engine.model import METHODS
 from engine.modelfile import load_model
-from gui.compare import METHOD_STYLES, OKABE_ITO, coordinate_difference, run_models, RunSettings
+from gui.compare import (
+    METHOD_STYLES,
+    OKABE_ITO,
+    RunSettings,
+    coordinate_difference,
+    run_models,
+)
 from gui.runner import AS_FAST_AS_POSSIBLE
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

@@ -74,7 +74,7 @@ def test_presentation_screenshots_at_1080p(tmp_path):
     env = dict(os.environ)
     env.pop("QT_QPA_PLATFORM", None)
     done = subprocess.run(command + [sys.executable, SHOTS, "", str(light), str(dark)], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=60)
+                          capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 0, done.stderr[-3000:]
     report = json.loads(done.stdout.strip().splitlines()[-1])
     means = {}
@@ -88,4 +88,4 @@ def test_presentation_screenshots_at_1080p(tmp_path):
         stat = ImageStat.Stat(image)
         assert max(stat.stddev) > 10
         means[theme] = sum(stat.mean) / 3
-    assert means["light"] > 150 > 80 > means["dark"], means
+    assert means["light"] > 150 and means["dark"] < 80, means
