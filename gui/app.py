@@ -47,6 +47,11 @@ def run_gui(model_path: str | None = None, run_for: float | None = None, screens
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("eomlab")
     app.setOrganizationName("eomlab")
+    # collect garbage on the GUI thread only: a collection on a worker thread could free Qt
+    # objects there while the GUI thread uses them (seen as a deadlock with gdb)
+    from pyqtgraph.util.garbage_collector import GarbageCollector
+
+    app._eomlab_gc = GarbageCollector(interval=1.0)
     from gui.main_window import MainWindow
 
     window = MainWindow(model, model_path, run=True, compare=compare)
