@@ -41,6 +41,7 @@ from engine.model import (
     shape_inertia,
 )
 from engine.modelfile import MAX_BODIES, axis_angle_matrix, save_model
+from engine.rotations import EulerSequence
 
 PLANAR_GRAVITY = (0.0, -9.81, 0.0)
 SPATIAL_GRAVITY = (0.0, 0.0, -9.81)
@@ -95,20 +96,9 @@ def _box(a: float, b: float, c: float) -> Shape:
     return Shape(kind="box", size=(float(a), float(b), float(c)))
 
 
-def _elementary(letter: str, angle: float) -> np.ndarray:
-    c, s = math.cos(angle), math.sin(angle)
-    if letter == "x":
-        return np.array([[1.0, 0.0, 0.0], [0.0, c, -s], [0.0, s, c]])
-    if letter == "y":
-        return np.array([[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]])
-    return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
-
-
 def euler_matrix(sequence: str, angles: Sequence[float]) -> np.ndarray:
     """R = R_a(psi) R_b(theta) R_c(phi) for the sequence "abc" (MODEL_FORMAT.md)."""
-    a, b, c = sequence
-    psi, theta, phi = angles
-    return _elementary(a, psi) @ _elementary(b, theta) @ _elementary(c, phi)
+    return EulerSequence(sequence).matrix(angles)
 
 
 # --- planar pendulums and chains -----------------------------------------------------------
