@@ -216,40 +216,36 @@ class TreeKinematics:
 
     # --- kinematic equations q_dot = W(q) u -------------------------------------------------
 
-    def qdot(self, q: np.ndarray, u: np.ndarray) -> np.ndarray:
-        """Coordinate rates from speeds; body-rate speeds go through the Euler rate matrix."""
-        qd = np.array(u, dtype=float, copy=True)
+    def _body_rate_blocks(self, q: np.ndarray):
+        """(joint, rotation speeds' slice, E_b) for each joint whose speeds are body rates,
+        with ω_body = E_b · (Euler-angle rates)."""
         for jl in self.joints:
             if jl.euler is not None and jl.body_rates:
                 qj = q[jl.q_slice]
                 _, rb, rc = jl.euler.parts(qj[-3:])
-                self._check_gimbal(jl, qj[-2])
-                E = jl.euler.rate_matrix_body(rb, rc)
                 s = jl.u_slice
-                qd[s.stop - 3 : s.stop] = np.linalg.solve(E, u[s.stop - 3 : s.stop])
+                yield jl, slice(s.stop - 3, s.stop), jl.euler.rate_matrix_body(rb, rc)
+
+    def qdot(self, q: np.ndarray, u: np.ndarray) -> np.ndarray:
+        """Coordinate rates from speeds; body-rate speeds go through the Euler rate matrix."""
+        qd = np.array(u, dtype=float, copy=True)
+        for jl, blk, E in self._body_rate_blocks(q):
+            self._check_gimbal(jl, q[jl.q_slice][-2])
+            qd[blk] = np.linalg.solve(E, u[blk])
         return qd
 
     def speeds_from_rates(self, q: np.ndarray, qd: np.ndarray) -> np.ndarray:
         """Inverse of qdot: speeds u from coordinate rates."""
         u = np.array(qd, dtype=float, copy=True)
-        for jl in self.joints:
-            if jl.euler is not None and jl.body_rates:
-                qj = q[jl.q_slice]
-                _, rb, rc = jl.euler.parts(qj[-3:])
-                s = jl.u_slice
-                u[s.stop - 3 : s.stop] = jl.euler.rate_matrix_body(rb, rc) @ qd[s.stop - 3 : s.stop]
+        for _, blk, E in self._body_rate_blocks(q):
+            u[blk] = E @ qd[blk]
         return u
 
     def rate_matrix(self, q: np.ndarray) -> np.ndarray:
         """W(q) with q_dot = W u (block diagonal; identity for rate speeds)."""
         W = np.eye(self.n_u)
-        for jl in self.joints:
-            if jl.euler is not None and jl.body_rates:
-                qj = q[jl.q_slice]
-                _, rb, rc = jl.euler.parts(qj[-3:])
-                s = jl.u_slice
-                blk = slice(s.stop - 3, s.stop)
-                W[blk, blk] = np.linalg.inv(jl.euler.rate_matrix_body(rb, rc))
+        for _, blk, E in self._body_rate_blocks(q):
+            W[blk, blk] = np.linalg.inv(E)
         return W
 
     def _check_gimbal(self, jl: JointLayout, theta: float, tol: float = 1e-9):

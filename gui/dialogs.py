@@ -9,8 +9,7 @@ import numpy as np
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QIcon, QPixmap
 from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFormLayout, QHBoxLayout,
-                               QLabel, QLineEdit, QListWidget, QListWidgetItem, QPlainTextEdit, QPushButton,
-                               QSpinBox, QVBoxLayout)
+                               QLabel, QLineEdit, QListWidget, QListWidgetItem, QPlainTextEdit, QSpinBox, QVBoxLayout)
 
 from engine.model import CONSTRAINT_TYPES, FORCE_TYPES, GROUND, JOINT_DOFS, JOINT_TYPES, SHAPE_KINDS, Model, ModelError
 from gui import edits
@@ -98,6 +97,22 @@ def preset_thumbnail(name: str) -> QPixmap:
     return _thumbnail_cache[name]
 
 
+
+def _finish_dialog(dialog: QDialog, form) -> QLabel:
+    """Form, a red error line and OK/Cancel (OK runs dialog._accept); returns the error label."""
+    error = QLabel("")
+    error.setStyleSheet("color: #b00020;")
+    error.setWordWrap(True)
+    buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
+    buttons.accepted.connect(dialog._accept)
+    buttons.rejected.connect(dialog.reject)
+    layout = QVBoxLayout(dialog)
+    layout.addLayout(form)
+    layout.addWidget(error)
+    layout.addWidget(buttons)
+    return error
+
+
 class PresetGallery(QDialog):
     """New from a preset: a grid of thumbnails; double-click or OK opens the chosen one."""
 
@@ -154,16 +169,7 @@ class ChainDialog(QDialog):
         form.addRow("link mass", self.mass)
         form.addRow("first link starts at", self.angle)
         form.addRow("", QLabel("(angle from hanging straight down)"))
-        self.error = QLabel("")
-        self.error.setStyleSheet("color: #b00020;")
-        self.error.setWordWrap(True)
-        buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
-        buttons.accepted.connect(self._accept)
-        buttons.rejected.connect(self.reject)
-        layout = QVBoxLayout(self)
-        layout.addLayout(form)
-        layout.addWidget(self.error)
-        layout.addWidget(buttons)
+        self.error = _finish_dialog(self, form)
         self.model: Model | None = None
 
     def _dimension_changed(self, text: str) -> None:
@@ -227,16 +233,7 @@ class RigidBodyDialog(QDialog):
         form.addRow("principal inertia [kg·m²]", self.inertia)
         form.addRow("initial coordinates [rad, m]", self.q0)
         form.addRow("initial rates [rad/s, m/s]", self.u0)
-        self.error = QLabel("")
-        self.error.setStyleSheet("color: #b00020;")
-        self.error.setWordWrap(True)
-        buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
-        buttons.accepted.connect(self._accept)
-        buttons.rejected.connect(self.reject)
-        layout = QVBoxLayout(self)
-        layout.addLayout(form)
-        layout.addWidget(self.error)
-        layout.addWidget(buttons)
+        self.error = _finish_dialog(self, form)
         self.model: Model | None = None
 
     def _joint_changed(self, kind: str) -> None:

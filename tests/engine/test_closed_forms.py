@@ -13,7 +13,7 @@ from scipy.special import ellipk
 
 from engine.presets import preset
 
-from conftest import column, crossing_times, run
+from engine_helpers import column, crossing_times, run
 
 TIGHT = dict(rtol=1e-12, atol=1e-12)
 G = 9.81

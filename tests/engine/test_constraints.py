@@ -13,7 +13,7 @@ from engine.model import Coincident, ModelError, Stabilization
 from engine.presets import preset
 from engine.simulation import Simulation
 
-from conftest import FORMULATIONS, column, crossing_times, run
+from engine_helpers import FORMULATIONS, column, crossing_times, run
 
 TIGHT = dict(rtol=1e-11, atol=1e-11)
 G = 9.81

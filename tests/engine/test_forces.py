@@ -8,7 +8,7 @@ import pytest
 from engine.model import ExpressionConstraint, JointSpring, PointForce, PointRef, Spring
 from engine.presets import preset
 
-from conftest import column, run
+from engine_helpers import column, run
 
 TIGHT = dict(rtol=1e-11, atol=1e-11)
 

@@ -8,7 +8,7 @@ from engine.model import BodyTorque, INTEGRATORS, JointEffort
 from engine.presets import preset
 from engine.simulation import Simulation
 
-from conftest import column
+from engine_helpers import column
 
 
 @pytest.mark.parametrize("integrator", INTEGRATORS)
