@@ -94,6 +94,22 @@ class ConstraintKind:
     def evaluate(self, ctx: StateContext) -> RowBlock:
         raise NotImplementedError
 
+    # --- rows at u from the rows at u = 0 (ConstraintSet.evaluate_split / rows_at) -------------
+    #
+    # A kind whose A, c and Φ depend on (t, q) only — every row linear in u — may set
+    # `u_independent_matrix = True` and implement `bias_at(cache, ctx)`: b at the full state
+    # from what `evaluate_at_zero` kept. The velocity residual then is A u + c. Any other kind
+    # is simply evaluated afresh at the full state (exact, the general path).
+
+    u_independent_matrix = False
+
+    def evaluate_at_zero(self, ctx: StateContext) -> tuple[RowBlock, object]:
+        """The rows at ctx (u = 0, the kinematics' positions stage) and what `bias_at` reuses."""
+        return self.evaluate(ctx), None
+
+    def bias_at(self, cache, ctx: StateContext) -> np.ndarray:
+        raise NotImplementedError
+
 
 def _body(kin: TreeKinematics, name: str) -> int:
     return -1 if name == GROUND else kin.body_names.index(name)
@@ -115,13 +131,25 @@ class CoincidentRows(ConstraintKind):
         self.level = (HOLONOMIC,) * self.rows
         self.labels = tuple(c.dims)
 
+    u_independent_matrix = True
+
     def evaluate(self, ctx):
+        return self.evaluate_at_zero(ctx)[0]
+
+    def evaluate_at_zero(self, ctx):
         ks, kin = ctx.ks, self.kin
         Pa, Pb = _point(kin, ks, self.a, self.pa), _point(kin, ks, self.b, self.pb)
         J = kin.point_jacobian(ks, self.b, Pb) - kin.point_jacobian(ks, self.a, Pa)
-        bias = kin.point_bias(ks, self.b, Pb) - kin.point_bias(ks, self.a, Pa)
         ax = self.axes
-        return RowBlock(A=J[ax], b=-bias[ax], position=(Pb - Pa)[ax], velocity=(J @ ctx.u)[ax], c=np.zeros(self.rows))
+        cache = (Pa, Pb)
+        return RowBlock(A=J[ax], b=self.bias_at(cache, ctx), position=(Pb - Pa)[ax], velocity=(J @ ctx.u)[ax],
+                        c=np.zeros(self.rows)), cache
+
+    def bias_at(self, cache, ctx):
+        Pa, Pb = cache
+        ks, kin = ctx.ks, self.kin
+        bias = kin.point_bias(ks, self.b, Pb) - kin.point_bias(ks, self.a, Pa)
+        return -bias[self.axes]
 
 
 class DistanceRows(ConstraintKind):
@@ -134,17 +162,28 @@ class DistanceRows(ConstraintKind):
         self.length = c.length
         self.rows, self.level = 1, (HOLONOMIC,)
 
+    u_independent_matrix = True
+
     def evaluate(self, ctx):
+        return self.evaluate_at_zero(ctx)[0]
+
+    def evaluate_at_zero(self, ctx):
         ks, kin, L = ctx.ks, self.kin, self.length
         Pa, Pb = _point(kin, ks, self.a, self.pa), _point(kin, ks, self.b, self.pb)
         d = Pb - Pa
         J = kin.point_jacobian(ks, self.b, Pb) - kin.point_jacobian(ks, self.a, Pa)
-        bias = kin.point_bias(ks, self.b, Pb) - kin.point_bias(ks, self.a, Pa)
         d_dot = J @ ctx.u
         A = (d @ J)[None, :] / L
-        b = np.array([-(d @ bias + d_dot @ d_dot) / L])
-        return RowBlock(A=A, b=b, position=np.array([(d @ d - L * L) / (2 * L)]),
-                        velocity=np.array([d @ d_dot / L]), c=np.zeros(1))
+        cache = (Pa, Pb, d, J)
+        return RowBlock(A=A, b=self.bias_at(cache, ctx), position=np.array([(d @ d - L * L) / (2 * L)]),
+                        velocity=np.array([d @ d_dot / L]), c=np.zeros(1)), cache
+
+    def bias_at(self, cache, ctx):
+        Pa, Pb, d, J = cache
+        ks, kin = ctx.ks, self.kin
+        bias = kin.point_bias(ks, self.b, Pb) - kin.point_bias(ks, self.a, Pa)
+        d_dot = J @ ctx.u
+        return np.array([-(d @ bias + d_dot @ d_dot) / self.length])
 
 
 class KnifeEdgeRows(ConstraintKind):
@@ -158,16 +197,28 @@ class KnifeEdgeRows(ConstraintKind):
         self.direction = n / np.linalg.norm(n)
         self.rows, self.level = 1, (VELOCITY,)
 
+    u_independent_matrix = True
+
     def evaluate(self, ctx):
+        return self.evaluate_at_zero(ctx)[0]
+
+    def evaluate_at_zero(self, ctx):
         ks, kin, i = ctx.ks, self.kin, self.body
         P = _point(kin, ks, i, self.point)
         n = ks.R[i] @ self.direction
         J = kin.point_jacobian(ks, i, P)
         v = J @ ctx.u
         A = (n @ J)[None, :]
+        cache = (P, n, J)
+        return RowBlock(A=A, b=self.bias_at(cache, ctx), position=None, velocity=np.array([n @ v]),
+                        c=np.zeros(1)), cache
+
+    def bias_at(self, cache, ctx):
+        P, n, J = cache
+        ks, i = ctx.ks, self.body
+        v = J @ ctx.u
         n_dot = cross(ks.omega[i], n)
-        b = np.array([-(n @ kin.point_bias(ks, i, P) + n_dot @ v)])
-        return RowBlock(A=A, b=b, position=None, velocity=np.array([n @ v]), c=np.zeros(1))
+        return np.array([-(n @ self.kin.point_bias(ks, i, P) + n_dot @ v)])
 
 
 class RollingDiskRows(ConstraintKind):
@@ -226,22 +277,30 @@ class PrescribedRows(ConstraintKind):
 
     def __init__(self, kin, c: Prescribed, path: str):
         self.kin, self.name = kin, c.name
-        self.index = kin.coordinate_names.index(c.coordinate)
-        for jl in kin.joints:
-            if jl.euler is not None and jl.body_rates and jl.q_slice.start <= self.index < jl.q_slice.stop:
-                if self.index >= jl.q_slice.stop - 3:
-                    raise ModelError(f"{path}.coordinate", f"'{c.coordinate}' is an Euler angle of a joint with body-rate speeds; prescribe it with \"speeds\": \"euler\"")
+        self.q_index = kin.coordinate_names.index(c.coordinate)
+        self.index = kin.speed_of_coordinate(self.q_index)  # its rate's speed
+        if self.index is None:
+            raise ModelError(f"{path}.coordinate", f"'{c.coordinate}' is an orientation coordinate of a joint with body-rate speeds; prescribe an Euler angle with \"speeds\": \"euler\"")
         f = parse_expression(c.motion, {"t"}, f"{path}.motion").sympy
         t = symbol("t")
         self.fn = compile_expressions([f, sympy.diff(f, t), sympy.diff(f, t, 2)], ["t"])
         self.rows, self.level, self.rheonomic = 1, (HOLONOMIC,), True
+
+    u_independent_matrix = True  # and b = f̈(t) does not depend on u either
+
+    def evaluate_at_zero(self, ctx):
+        block = self.evaluate(ctx)
+        return block, block.b
+
+    def bias_at(self, b, ctx):
+        return b
 
     def evaluate(self, ctx):
         f, f1, f2 = np.asarray(self.fn(ctx.t), float).reshape(3)
         A = np.zeros((1, self.kin.n_u))
         A[0, self.index] = 1.0
         k = self.index
-        return RowBlock(A=A, b=np.array([f2]), position=np.array([ctx.q[k] - f]),
+        return RowBlock(A=A, b=np.array([f2]), position=np.array([ctx.q[self.q_index] - f]),
                         velocity=np.array([ctx.u[k] - f1]), c=np.array([-f1]))
 
 
@@ -308,6 +367,8 @@ class ConstraintSet:
         self.owner = np.array([i for i, k in enumerate(kinds) for _ in range(k.rows)], dtype=int)
         self.row_names = [n for k in kinds for n in (k.row_names or [f"{k.name}_{r}" for r in range(k.rows)])]
         self.rheonomic = any(k.rheonomic for k in kinds)
+        self._all_fast = all(k.u_independent_matrix for k in kinds)  # rows_at reuses the stacked A, Φ, c
+        self._layouts: dict = {}
 
     @property
     def conservative(self) -> bool:
@@ -326,30 +387,81 @@ class ConstraintSet:
         return f"{k.name}[{r}]"
 
     def evaluate(self, ctx: StateContext) -> ConstraintRows:
-        blocks = [k.evaluate(ctx) for k in self.kinds]
-        n_u = ctx.u.shape[0]
+        return self._stack([k.evaluate(ctx) for k in self.kinds], ctx.u.shape[0])
+
+    def evaluate_split(self, ctx: StateContext) -> "SplitRows":
+        """The rows at ctx (u = 0, the kinematics' positions stage), kept for `rows_at`."""
+        pairs = [k.evaluate_at_zero(ctx) for k in self.kinds]
+        blocks = [bk for bk, _ in pairs]
+        return SplitRows(self._stack(blocks, ctx.u.shape[0]), blocks, [cache for _, cache in pairs])
+
+    def rows_at(self, split: "SplitRows", ctx: StateContext) -> ConstraintRows:
+        """The rows at the full state ctx (same t and q as `split`, any u).
+
+        Kinds with `u_independent_matrix` keep A, c and Φ from the rows at u = 0, compute b at u
+        and take the velocity residual A u + c; every other kind is evaluated afresh at ctx.
+        Equal to `evaluate(ctx)` up to rounding (tests/engine/test_fast_rows.py).
+        """
+        u = ctx.u
+        blocks = []
+        for k, bk, cache in zip(self.kinds, split.blocks, split.caches):
+            if k.u_independent_matrix:
+                blocks.append(RowBlock(A=bk.A, b=k.bias_at(cache, ctx), position=bk.position,
+                                       velocity=bk.A @ u + bk.c, c=bk.c))
+            else:
+                blocks.append(k.evaluate(ctx))
+        return self._stack(blocks, u.shape[0], like=split.rows if self._all_fast else None)
+
+    def _layout(self, blocks):
+        """Indices of the rows with a velocity residual and of those linear in u (cached per pattern)."""
+        pattern = tuple((bk.A.shape[0], bk.velocity is not None, bk.c is not None) for bk in blocks)
+        cache = self._layouts
+        hit = cache.get(pattern)
+        if hit is None:
+            vel_rows, lin_rows = [], []
+            row = 0
+            for m, has_vel, has_c in pattern:
+                if has_vel:
+                    vel_rows.extend(range(row, row + m))
+                    if has_c:
+                        lin_rows.extend(range(row, row + m))
+                row += m
+            hit = cache[pattern] = (np.array(vel_rows, int), np.array(lin_rows, int))
+        return hit
+
+    def _stack(self, blocks: list[RowBlock], n_u: int, like: ConstraintRows | None = None) -> ConstraintRows:
         if not blocks:
             empty = np.zeros(0)
             return ConstraintRows(np.zeros((0, n_u)), empty, self.level, self.owner, empty, empty,
                                   np.zeros(0, int), empty, np.zeros(0, int))
-        A = np.vstack([bk.A for bk in blocks])
-        b = np.concatenate([bk.b for bk in blocks])
-        position, velocity, vel_rows, c, lin_rows = [], [], [], [], []
-        row = 0
-        for bk in blocks:
-            m = bk.A.shape[0]
-            if bk.position is not None:
-                position.append(bk.position)
-            if bk.velocity is not None:
-                velocity.append(bk.velocity)
-                vel_rows.extend(range(row, row + m))
-                if bk.c is not None:
-                    c.append(bk.c)
-                    lin_rows.extend(range(row, row + m))
-            row += m
+        if len(blocks) == 1:
+            bk = blocks[0]
+            vel_rows, lin_rows = self._layout(blocks)
+            none = np.zeros(0)
+            velocity = bk.velocity if bk.velocity is not None else none
+            c = bk.c if (bk.velocity is not None and bk.c is not None) else none
+            return ConstraintRows(bk.A, bk.b, self.level, self.owner,
+                                  bk.position if bk.position is not None else none, velocity, vel_rows, c, lin_rows)
         cat = lambda xs: np.concatenate(xs) if xs else np.zeros(0)  # noqa: E731
-        return ConstraintRows(A, b, self.level, self.owner, cat(position), cat(velocity),
-                              np.array(vel_rows, int), cat(c), np.array(lin_rows, int))
+        b = np.concatenate([bk.b for bk in blocks])
+        vel_rows, lin_rows = self._layout(blocks)
+        velocity = cat([bk.velocity for bk in blocks if bk.velocity is not None])
+        if like is not None:  # A, Φ and c as at u = 0
+            return ConstraintRows(like.A, b, self.level, self.owner, like.position, velocity, vel_rows, like.c,
+                                  lin_rows)
+        A = np.vstack([bk.A for bk in blocks])
+        position = cat([bk.position for bk in blocks if bk.position is not None])
+        c = cat([bk.c for bk in blocks if bk.velocity is not None and bk.c is not None])
+        return ConstraintRows(A, b, self.level, self.owner, position, velocity, vel_rows, c, lin_rows)
+
+
+@dataclass
+class SplitRows:
+    """ConstraintSet.evaluate_split: the stacked rows at u = 0, and per kind its block and cache."""
+
+    rows: ConstraintRows
+    blocks: list
+    caches: list
 
 
 def build_constraint_kinds(model: Model, kin: TreeKinematics, rate_speeds: bool) -> list[ConstraintKind]:
@@ -471,24 +583,54 @@ class PlanarPins(ConstraintKind):
         self.parent_x = np.array([joint_of[p].u_slice.start if p != GROUND else 0 for _, p, _, _ in pins])
         self.at = np.array([a[:2] for _, _, _, a in pins], float)
         self.row_index = np.arange(n)
+        # index arrays of the vectorised evaluation: pins k with a parent body
+        k = np.flatnonzero(has_parent)
+        self._k = k
+        self._theta = self.parent_x[k] + 2  # the parent's angle θ_p (and speed)
+        self._child_xy = np.column_stack((self.child_x, self.child_x + 1))
+        self._parent_xy = np.column_stack((self.parent_x[k], self.parent_x[k] + 1))
+        self._at_k = self.at[k]
+        n_u = kin.n_u
+        A0 = np.zeros((2 * n, n_u))
+        rx, ry = 2 * self.row_index, 2 * self.row_index + 1
+        A0[rx, self.child_x] = 1.0
+        A0[ry, self.child_x + 1] = 1.0
+        A0[rx[k], self.parent_x[k]] = -1.0
+        A0[ry[k], self.parent_x[k] + 1] = -1.0
+        self._A0 = A0
+        self._flat_x = rx[k] * n_u + self._theta  # A[row x, θ_p] = ρ_y
+        self._flat_y = ry[k] * n_u + self._theta  # A[row y, θ_p] = −ρ_x
+        self._zero_c = np.zeros(2 * n)
+        self._zero_c.flags.writeable = False
+
+    u_independent_matrix = True
 
     def evaluate(self, ctx):
-        q, u, n = ctx.q, ctx.u, len(self.at)
-        cx, px, hp = self.child_x, self.parent_x, self.has_parent
-        th = np.where(hp, q[px + 2], 0.0)
-        th_dot = np.where(hp, u[px + 2], 0.0)
+        return self.evaluate_at_zero(ctx)[0]
+
+    def evaluate_at_zero(self, ctx):
+        q, u = ctx.q, ctx.u
+        k, th = self._k, q[self._theta]
         c, s = np.cos(th), np.sin(th)
-        rho = np.column_stack((c * self.at[:, 0] - s * self.at[:, 1], s * self.at[:, 0] + c * self.at[:, 1]))
-        base = np.column_stack((np.where(hp, q[px], 0.0), np.where(hp, q[px + 1], 0.0)))
-        phi = np.column_stack((q[cx], q[cx + 1])) - base - rho
-        A = np.zeros((2 * n, self.kin.n_u))
-        rx, ry = 2 * self.row_index, 2 * self.row_index + 1
-        A[rx, cx] = 1.0
-        A[ry, cx + 1] = 1.0
-        k = self.row_index[hp]
-        A[rx[k], px[k]] = -1.0
-        A[ry[k], px[k] + 1] = -1.0
-        A[rx[k], px[k] + 2] = rho[k, 1]  # −(ẑ × ρ)_x = ρ_y
-        A[ry[k], px[k] + 2] = -rho[k, 0]
-        b = -(th_dot * th_dot)[:, None] * rho
-        return RowBlock(A=A, b=b.ravel(), position=phi.ravel(), velocity=A @ u, c=np.zeros(2 * n))
+        ax, ay = self._at_k[:, 0], self._at_k[:, 1]
+        rho = self.at.copy()
+        rho_x = c * ax - s * ay
+        rho_y = s * ax + c * ay
+        rho[k, 0] = rho_x
+        rho[k, 1] = rho_y
+        phi = q[self._child_xy] - rho
+        phi[k] -= q[self._parent_xy]
+        A = self._A0.copy()
+        flat = A.reshape(-1)
+        flat[self._flat_x] = rho_y  # −(ẑ × ρ)_x = ρ_y
+        flat[self._flat_y] = -rho_x
+        cache = rho[k]
+        return RowBlock(A=A, b=self.bias_at(cache, ctx), position=phi.ravel(), velocity=A @ u,
+                        c=self._zero_c), cache
+
+    def bias_at(self, rho_k, ctx):
+        """b = −θ̇_p² ρ (pins on the ground have b = 0)."""
+        th_dot = ctx.u[self._theta]
+        b = np.zeros((len(self.at), 2))
+        b[self._k] = -(th_dot * th_dot)[:, None] * rho_k
+        return b.ravel()

@@ -21,8 +21,11 @@ import scipy.linalg
 
 from ..constraints import StateContext
 from ..system import SingularMassMatrix
-from .base import Formulation
+from .base import Evaluation, Formulation
 from .rank import RANK_RTOL, independent_partition, numerical_rank
+
+_GETRF, _GETRS, _POTRF, _POTRS, _GEQRF, _ORGQR, _TRTRS = scipy.linalg.get_lapack_funcs(
+    ("getrf", "getrs", "potrf", "potrs", "geqrf", "orgqr", "trtrs"), dtype=np.float64)
 
 REPARTITION_FACTOR = 3.0  # re-choose when ‖A_d⁻¹ A_L‖ grows this much beyond its value at the choice
 REPARTITION_FLOOR = 3.0
@@ -51,13 +54,16 @@ class ReducedFormulation(Formulation):
 
     # --- partition ------------------------------------------------------------------------
 
-    def _velocity_matrix(self, t, q, ks=None):
-        """A_L and c_L at (t, q): the rows are linear in u, so evaluate them at u = 0 (the
-        kinematics' positions stage)."""
+    def _zero_context(self, t, q, ks=None):
         u0 = np.zeros(self.system.n_u)
         ks = self.system.kin.positions(q) if ks is None else ks
         W = self.system.kin.rate_matrix(q) if self.system.has_body_rates else None
-        return self.constraints.evaluate(StateContext(t=t, q=q, u=u0, qd=u0, W=W, ks=ks))
+        return StateContext(t=t, q=q, u=u0, qd=u0, W=W, ks=ks)
+
+    def _velocity_matrix(self, t, q, ks=None):
+        """A_L and c_L at (t, q): the rows are linear in u, so evaluate them at u = 0 (the
+        kinematics' positions stage)."""
+        return self.constraints.evaluate(self._zero_context(t, q, ks))
 
     def choose_partition(self, t, q):
         if not self.n_rows:
@@ -91,19 +97,30 @@ class ReducedFormulation(Formulation):
         return self.state_to_qu_positions(t, y)[:2]
 
     def state_to_qu_positions(self, t, y):
+        q, u, positions, _, _ = self._reconstruct(t, y)
+        return q, u, positions
+
+    def _reconstruct(self, t, y):
+        """(q, u, positions stage, rows at u = 0 split per kind, partition factor) from (q, u_i).
+
+        u_d = −A_d⁻¹ (A_i u_i + c_L) with A_L, c_L the partition rows at u = 0; the LU factor of
+        A_d and A_d⁻¹ A_i are kept for the accelerations at the same q.
+        """
         n = self.system.n_q
         q, ui = y[:n], y[n:]
         if self.dep.size == 0:
-            return q, ui, None
+            return q, ui, None, None, None
         positions = self.system.kin.positions(q)
-        rows = self._velocity_matrix(t, q, positions)
+        split = self.constraints.evaluate_split(self._zero_context(t, q, positions))
+        rows = split.rows
         sel = self.partition_rows
         A_L = rows.A[sel]
         c_L = rows.c[np.searchsorted(rows.linear_rows, sel)]
+        factor = _PartitionFactor(A_L, self.dep, self.indep, c_L)
         u = np.empty(self.system.n_u)
         u[self.indep] = ui
-        u[self.dep] = np.linalg.solve(A_L[:, self.dep], -(A_L[:, self.indep] @ ui + c_L))
-        return q, u, positions
+        u[self.dep] = -(factor.X @ ui + factor.x_c)
+        return q, u, positions, split, factor
 
     def state_changed(self, t, y):
         if self.dep.size == 0:
@@ -122,33 +139,66 @@ class ReducedFormulation(Formulation):
     def state_derivative(self, ev):
         return np.concatenate((ev.dynamics.qd, ev.u_dot[self.indep]))
 
-    def accelerations(self, dyn, rows):
+    def evaluate(self, t, y):
+        """As Formulation.evaluate, with the constraint rows evaluated once per state: the rows at
+        u = 0 that give u_d also give A, c and Φ at u (ConstraintSet.rows_at), and the LU factor
+        of A_d serves the accelerations too. Formulation.evaluate is the general path (tests)."""
+        if self.dep.size == 0 or not self.n_rows:
+            return Formulation.evaluate(self, t, y)
+        q, u, positions, split, factor = self._reconstruct(t, y)
+        dyn = self.system.dynamics(t, q, u, positions)
+        rows = self.constraints.rows_at(split, self.context(t, q, u, dyn))
+        if self.baumgarte is not None:
+            rows.b = rows.b - self.baumgarte_terms(rows)
+        try:
+            u_dot, lam, diag = self.accelerations(dyn, rows, factor)
+        except SingularMassMatrix:
+            self.system.kin.gimbal_checks(q, 1e-3)  # name a gimbal lock rather than its symptom
+            raise
+        return Evaluation(q=q, u=u, u_dot=u_dot, multipliers=lam, rows=rows, dynamics=dyn, diagnostics=diag)
+
+    def accelerations(self, dyn, rows, factor=None):
+        """`factor`: the _PartitionFactor of A_L at this q, if the caller has it."""
         M, f = dyn.M, dyn.forcing
         if rows is None:
             return self.system.solve_mass(M, f), np.zeros(0), {}
         n = M.shape[0]
         sel, rest = self.partition_rows, self._rest_rows
-        C = np.zeros((n, len(self.indep)))
-        C[self.indep, np.arange(len(self.indep))] = 1.0
-        p = np.zeros(n)
+        l = len(self.indep)
         if sel.size:
-            A_L, b_L = rows.A[sel], rows.b[sel]
-            A_d = A_L[:, self.dep]
-            C[self.dep] = -np.linalg.solve(A_d, A_L[:, self.indep])
-            p[self.dep] = np.linalg.solve(A_d, b_L)
-        scale = float(np.max(np.abs(rows.A[rest]), initial=0.0))
-        N, w_p = self.acceleration_basis_for(rows.A[rest] @ C, rows.b[rest] - rows.A[rest] @ p, rest, scale)
-        CN = C @ N
-        reduced_M = CN.T @ M @ CN
-        reduced_f = CN.T @ (f - M @ (C @ w_p + p))
-        try:
-            w = scipy.linalg.cho_solve(scipy.linalg.cho_factor(reduced_M, check_finite=False), reduced_f, check_finite=False)
-        except np.linalg.LinAlgError:
-            raise SingularMassMatrix("the reduced mass matrix Nᵀ Cᵀ M C N is singular") from None
-        u_dot = C @ (N @ w + w_p) + p
+            C = np.zeros((n, l))
+            C[self.indep, np.arange(l)] = 1.0
+            p = np.zeros(n)
+            if factor is None:
+                factor = _PartitionFactor(rows.A[sel], self.dep, self.indep)
+            C[self.dep] = -factor.X
+            p[self.dep] = factor.solve(rows.b[sel])
+        else:  # nothing eliminated at the velocity level: C = I, p = 0
+            C = p = None
+        if rest.size:
+            A_R = rows.A if sel.size == 0 and rest.size == rows.A.shape[0] else rows.A[rest]
+            scale = float(np.max(np.abs(A_R), initial=0.0))
+            if C is None:
+                N, w_p = self.acceleration_basis_for(A_R, rows.b[rest], rest, scale)
+                CN, u_p = N, w_p
+            else:
+                N, w_p = self.acceleration_basis_for(A_R @ C, rows.b[rest] - A_R @ p, rest, scale)
+                CN, u_p = C @ N, C @ w_p + p
+        else:  # no acceleration-level rows left: N = I, w_p = 0
+            N = None
+            CN, u_p = (np.eye(n), np.zeros(n)) if C is None else (C, p)
+        if CN.shape[1]:
+            reduced_M = CN.T @ (M @ CN)
+            reduced_f = CN.T @ (f - M @ u_p)
+            factor_M, info = _POTRF(reduced_M, lower=False, overwrite_a=True, clean=False)
+            if info != 0:
+                raise SingularMassMatrix("the reduced mass matrix Nᵀ Cᵀ M C N is singular")
+            u_dot = CN @ _POTRS(factor_M, reduced_f, lower=False)[0] + u_p
+        else:  # no freedom left: the rows fix the accelerations
+            u_dot = u_p
         # second group: λ = Dᵀ (M u_dot − f), A D = I
         lam = scipy.linalg.pinv(rows.A, rtol=RANK_RTOL).T @ (M @ u_dot - f) if self.multipliers_wanted else np.zeros(0)
-        return u_dot, lam, {"independent": len(self.indep), "reduced_dof": N.shape[1]}
+        return u_dot, lam, {"independent": l, "reduced_dof": l if N is None else N.shape[1]}
 
     def acceleration_basis_for(self, A_R, b_R, row_index, scale=0.0):
         """Null-space basis N of A_R and a particular w_p with A_R w_p = b_R."""
@@ -167,10 +217,15 @@ class ReducedFormulation(Formulation):
             return N, w_p
         k = A_R.shape[0]
         if k <= l:
-            Q, Rm = np.linalg.qr(A_R.T, mode="complete")  # A_Rᵀ = Q Rm: the last l − k columns span the null space
-            diag = np.abs(np.diag(Rm[:k]))
-            if diag.size and diag.min() > 1e3 * RANK_RTOL * max(diag.max(), scale):
-                z = scipy.linalg.solve_triangular(Rm[:k].T, b_R, lower=True, check_finite=False)
+            # A_Rᵀ = Q Rm (Householder QR, LAPACK geqrf/orgqr): the last l − k columns of Q span the null space
+            qr, tau, _, info = _GEQRF(A_R.T)
+            R = qr[:k]  # Rm[:k] in its upper triangle (trtrs reads only that)
+            diag = np.abs(np.diagonal(R))
+            if info == 0 and diag.size and diag.min() > 1e3 * RANK_RTOL * max(diag.max(), scale):
+                full = np.zeros((l, l))
+                full[:, :k] = qr
+                Q = _ORGQR(full, tau, overwrite_a=True)[0]
+                z = _TRTRS(R, b_R, lower=False, trans=1)[0]  # Rmᵀ z = b_R
                 return Q[:, k:], Q[:, :k] @ z
         U, s, Vt = scipy.linalg.svd(A_R, check_finite=False)  # rank-deficient: the SVD decides
         # rows already implied by the eliminated ones leave A_R C ≈ 0: judge rank on A's own scale
@@ -179,6 +234,25 @@ class ReducedFormulation(Formulation):
         # minimum-norm particular solution; redundant rows (r < rows) are simply absorbed
         w_p = Vt[:r].T @ ((U[:, :r].T @ b_R) / s[:r])
         return N, w_p
+
+
+class _PartitionFactor:
+    """LU factor of the dependent block A_d of the partition rows A_L, X = A_d⁻¹ A_i and
+    (given c_L) x_c = A_d⁻¹ c_L."""
+
+    def __init__(self, A_L, dep, indep, c_L=None):
+        lu, piv, info = _GETRF(A_L[:, dep], overwrite_a=True)
+        if info != 0:
+            raise np.linalg.LinAlgError("Singular matrix")
+        self.lu, self.piv = lu, piv
+        l = len(indep)
+        rhs = A_L[:, indep] if c_L is None else np.column_stack((A_L[:, indep], c_L))
+        sol = _GETRS(lu, piv, rhs, overwrite_b=True)[0]
+        self.X = sol[:, :l]
+        self.x_c = None if c_L is None else sol[:, l]
+
+    def solve(self, b):
+        return _GETRS(self.lu, self.piv, b)[0]
 
 
 def _independent_rows(A: np.ndarray, scale: float = 0.0) -> np.ndarray:
