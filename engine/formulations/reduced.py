@@ -16,6 +16,8 @@ and the reactions follow from the second group λ = Dᵀ (M u_dot − f) with A 
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import scipy.linalg
 
@@ -84,7 +86,7 @@ class ReducedFormulation(Formulation):
 
     def _partition_measure(self, A_L) -> float:
         """‖A_d⁻¹ A_L‖₂ = ‖[I, A_d⁻¹ A_i]‖₂: large when the dependent speeds are badly chosen."""
-        return float(np.linalg.norm(np.linalg.solve(A_L[:, self.dep], A_L), 2))
+        return _PartitionFactor(A_L, self.dep, self.indep).measure()
 
     def initial_state(self, q, u):
         self.choose_partition(0.0, q)
@@ -125,9 +127,8 @@ class ReducedFormulation(Formulation):
     def state_changed(self, t, y):
         if self.dep.size == 0:
             return None
-        q, u = self.state_to_qu(t, y)
-        rows = self._velocity_matrix(t, q)
-        cond = self._partition_measure(rows.A[self.partition_rows])
+        q, u, _, _, factor = self._reconstruct(t, y)
+        cond = factor.measure()
         if cond < max(REPARTITION_FLOOR, REPARTITION_FACTOR * self.partition_cond):
             return None
         self.choose_partition(t, q)
@@ -197,7 +198,7 @@ class ReducedFormulation(Formulation):
         else:  # no freedom left: the rows fix the accelerations
             u_dot = u_p
         # second group: λ = Dᵀ (M u_dot − f), A D = I
-        lam = scipy.linalg.pinv(rows.A, rtol=RANK_RTOL).T @ (M @ u_dot - f) if self.multipliers_wanted else np.zeros(0)
+        lam = _second_group(rows.A, M @ u_dot - f) if self.multipliers_wanted else np.zeros(0)
         return u_dot, lam, {"independent": l, "reduced_dof": l if N is None else N.shape[1]}
 
     def acceleration_basis_for(self, A_R, b_R, row_index, scale=0.0):
@@ -236,6 +237,25 @@ class ReducedFormulation(Formulation):
         return N, w_p
 
 
+def _second_group(A: np.ndarray, r: np.ndarray) -> np.ndarray:
+    """λ = Dᵀ r with A D = I, D = A⁺ (singular values below RANK_RTOL × the largest cut).
+
+    Full row rank (the usual case): Aᵀ = Q₁ R gives A⁺ = Q₁ R⁻ᵀ, so λ = R⁻¹ Q₁ᵀ r — a QR instead
+    of an SVD. Anything near rank deficiency goes to the SVD-based pseudo-inverse.
+    """
+    k, n = A.shape
+    if k == 0:
+        return np.zeros(0)
+    if k <= n:
+        qr, tau, _, info = _GEQRF(A.T)
+        R = qr[:k]
+        diag = np.abs(np.diagonal(R))
+        if info == 0 and diag.min() > 1e3 * RANK_RTOL * diag.max():
+            Q1 = _ORGQR(qr, tau)[0]
+            return _TRTRS(R, Q1.T @ r, lower=False)[0]
+    return scipy.linalg.pinv(A, rtol=RANK_RTOL).T @ r
+
+
 class _PartitionFactor:
     """LU factor of the dependent block A_d of the partition rows A_L, X = A_d⁻¹ A_i and
     (given c_L) x_c = A_d⁻¹ c_L."""
@@ -253,6 +273,13 @@ class _PartitionFactor:
 
     def solve(self, b):
         return _GETRS(self.lu, self.piv, b)[0]
+
+    def measure(self) -> float:
+        """‖A_d⁻¹ A_L‖₂ = ‖[I, X]‖₂ = sqrt(1 + ‖X‖₂²) (the columns of A_L in any order)."""
+        if self.X.size == 0:
+            return 1.0
+        s = float(np.linalg.svd(self.X, compute_uv=False)[0])
+        return math.sqrt(1.0 + s * s)
 
 
 def _independent_rows(A: np.ndarray, scale: float = 0.0) -> np.ndarray:
