@@ -14,7 +14,8 @@ Every number comes from the engine's samples and stats; this module only lines t
 """
 from __future__ import annotations
 
-import threading
+import math
+import multiprocessing
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -39,7 +40,7 @@ from PySide6.QtWidgets import (
 from engine.model import INTEGRATORS, METHODS, STABILIZATIONS, Model, Stabilization
 from gui.geometry import drawing
 from gui.plots import without_si_prefix
-from gui.runner import RunThread
+from gui.runner import PROCESS_WORKERS, RunThread
 from gui.scene2d import Scene2D, _pairs
 
 #: the Okabe–Ito palette: distinguishable with every common colour-vision deficiency
@@ -68,26 +69,41 @@ def method_style(method: str) -> tuple[str, Qt.PenStyle]:
 
 class LockStep:
     """Shared by the runs of one comparison: none integrates more than `lead` seconds of
-    simulated time ahead of the slowest, so the ghosts and the plots show the same moment."""
+    simulated time ahead of the slowest, so the ghosts and the plots show the same moment.
+
+    The times live in shared memory (one slot per run, +inf for a run that left), so runs in
+    forked child processes (`RunThread(process=True)`) keep pace too; every run joins before any
+    starts."""
+
+    SLOTS = 16
 
     def __init__(self, lead: float):
         self.lead = lead
-        self._times: dict[int, float] = {}
-        self._lock = threading.Lock()
+        self._slots: dict[int, int] = {}
+        self._times = multiprocessing.get_context("fork" if PROCESS_WORKERS else None).Array(
+            "d", [math.inf] * self.SLOTS)
 
     def join(self, run_id: int) -> None:
-        with self._lock:
-            self._times[run_id] = 0.0
+        if run_id not in self._slots and len(self._slots) < self.SLOTS:
+            self._slots[run_id] = len(self._slots)
+        self._set(run_id, 0.0)
 
     def leave(self, run_id: int) -> None:
-        with self._lock:
-            self._times.pop(run_id, None)
+        self._set(run_id, math.inf)
+
+    def _set(self, run_id: int, t: float) -> None:
+        slot = self._slots.get(run_id)
+        if slot is not None:
+            with self._times.get_lock():
+                self._times[slot] = t
 
     def report(self, run_id: int, t: float) -> float:
         """Record this run's time; the furthest it may go now."""
-        with self._lock:
-            self._times[run_id] = t
-            return min(self._times.values()) + self.lead
+        slot = self._slots.get(run_id)
+        with self._times.get_lock():
+            if slot is not None:
+                self._times[slot] = t
+            return min(self._times[:]) + self.lead
 
 
 class CostReportingRunThread(RunThread):
@@ -113,7 +129,7 @@ class CostReportingRunThread(RunThread):
 
     def _flush(self, pending, sim, q_slice) -> None:
         super()._flush(pending, sim, q_slice)
-        self.stats.emit(self.run_id, dict(sim.stats))
+        self._emit("stats", dict(sim.stats))
 
 
 @dataclass(frozen=True)

@@ -27,14 +27,17 @@ from gui.inspector import Inspector
 from gui.model_tree import ModelTree
 from gui.plots import PALETTE, PLOT_TITLES, PlotPanel, RunSeries, configure_pyqtgraph
 from gui.ring_buffer import DEFAULT_CAPACITY, RingBuffer
-from gui.runner import AS_FAST_AS_POSSIBLE, RunThread
+from gui.runner import AS_FAST_AS_POSSIBLE, PROCESS_WORKERS, RunThread
 from gui.scene2d import Scene2D
 from gui.scene3d import make_scene3d, opengl_available
 
 #: the redraw timer's period: 16 ms ≈ 60 Hz
 REDRAW_MS = 16
-#: the plots redraw every this many ticks (20 Hz: axes and text cost more than the scene)
-PLOT_EVERY_TICKS = 3
+#: while a run goes, this many plots redraw per tick, in turn: a plot costs 2 to 7 ms to paint,
+#: all six in one tick would hold up the scene's next frame (six plots → each about 10 Hz)
+PLOTS_PER_TICK = 1
+#: the compare panel's difference plot and cost table take their turn under this name
+COMPARE_PLOT = "compare"
 #: seconds (Python's default is 0.005): see MainWindow.__init__
 GIL_SWITCH_INTERVAL = 0.0002
 RECENT_FILES_KEY = "recent_files"
@@ -73,6 +76,8 @@ class MainWindow(QMainWindow):
         self.setAcceptDrops(True)
         self.settings_store = settings if settings is not None else QSettings("eomlab", "eomlab")
         self.buffer_capacity = buffer_capacity
+        #: runs integrate in forked child processes (gui/runner.py), else on worker threads
+        self.worker_processes = PROCESS_WORKERS
         self.document = ModelDocument(model, path, self)
         self.compare = compare
         self.runs: list[RunHandle] = []
@@ -84,6 +89,9 @@ class MainWindow(QMainWindow):
         self.frames_drawn = 0
         self._tick = 0
         self._dirty = False
+        self._plot_order = [*PLOT_TITLES, COMPARE_PLOT]
+        self._stale_plots: set[str] = set()  # plots whose data changed since they were drawn
+        self._next_plot = 0
         self.confirm_discard = self._ask_discard  # tests replace it to answer without a dialog
         self.confirm_restore = lambda path: recovery.ask_restore(self, path)  # likewise; None: never ask
 
@@ -631,7 +639,8 @@ class MainWindow(QMainWindow):
         for i, run_model in enumerate(run_models):
             method = run_model.settings.method
             thread = self.compare_view.make_thread(run_model, self.next_run_id, running=running,
-                                                   speed=self.speed_box.currentData(), label=METHOD_LABELS[method])
+                                                   speed=self.speed_box.currentData(), label=METHOD_LABELS[method],
+                                                   process=self.worker_processes)
             self.next_run_id += 1
             thread.ready.connect(self._on_ready)
             thread.batch.connect(self._on_batch)
@@ -778,22 +787,47 @@ class MainWindow(QMainWindow):
     # --- drawing -------------------------------------------------------------------------------------------------
 
     def _redraw(self) -> None:
+        """One tick of the redraw timer: the scene (and compare ghosts) when new samples came,
+        the plots in turn while running (`PLOTS_PER_TICK` of them, so no tick repaints them
+        all), every stale plot at once otherwise."""
         self._tick += 1
         main = self.runs[0] if self.runs else None
         if main is not None and main.latest_frame is not None:
             t = main.latest_frame.t
             t_end = self.model.settings.t_end
             self.time_label.setText(f"t = {t:8.3f} s / {t_end:g} s")
-        if not self._dirty:
-            return
-        if main is not None and main.latest_frame is not None:
-            self.scene.show_frame(main.latest_frame)
-            self.frames_drawn += 1
-        plots_due = self._tick % PLOT_EVERY_TICKS == 0 or self.state != "running"
-        self.compare_view.redraw(plots=plots_due)
-        if plots_due:
-            self.plots.refresh()
+        if self._dirty:
             self._dirty = False
+            if main is not None and main.latest_frame is not None:
+                self.scene.show_frame(main.latest_frame)
+                self.frames_drawn += 1
+            self._stale_plots.update(self._plot_order)
+            self.compare_view.redraw(plots=False)
+        if not self._stale_plots:
+            return
+        if self.state == "running":
+            due = []
+            for _ in range(len(self._plot_order)):
+                key = self._plot_order[self._next_plot % len(self._plot_order)]
+                self._next_plot += 1
+                if key in self._stale_plots and self._plot_shown(key):
+                    due.append(key)
+                    if len(due) == PLOTS_PER_TICK:
+                        break
+        else:
+            due = [key for key in self._plot_order if key in self._stale_plots]
+        self._stale_plots.difference_update(due)
+        keys = [key for key in due if key != COMPARE_PLOT]
+        if keys:
+            self.plots.refresh(keys)
+        if COMPARE_PLOT in due:
+            self.compare_view.redraw(plots=True)
+
+    def _plot_shown(self, key: str) -> bool:
+        """Whether a plot can be seen now (a closed dock's plots wait until it is shown)."""
+        if key == COMPARE_PLOT:
+            return self.compare and self.compare_view.dock.isVisible()
+        return self.plots.plots[key].isVisible()
 
     def closeEvent(self, event) -> None:
         if not self.confirm_discard():

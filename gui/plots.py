@@ -3,7 +3,14 @@ multipliers, drawn from the runs' ring buffers.
 
 The panel never receives samples itself: the window appends batches to each run's `RingBuffer`
 and calls `refresh()` from its one redraw timer (≤ 60 Hz), so the cost of drawing does not depend
-on how fast the worker produces samples.
+on how fast the worker produces samples. While a run goes, the window refreshes one or two plots
+per tick in turn (`refresh(keys)`), so a tick never pays for repainting all six.
+
+What goes to Qt is what a screen can show: a time curve with more samples than its plot has pixel
+columns is reduced to the first, lowest, highest and last sample of each column-wide run of
+samples (`m4_decimate`, the same picture: every column keeps its full vertical extent), always
+ending at the latest sample; a phase portrait drops the samples that land on the pixel of the one
+before. The ring buffers keep every row, for export; PNG/SVG export draws the full data.
 """
 from __future__ import annotations
 
@@ -24,8 +31,13 @@ MAX_MULTIPLIER_CURVES = 12
 MAX_MOTION_CURVES = 8
 #: plots against time, whose time axis grows in steps rather than with every sample
 TIME_PLOTS = ("motion", "energy", "energy_drift", "constraint_drift", "multipliers")
+#: plots with a log10 y axis
+LOG_PLOTS = ("energy_drift", "constraint_drift")
 #: log plots cannot show zero: smaller values are drawn at this floor
 LOG_FLOOR = 1e-17
+#: a y range that must grow takes this much extra room (fraction of the span; decades on log plots)
+#: so that it does not change, and the axis need not be laid out again, with every refresh
+Y_GROWTH_ROOM = 0.15
 
 PLOT_TITLES = {
     "motion": "Motion",
@@ -38,6 +50,51 @@ PLOT_TITLES = {
 
 PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
            "#7f7f7f", "#bcbd22"]
+
+
+def m4_decimate(x: np.ndarray, y: np.ndarray, per_bin: int) -> tuple[np.ndarray, np.ndarray]:
+    """Reduce a curve sampled along increasing x to the first, lowest, highest and last point of
+    each run of `per_bin` samples, in their order (M4). With runs no wider than a pixel column
+    the line drawn through them covers the same pixels as the full curve. The samples after the
+    last full run are kept as they are, so the result always ends at the last sample."""
+    n = len(x)
+    if per_bin < 5 or n < 2 * per_bin:
+        return x, y
+    bins = n // per_bin
+    full = bins * per_bin
+    block = y[:full].reshape(bins, per_bin)
+    base = np.arange(bins) * per_bin
+    picks = np.stack((base, base + _arg(block, np.argmin), base + _arg(block, np.argmax), base + per_bin - 1),
+                     axis=1)
+    picks.sort(axis=1)
+    index = np.concatenate((picks.ravel(), np.arange(full, n)))
+    return x[index], y[index]
+
+
+def _arg(block: np.ndarray, which) -> np.ndarray:
+    """argmin/argmax along rows, ignoring NaN (a row of NaN gives its first index)."""
+    if not np.isnan(block).any():
+        return which(block, axis=1)
+    fill = np.inf if which is np.argmin else -np.inf
+    return which(np.where(np.isnan(block), fill, block), axis=1)
+
+
+def pixel_decimate(x: np.ndarray, y: np.ndarray, x_range, y_range, size) -> tuple[np.ndarray, np.ndarray]:
+    """Drop the points that fall on the same pixel as the point before them (a path drawn through
+    the rest covers the same pixels within one); first and last points are kept."""
+    n = len(x)
+    if n < 3:
+        return x, y
+    (x0, x1), (y0, y1), (w, h) = x_range, y_range, size
+    if not (x1 > x0 and y1 > y0 and w > 0 and h > 0):
+        return x, y
+    with np.errstate(invalid="ignore"):
+        px = np.floor((x - x0) * (w / (x1 - x0)))
+        py = np.floor((y - y0) * (h / (y1 - y0)))
+    keep = np.ones(n, dtype=bool)
+    keep[1:] = (px[1:] != px[:-1]) | (py[1:] != py[:-1])
+    keep[-1] = True
+    return x[keep], y[keep]
 
 
 def configure_pyqtgraph() -> None:
@@ -122,14 +179,21 @@ class PlotPanel(QWidget):
             item = plot.getPlotItem()
             item.setTitle(PLOT_TITLES[key], size="9pt")
             item.showGrid(x=True, y=True, alpha=0.25)
-            if key in TIME_PLOTS:  # both assume x grows along the curve: not so in the phase portrait
-                item.setClipToView(True)
-                item.setDownsampling(auto=True, mode="peak")
+            # no pyqtgraph downsampling: its "peak" mode drops the last samples (up to a bin and a
+            # half), so a curve stopped short of the latest sample; `m4_decimate` does it instead
             for axis in ("left", "bottom"):
                 # painted from a pixmap until its range changes: axes are most of a plot's cost
                 item.getAxis(axis).setCacheMode(QGraphicsItem.DeviceCoordinateCache)
             self.plots[key] = plot
             grid.addWidget(plot, i // 3, i % 3)
+        self._time_range = None
+        self._time_ranges: dict[str, tuple] = {}  # the time range each time plot shows
+        self._y_ranges: dict[str, tuple] = {}  # the y range each plot was given (log10 on log plots)
+        self._y_managed: dict[str, bool] = {}  # False: the user set the range with the mouse
+        for key, plot in self.plots.items():
+            box = plot.getPlotItem().getViewBox()
+            box.sigRangeChangedManually.connect(lambda _mask, k=key: self._user_ranged(k))
+            plot.getPlotItem().autoBtn.clicked.connect(lambda *_a, k=key: self._auto_pressed(k))
         self._label_axes()
         self.no_constraints_label = pg.TextItem("no constraint rows: the drift is zero", color="#777")
         self.no_constraints_label.setParentItem(self.plots["constraint_drift"].getPlotItem().getViewBox())
@@ -194,7 +258,7 @@ class PlotPanel(QWidget):
         p["constraint_drift"].setLabel("left", "max |residual|")
         p["multipliers"].setLabel("bottom", "t", units="s")
         p["multipliers"].setLabel("left", "λ (N, N·m)")
-        for key in ("energy_drift", "constraint_drift"):
+        for key in LOG_PLOTS:
             p[key].getPlotItem().setLogMode(x=False, y=True)
         # SI prefixes on a log axis or on mixed units would mislead
         for key in self.plots:
@@ -210,6 +274,8 @@ class PlotPanel(QWidget):
                 item.legend = None
         for s in self.series:
             s.curves = {}
+        self._y_ranges.clear()
+        self._time_ranges.clear()
         if not self.series:
             return
         main = self.series[0]
@@ -258,61 +324,133 @@ class PlotPanel(QWidget):
 
     # --- drawing -----------------------------------------------------------------------------
 
-    def refresh(self) -> None:
-        """Redraw every curve from the buffers."""
-        self._grow_time_axes()
+    def refresh(self, keys=None, full: bool = False) -> None:
+        """Redraw the curves of the plots `keys` (default: all six) from the buffers; `full`:
+        hand every sample to Qt, undecimated (for export)."""
+        keys = set(self.plots) if keys is None else set(keys)
+        self._grow_time_axes(keys)
+        bounds: dict[str, list[float]] = {}
         for s in self.series:
             data = s.buffer.view()
             if not len(data):
-                for curve in s.curves.values():
-                    curve.setData([], [])
+                for curve_key, curve in s.curves.items():
+                    if plot_of(curve_key) in keys:
+                        curve.setData([], [])
                 continue
             t = data[:, 0]
-            for key, curve in s.curves.items():
-                y = self._curve_values(s, data, key)
-                if key == "phase":
-                    name = self.phase_combo.currentText()
-                    x = s.column(data, name)
-                    if x is not None and y is not None:
-                        curve.setData(x, y)
-                elif y is not None:
-                    curve.setData(t, y)
+            for curve_key, curve in s.curves.items():
+                key = plot_of(curve_key)
+                if key not in keys:
+                    continue
+                y = self._curve_values(s, data, curve_key)
+                if y is None:
+                    continue
+                if curve_key == "phase":
+                    x = s.column(data, self.phase_combo.currentText())
+                    if x is None:
+                        continue
+                    if not full:
+                        x, y = pixel_decimate(x, y, _finite_range(x), _finite_range(y), self._pixels(key))
+                    curve.setData(x, y)
+                    _widen(bounds, key, y)
+                else:
+                    x = t
+                    if not full:
+                        x, y = m4_decimate(t, y, self._samples_per_column(key, t))
+                    curve.setData(x, y)
+                    if curve.isVisible():
+                        _widen(bounds, key, np.log10(y) if key in LOG_PLOTS else y)
+        flat = False
         if self.series:
             main = self.series[0]
             data = main.buffer.view()
             flat = all(main.column(data, c) is None or not np.any(main.column(data, c)) for c in ("drift_pos", "drift_vel"))
-            self.no_constraints_label.setVisible(bool(len(data)) and flat)
-            for s in self.series:
-                for key in ("drift_pos", "drift_vel"):
-                    if key in s.curves:
-                        s.curves[key].setVisible(not flat)
-            drift_plot = self.plots["constraint_drift"].getPlotItem()
-            if drift_plot.legend is not None:
-                drift_plot.legend.setVisible(not flat)
-            if flat:
-                drift_plot.setYRange(-16, -6, padding=0)  # log10 units: an empty, readable decade scale
+            if "constraint_drift" in keys:
+                self.no_constraints_label.setVisible(bool(len(data)) and flat)
+                for s in self.series:
+                    for key in ("drift_pos", "drift_vel"):
+                        if key in s.curves:
+                            s.curves[key].setVisible(not flat)
+                drift_plot = self.plots["constraint_drift"].getPlotItem()
+                if drift_plot.legend is not None:
+                    drift_plot.legend.setVisible(not flat)
+                if flat:
+                    self._y_ranges["constraint_drift"] = (-16.0, -6.0)
+                    drift_plot.setYRange(-16, -6, padding=0)  # log10 units: an empty, readable decade scale
             buf = self.series[0].buffer
             dropped = buf.total_appended - len(buf)
             self.buffer_label.setText(
                 f"{len(buf)} samples kept (cap {buf.capacity})" + (f", {dropped} older dropped" if dropped else ""))
+        for key in keys:
+            if key in bounds and not (key == "constraint_drift" and flat):
+                self._grow_y_range(key, *bounds[key])
 
-    def _grow_time_axes(self) -> None:
+    def _pixels(self, key: str) -> tuple[float, float]:
+        """The plot area of `key` in device pixels (width, height)."""
+        plot = self.plots[key]
+        box = plot.getPlotItem().getViewBox()
+        ratio = plot.devicePixelRatioF()
+        return box.width() * ratio, box.height() * ratio
+
+    def _samples_per_column(self, key: str, t: np.ndarray) -> int:
+        """How many samples of `t` (evenly spaced) fall on one pixel column of plot `key`."""
+        width = self._pixels(key)[0]
+        time_range = getattr(self, "_time_range", None)
+        if len(t) < 2 or width <= 0 or time_range is None or not t[-1] > t[0]:
+            return 1
+        dt = (t[-1] - t[0]) / (len(t) - 1)
+        return int((time_range[1] - time_range[0]) / dt / width)
+
+    def _grow_y_range(self, key: str, low: float, high: float) -> None:
+        """Fit the y range to [low, high] with room to grow (Y_GROWTH_ROOM), but change it only
+        when the data leaves it or fills less than half of it. A range the user set (mouse) is
+        left alone until the plot's auto-range button is pressed."""
+        if not self._y_managed.get(key, True) or not (np.isfinite(low) and np.isfinite(high)):
+            return
+        current = self._y_ranges.get(key)
+        span = high - low
+        if current is not None and current[0] <= low and high <= current[1] and \
+                span >= 0.5 * (current[1] - current[0]) - 1e-300:
+            return
+        room = Y_GROWTH_ROOM * span if span > 0 else max(abs(high) * 0.05, 0.5 if key in LOG_PLOTS else 1e-3)
+        new = (low - room, high + room)
+        self._y_ranges[key] = new
+        item = self.plots[key].getPlotItem()
+        self._setting_range = True
+        try:
+            item.setYRange(*new, padding=0.02)
+        finally:
+            self._setting_range = False
+
+    def _user_ranged(self, key: str) -> None:
+        if not getattr(self, "_setting_range", False):
+            self._y_managed[key] = False
+
+    def _auto_pressed(self, key: str) -> None:
+        self._y_managed[key] = True
+        self._y_ranges.pop(key, None)
+
+    def _grow_time_axes(self, keys=None) -> None:
         """Fix the time range ahead of the data, 25 % at a time: an axis that changes with every
-        refresh has to be laid out and painted again each time."""
+        refresh has to be laid out and painted again each time. Each plot takes a new range when
+        it is refreshed itself (the plots refresh in turn)."""
+        keys = set(TIME_PLOTS) if keys is None else set(keys) & set(TIME_PLOTS)
         spans = [(s.buffer.view()[0, 0], s.buffer.last()[0]) for s in self.series if len(s.buffer)]
         if not spans:
             self._time_range = None
             for key in TIME_PLOTS:
+                self._time_ranges.pop(key, None)
+            for key in keys:
                 self.plots[key].getPlotItem().enableAutoRange(x=True)
             return
         start, end = min(a for a, _ in spans), max(b for _, b in spans)
         current = getattr(self, "_time_range", None)
-        if current is not None and current[0] == start and end <= current[1]:
-            return
-        stop = start + max(1.0, 1.25 * (end - start))
-        self._time_range = (start, stop)
-        for key in TIME_PLOTS:
-            self.plots[key].getPlotItem().setXRange(start, stop, padding=0)
+        if current is None or current[0] != start or end > current[1]:
+            self._time_range = (start, start + max(1.0, 1.25 * (end - start)))
+        for key in keys:
+            if self._time_ranges.get(key) != self._time_range:
+                self._time_ranges[key] = self._time_range
+                self.plots[key].getPlotItem().setXRange(*self._time_range, padding=0)
 
     def _curve_values(self, s: RunSeries, data: np.ndarray, key: str) -> np.ndarray | None:
         if key.startswith("q:"):
@@ -357,7 +495,11 @@ class PlotPanel(QWidget):
 
         exporter = ImageExporter(self.plots[key].getPlotItem())
         exporter.parameters()["width"] = max(800, self.plots[key].width() * 2)
-        exporter.export(path)
+        self.refresh([key], full=True)  # the export is larger than the screen: every sample
+        try:
+            exporter.export(path)
+        finally:
+            self.refresh([key])
 
     def export_svg(self, key: str, path: str) -> None:
         """Vector SVG: paint the plot's scene into a QSvgGenerator (pyqtgraph's own SVG exporter
@@ -372,12 +514,14 @@ class PlotPanel(QWidget):
         generator.setViewBox(QRectF(0, 0, source.width(), source.height()))
         generator.setTitle(PLOT_TITLES[key])
         generator.setDescription("eomlab plot")
+        self.refresh([key], full=True)  # vector output: every sample
         painter = QPainter(generator)
         try:
             painter.fillRect(QRectF(0, 0, source.width(), source.height()), plot.backgroundBrush())
             plot.scene().render(painter, QRectF(0, 0, source.width(), source.height()), source)
         finally:
             painter.end()
+            self.refresh([key])
 
 
 def without_si_prefix(axis: pg.AxisItem) -> None:
@@ -387,6 +531,32 @@ def without_si_prefix(axis: pg.AxisItem) -> None:
     axis.autoSIPrefixScale = 1.0
     axis.labelUnitPrefix = ""
     axis._updateLabel()
+
+
+def plot_of(curve_key: str) -> str:
+    """The plot a curve (by its key in `RunSeries.curves`) is drawn in."""
+    if curve_key.startswith("q:"):
+        return "motion"
+    if curve_key.startswith("lam:"):
+        return "multipliers"
+    return {"phase": "phase", "T": "energy", "V": "energy", "E": "energy", "drift_E": "energy_drift",
+            "drift_pos": "constraint_drift", "drift_vel": "constraint_drift"}[curve_key]
+
+
+def _finite_range(values: np.ndarray) -> tuple[float, float]:
+    finite = values[np.isfinite(values)]
+    return (float(finite.min()), float(finite.max())) if len(finite) else (0.0, 0.0)
+
+
+def _widen(bounds: dict, key: str, values: np.ndarray) -> None:
+    low, high = _finite_range(values)
+    if low == high == 0.0 and not np.any(np.isfinite(values)):
+        return
+    if key in bounds:
+        bounds[key][0] = min(bounds[key][0], low)
+        bounds[key][1] = max(bounds[key][1], high)
+    else:
+        bounds[key] = [low, high]
 
 
 def _speed_for(info: RunInfo, coordinate: str) -> str | None:

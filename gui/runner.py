@@ -1,4 +1,4 @@
-"""One run of a model on its own worker thread.
+"""One run of a model off the GUI thread: on a worker thread, or in a child process.
 
 `RunThread` owns its `engine.simulation.Simulation`: it creates it inside `run()` (so every numeric
 call happens off the GUI thread), paces the integration to wall time × a speed factor and ships
@@ -8,10 +8,27 @@ slots in the GUI thread. The GUI thread never touches the Simulation.
 Control from the GUI thread goes through plain attributes guarded by one lock (pause, step, speed,
 stop): the worker looks at them between `advance` calls, each of which is bounded by a short wall
 budget, so a stop is honoured within a few milliseconds.
+
+With ``process=True`` (what the window uses where `fork` exists, see `PROCESS_WORKERS`) the same
+integration loop runs in a child process forked by the worker thread: the integrator is Python
+and numpy in small pieces and holds the GIL nearly all the time, so on a thread it halves the GUI
+thread's share of the interpreter while a run goes flat out (frames of 100 ms and more with a
+20-link chain). The child sends ``(kind, *args)`` messages through a pipe; the worker thread only
+waits on that pipe (without the GIL) and re-emits them as the same signals, so the window cannot
+tell the two apart. Controls travel the other way as messages. The child is forked, not spawned:
+it starts in milliseconds with the engine already imported (a spawned one would import numpy,
+scipy and sympy again, over a second, at every reset and edit). It never touches Qt: it freezes the
+objects it inherited so that no garbage collection frees a Qt object in it, and it leaves through
+`os._exit` (multiprocessing's) without running the parent's exit handlers.
 """
 from __future__ import annotations
 
+import gc
 import math
+import multiprocessing
+import os
+import signal
+import sys
 import threading
 import time
 import traceback
@@ -30,6 +47,11 @@ from engine.simulation import Simulation
 MAX_BATCH_RATE = 60.0
 #: longest single `advance` call, seconds of wall time: bounds the latency of pause and stop
 ADVANCE_WALL_BUDGET = 0.012
+#: the same two in a child process, which costs the GUI thread no GIL between batches: more
+#: often than the window's 60 Hz redraw, so that every tick finds a new pose to draw (at 60 Hz
+#: the two clocks beat and every few ticks a frame would show the same pose again)
+CHILD_BATCH_RATE = 120.0
+CHILD_ADVANCE_WALL_BUDGET = 0.004
 #: pause after every `advance` call (seconds) so the GUI thread gets the GIL to paint
 GIL_BREAK = 0.002
 #: when the integration falls behind the wall clock by more than this (seconds of wall time), the
@@ -40,6 +62,11 @@ AS_FAST_AS_POSSIBLE = math.inf
 #: samples the worker's Simulation keeps: the window's ring buffers hold the run, the worker only
 #: ships new rows, so a long run must not grow the worker's memory as well
 WORKER_MAX_SAMPLES = 1000
+#: run the integration in a forked child process (see the module docstring): only where `fork` is
+#: the platform's way (Linux); macOS and Windows keep the worker thread
+PROCESS_WORKERS = sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods()
+#: how long the worker thread waits for a stopped child to end before it kills it (seconds)
+CHILD_STOP_GRACE = 0.5
 
 
 @dataclass(frozen=True)
@@ -75,6 +102,8 @@ class RunThread(QThread):
     ``failed(str)`` the integration stopped (blow-up, step size collapse…), its samples are kept;
     ``crashed(str)`` an exception escaped the engine (message and traceback);
     ``done()`` t_end reached.
+
+    ``process=True``: integrate in a forked child process (module docstring), the same signals.
     """
 
     ready = Signal(int, object, object)
@@ -84,8 +113,9 @@ class RunThread(QThread):
     done = Signal(int)
 
     def __init__(self, model, run_id: int = 0, *, running: bool = True, speed: float = 1.0, label: str = "",
-                 parent=None):
+                 process: bool = False, parent=None):
         super().__init__(parent)
+        self.process = bool(process)
         self.model = model
         self.run_id = run_id  # every signal carries it: late signals of a stopped run are told apart
         self.label = label
@@ -96,6 +126,10 @@ class RunThread(QThread):
         self._steps_requested = 0
         self._speed = float(speed)
         self._reanchor = True
+        self._conn = None  # process mode: our end of the pipe to the child (None in the child itself)
+        self._child = None  # process mode, in the child: its end of the pipe
+        self._parent_pid = None
+        self.exitcode = None  # process mode: the child's exit code once it ended
 
     # --- control, called from the GUI thread --------------------------------------------
 
@@ -103,30 +137,43 @@ class RunThread(QThread):
         with self._lock:
             self._running = running
             self._reanchor = True
+            self._tell("running", running)
         self._wake.set()
 
     def step(self, samples: int = 1) -> None:
         """Advance by `samples` output intervals while paused."""
         with self._lock:
             self._steps_requested += samples
+            self._tell("step", samples)
         self._wake.set()
 
     def set_speed(self, speed: float) -> None:
         with self._lock:
             self._speed = float(speed)
             self._reanchor = True
+            self._tell("speed", float(speed))
 
     def request_stop(self) -> None:
         with self._lock:
             self._stop = True
+            self._tell("stop", True)
         self._wake.set()
+
+    def _tell(self, kind: str, value) -> None:
+        """Process mode: pass a control on to the child (called with the lock held)."""
+        if self._conn is not None:
+            try:
+                self._conn.send((kind, value))
+            except (OSError, ValueError):  # the child has gone (or the pipe is closed): nothing to tell
+                pass
 
     def stop_and_join(self, timeout_ms: int = 1000) -> bool:
         """Ask the worker to stop and wait for it; True if it ended within the timeout."""
         self.request_stop()
         if self.wait(timeout_ms):
             return True
-        # never let Qt destroy a running thread: wait it out (an engine call in progress)
+        # never let Qt destroy a running thread: wait it out (an engine call in progress; a
+        # child process is killed after CHILD_STOP_GRACE)
         self.wait()
         return False
 
@@ -138,15 +185,128 @@ class RunThread(QThread):
     # --- the worker ------------------------------------------------------------------------
 
     def run(self) -> None:  # noqa: D401 - QThread entry point, runs on the worker thread
+        if self.process:
+            self._host_child()
+        else:
+            self._run_here()
+
+    def _run_here(self) -> None:
+        """The run itself: on the worker thread, or in the child process."""
         try:
             # small dense solves: extra BLAS threads only fight the GUI thread for 2 cores
             with threadpool_limits(limits=1):
                 self._integrate()
         except ModelError as error:  # the model cannot be run as it stands (e.g. inconsistent constraints)
-            self.failed.emit(self.run_id, str(error))
+            self._emit("failed", str(error))
         except Exception as error:  # an engine bug must not take the window down
             summary = f"{type(error).__name__}: {error}"
-            self.crashed.emit(self.run_id, summary + "\n\n" + traceback.format_exc(limit=8))
+            self._emit("crashed", summary + "\n\n" + traceback.format_exc(limit=8))
+
+    def _emit(self, kind: str, *args) -> None:
+        """Send one of the signals (`ready`, `batch`, ...) with the run id; from the child, a
+        message to the worker thread, which emits it."""
+        if self._child is not None:
+            self._child.send((kind, *args))
+        else:
+            getattr(self, kind).emit(self.run_id, *args)
+
+    # --- process mode ------------------------------------------------------------------------
+
+    def _host_child(self) -> None:
+        """On the worker thread: fork the child, re-emit what it sends, end it when asked."""
+        context = multiprocessing.get_context("fork")
+        ours, theirs = context.Pipe(duplex=True)
+        with self._lock:  # controls from now on are sent; the child starts from this state
+            if self._stop:
+                ours.close()
+                theirs.close()
+                return
+            self._conn = ours
+        child = context.Process(target=self._child_main, args=(theirs,), daemon=True,
+                                name=f"eomlab-run-{self.run_id}")
+        try:
+            child.start()
+        except OSError as error:  # no memory or process slots left: say so, as an engine error
+            with self._lock:
+                self._conn = None
+            ours.close()
+            theirs.close()
+            self.crashed.emit(self.run_id, f"could not start the simulation process: {error}")
+            return
+        theirs.close()
+        ended = False
+        stop_seen = None
+        try:
+            while True:
+                if self._stopped():
+                    stop_seen = stop_seen or time.perf_counter()
+                    if time.perf_counter() - stop_seen > CHILD_STOP_GRACE:
+                        break  # stuck in a long engine call: it is killed below
+                if ours.poll(0.02):
+                    try:
+                        message = ours.recv()
+                    except (EOFError, OSError):
+                        break
+                    if message[0] == "end":
+                        ended = True
+                        break
+                    if stop_seen is None:  # after a stop the window wants nothing more
+                        getattr(self, message[0]).emit(self.run_id, *message[1:])
+                elif not child.is_alive() and not ours.poll(0):
+                    break
+        finally:
+            with self._lock:
+                self._conn = None
+            child.join(CHILD_STOP_GRACE if ended else 0.05)
+            if child.is_alive():
+                child.kill()
+                child.join()
+            self.exitcode = child.exitcode
+            ours.close()
+        if not ended and not self._stopped():
+            self.crashed.emit(self.run_id, f"The simulation process ended unexpectedly (exit code {child.exitcode}); "
+                              "the samples so far are kept.")
+
+    def _child_main(self, conn) -> None:
+        """In the forked child: run the integration, sending everything through `conn`."""
+        gc.freeze()  # what we inherited (Qt objects among it) is never collected here
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C is the window's to handle
+        if self._conn is not None:
+            self._conn.close()  # the parent's end
+        self._conn = None
+        self._child = conn
+        self._parent_pid = os.getppid()
+        # fresh: the parent's copies may have been held by another thread at the fork
+        self._lock = threading.Lock()
+        self._wake = threading.Event()
+        try:
+            self._run_here()
+            conn.send(("end",))
+        except (OSError, EOFError, ValueError):  # the parent went away: nothing left to tell
+            pass
+        finally:
+            conn.close()
+
+    def _take_messages(self, timeout: float = 0.0) -> None:
+        """In the child: apply the controls waiting in the pipe (waits up to `timeout` for one)."""
+        conn = self._child
+        try:
+            ready = conn.poll(timeout)
+            while ready:
+                kind, value = conn.recv()
+                if kind == "running":
+                    self._running, self._reanchor = bool(value), True
+                elif kind == "step":
+                    self._steps_requested += int(value)
+                elif kind == "speed":
+                    self._speed, self._reanchor = float(value), True
+                elif kind == "stop":
+                    self._stop = True
+                ready = conn.poll(0)
+        except (EOFError, OSError):  # the parent closed its end: stop
+            self._stop = True
+        if os.getppid() != self._parent_pid:  # orphaned (the window died): stop
+            self._stop = True
 
     def _integrate(self) -> None:
         sim = Simulation(self.model, max_samples=WORKER_MAX_SAMPLES)
@@ -165,11 +325,16 @@ class RunThread(QThread):
         q_slice = slice(1, 1 + n_q)
         first = _initial_rows(sim, len(info.columns))
         q0 = first[-1, q_slice] if len(first) else _initial_q(sim, n_q)
-        self.ready.emit(self.run_id, info, _frame(sim.system, sim.t, q0))
+        self._emit("ready", info, _frame(sim.system, sim.t, q0))
         pending: list[np.ndarray] = [first] if len(first) else []
         last_emit = 0.0
         wall_anchor = sim_anchor = 0.0
+        in_child = self._child is not None
+        budget = CHILD_ADVANCE_WALL_BUDGET if in_child else ADVANCE_WALL_BUDGET
+        batch_interval = 1.0 / (CHILD_BATCH_RATE if in_child else MAX_BATCH_RATE)
         while not self._stopped():
+            if self._child is not None:
+                self._take_messages()
             with self._lock:
                 running, speed = self._running, self._speed
                 steps, self._steps_requested = self._steps_requested, 0
@@ -186,30 +351,29 @@ class RunThread(QThread):
                     target = sim_anchor + (now - wall_anchor) * speed
                     if target - sim.t > MAX_LAG * speed:  # behind: do not race to catch up
                         wall_anchor, sim_anchor = now, sim.t
-                        target = sim.t + ADVANCE_WALL_BUDGET * speed
+                        target = sim.t + budget * speed
                 target = min(target, info.t_end)
             elif steps:
                 target = min(sim.t + steps * info.dt_out * (1 + 1e-9), info.t_end)
             else:
                 self._flush(pending, sim, q_slice)
                 pending = []
-                self._wake.wait(0.05)
-                self._wake.clear()
+                self._wait(0.05)
                 continue
             target = self.limit_target(target, sim)
             if target > sim.t:
-                rows = sim.advance(target, wall_budget=ADVANCE_WALL_BUDGET)
+                rows = sim.advance(target, wall_budget=budget)
                 if rows is not None and len(rows):
                     pending.append(np.asarray(rows, dtype=float))
-                # hand the GIL over for a moment: the GUI thread's painting makes many short
-                # Python↔Qt transitions, each of which would otherwise wait for this thread
-                time.sleep(GIL_BREAK)
+                if not in_child:
+                    # hand the GIL over for a moment: the GUI thread's painting makes many short
+                    # Python↔Qt transitions, each of which would otherwise wait for this thread
+                    time.sleep(GIL_BREAK)
             else:
                 # ahead of the wall clock: sleep a little rather than spin
-                self._wake.wait(min(0.01, (sim.t - target) / max(speed, 1e-9) + 0.001))
-                self._wake.clear()
+                self._wait(min(0.01, (sim.t - target) / max(speed, 1e-9) + 0.001))
             now = time.perf_counter()
-            if pending and (now - last_emit >= 1.0 / MAX_BATCH_RATE or not running or sim.finished):
+            if pending and (now - last_emit >= batch_interval or not running or sim.finished):
                 self._flush(pending, sim, q_slice)
                 pending = []
                 last_emit = now
@@ -217,9 +381,9 @@ class RunThread(QThread):
         if self._stopped():
             return
         if sim.failure:
-            self.failed.emit(self.run_id, str(sim.failure))
+            self._emit("failed", str(sim.failure))
         elif sim.finished:
-            self.done.emit(self.run_id)
+            self._emit("done")
 
     def limit_target(self, target: float, sim) -> float:
         """Where this run may integrate to now; subclasses hold runs in step (compare mode)."""
@@ -230,7 +394,15 @@ class RunThread(QThread):
             return
         rows = np.concatenate(pending, axis=0)
         last = rows[-1]
-        self.batch.emit(self.run_id, rows, _frame(sim.system, float(last[0]), last[q_slice]))
+        self._emit("batch", rows, _frame(sim.system, float(last[0]), last[q_slice]))
+
+    def _wait(self, timeout: float) -> None:
+        """Sleep until a control arrives or `timeout` seconds pass."""
+        if self._child is not None:
+            self._take_messages(timeout)
+        else:
+            self._wake.wait(timeout)
+            self._wake.clear()
 
     def _stopped(self) -> bool:
         with self._lock:

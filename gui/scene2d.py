@@ -12,6 +12,7 @@ from collections import deque
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QGraphicsItem
 
 from gui.geometry import Projection, drawing, is_planar, reach
 
@@ -66,6 +67,8 @@ class Scene2D(pg.PlotWidget):
         self.setLabel("left", "y", units="m")
         for side in ("left", "bottom"):
             self.getAxis(side).enableAutoSIPrefix(False)
+            # the view stays put while the mechanism moves: paint the axes from a pixmap
+            self.getAxis(side).setCacheMode(QGraphicsItem.DeviceCoordinateCache)
 
     def set_model(self, model, planar: bool | None = None) -> None:
         """Draw this model from now on; fixes the view to the mechanism's reach so it doesn't jump."""
