@@ -1,8 +1,9 @@
 """Absolute coordinates: every body gets its own pose, every joint becomes holonomic rows.
 
 Planar models (detected automatically: every joint turns about z and slides in the x–y plane)
-use x, y, θ per body (a planar joint to ground); other models use a free joint per body with
-body-rate speeds and the Euler sequence that is farthest from gimbal lock at the start.
+use x, y, θ per body (a planar joint to ground); other models use a free joint per body in
+position and Euler parameters (x, y, z, e0..e3: seven coordinates, six speeds — the velocity and
+the body rates), with the normalisation constraint e·e = 1 per body: no gimbal lock anywhere.
 The transformed model keeps the body names, frames, forces and the other constraints, so the
 same tree kinematics serve both choices.
 """
@@ -20,10 +21,9 @@ from .model import (
     GROUND, Body, ExpressionConstraint, Joint, JointEffort, JointSpring, Model,
     ModelError, Prescribed, default_coordinate_names,
 )
-from .rotations import gimbal_margin
+from .rotations import quaternion_from_matrix
 
 Z = np.array([0.0, 0.0, 1.0])
-SEQUENCES = ("xyz", "zyx", "zxz", "yzx", "xzy", "zxy")
 
 
 def _turns_about_z(rotation) -> bool:
@@ -82,33 +82,16 @@ def _joint_rows_spec(joint: Joint, planar: bool):
     return [], [], []
 
 
-def _best_sequence(R: np.ndarray) -> tuple[str, np.ndarray]:
-    best = None
-    for seq in SEQUENCES:
-        angles = euler_angles(R, seq)
-        margin = gimbal_margin(seq, angles[1])
-        if best is None or margin > best[0] + 1e-9:
-            best = (margin, seq, angles)
-    return best[1], best[2]
-
-
-def euler_angles(R: np.ndarray, sequence: str) -> np.ndarray:
-    """Angles (psi, theta, phi) with R = R_a(psi) R_b(theta) R_c(phi), by least squares on R."""
-    from scipy.spatial.transform import Rotation
-
-    # intrinsic rotations (about moving axes) are scipy's upper-case sequences
-    return Rotation.from_matrix(R).as_euler(sequence.upper())
-
-
 def to_absolute(model: Model) -> tuple[Model, list]:
     """The model in absolute coordinates and a factory for its joint rows.
 
     Returns the transformed Model and `joint_rows(kin)` producing the JointRows kinds.
     """
+    from .system import MechanicalSystem, initial_coordinates
+
     kin = TreeKinematics(model)
-    q0 = np.array([v for b in model.bodies for v in (b.joint.q0 or (0.0,) * b.joint.dof)], float)
+    q0 = initial_coordinates(model)
     u0 = np.array([v for b in model.bodies for v in (b.joint.u0 or (0.0,) * b.joint.dof)], float)
-    from .system import MechanicalSystem
 
     joint_system = MechanicalSystem(model)
     ks = kin.evaluate(q0, u0)
@@ -124,9 +107,9 @@ def to_absolute(model: Model) -> tuple[Model, list]:
                           q0=(float(o[0]), float(o[1]), math.atan2(R[1, 0], R[0, 0])),
                           u0=(float(v[0]), float(v[1]), float(w[2])))
         else:
-            seq, angles = _best_sequence(R)
-            joint = Joint(type="free", sequence=seq, speeds="body",
-                          q0=(*map(float, o), *map(float, angles)), u0=(*map(float, v), *map(float, R.T @ w)))
+            joint = Joint(type="free", orientation="quaternion", speeds="body",
+                          q0=(*map(float, o), *map(float, quaternion_from_matrix(R))),
+                          u0=(*map(float, v), *map(float, R.T @ w)))
         joint = replace(joint, names=default_coordinate_names(b.name, joint))
         bodies.append(replace(b, parent=GROUND, joint=joint))
         t_dirs, r_pairs, labels = _joint_rows_spec(b.joint, planar)

@@ -62,13 +62,14 @@ def _world_point(kin, ks, body: int, point: np.ndarray) -> np.ndarray:
     return ks.origin[body] + ks.R[body] @ point
 
 
-def _to_speed_space(ctx: ForceContext, tau_u_slice: slice, tau: np.ndarray, n_u: int) -> np.ndarray:
-    """Joint-coordinate effort τ on one joint's coordinates → generalized force in speeds."""
+def _to_speed_space(ctx: ForceContext, jl, tau: np.ndarray, n_u: int) -> np.ndarray:
+    """Joint-coordinate effort τ on one joint's coordinates → generalized force in speeds
+    (Q = Wᵀτ: the rows of W that belong to the joint's coordinates)."""
     Q = np.zeros(n_u)
     if ctx.W is None:
-        Q[tau_u_slice] = tau
+        Q[jl.u_slice] = tau
     else:
-        Q += ctx.W[tau_u_slice, :].T @ tau
+        Q += ctx.W[jl.q_slice, :].T @ tau
     return Q
 
 
@@ -117,7 +118,7 @@ class JointSpringElement(ForceElement):
         qj = ctx.q[self.jl.q_slice]
         qdj = ctx.qd[self.jl.q_slice]
         tau = -self.k * (qj - self.rest) - self.c * qdj
-        return _to_speed_space(ctx, self.jl.u_slice, tau, self.kin.n_u)
+        return _to_speed_space(ctx, self.jl, tau, self.kin.n_u)
 
     def potential_q(self, q) -> float:
         dq = q[self.jl.q_slice] - self.rest
@@ -131,7 +132,7 @@ class JointEffortElement(ForceElement):
         self.values = _Compiled(f.value, kin.coordinate_names, f"{path}.value")
 
     def generalized(self, ctx):
-        return _to_speed_space(ctx, self.jl.u_slice, self.values(ctx), self.kin.n_u)
+        return _to_speed_space(ctx, self.jl, self.values(ctx), self.kin.n_u)
 
 
 class PointForceElement(ForceElement):

@@ -20,7 +20,10 @@ import math
 import numpy as np
 
 from .model import GROUND, Model
-from .rotations import EulerSequence, axis_angle_matrix, cross, gimbal_margin, skew as skew_matrix
+from .rotations import (
+    EulerSequence, axis_angle_matrix, cross, gimbal_margin, quaternion_body_rates, quaternion_matrix,
+    quaternion_rate_matrix, skew as skew_matrix,
+)
 
 
 @dataclass
@@ -35,8 +38,14 @@ class JointLayout:
     at: np.ndarray
     rotation: np.ndarray  # fixed joint-frame rotation in the parent frame
     fixed_rotation_is_identity: bool
-    euler: EulerSequence | None
+    euler: EulerSequence | None  # Euler-angle joints only
     body_rates: bool  # spherical/free rotation speeds are body-axis ω components
+    quaternion: bool = False  # spherical/free joint in Euler parameters (4 coordinates, 3 speeds)
+
+    @property
+    def turns_with_body_rates(self) -> bool:
+        """Its last three speeds are body rates, related to the coordinate rates by q_dot = W u."""
+        return self.quaternion or (self.euler is not None and self.body_rates)
 
 
 @dataclass
@@ -61,12 +70,13 @@ class KinematicState:
 class GimbalLock(ArithmeticError):
     """Euler-angle rates are undefined: the rate matrix is singular."""
 
-    def __init__(self, coordinate: str, value: float):
+    def __init__(self, coordinate: str, value: float, body_rates: bool = False):
         self.coordinate = coordinate
         self.value = value
+        cure = "" if body_rates else "body-rate speeds (\"speeds\": \"body\"), "
         super().__init__(
             f"Euler-angle gimbal lock: {coordinate} = {value:.6g} makes the angle rates undefined; "
-            "use body-rate speeds (\"speeds\": \"body\") or another sequence"
+            f"use {cure}another sequence or Euler parameters (\"orientation\": \"quaternion\")"
         )
 
 
@@ -89,26 +99,33 @@ class TreeKinematics:
         qi = ui = 0
         for i, b in enumerate(model.bodies):
             j = b.joint
-            k = j.dof
+            k, kq = j.dof, j.n_coordinates
             rot = np.array(j.rotation, dtype=float)
             self.joints.append(
                 JointLayout(
                     body=i,
                     type=j.type,
-                    q_slice=slice(qi, qi + k),
+                    q_slice=slice(qi, qi + kq),
                     u_slice=slice(ui, ui + k),
                     axis=np.array(j.axis, dtype=float),
                     at=np.array(j.at, dtype=float),
                     rotation=rot,
                     fixed_rotation_is_identity=bool(np.allclose(rot, np.eye(3), atol=0.0, rtol=0.0)),
-                    euler=EulerSequence(j.sequence) if j.type in ("spherical", "free") else None,
-                    body_rates=j.speeds == "body",
+                    euler=EulerSequence(j.sequence) if j.type in ("spherical", "free") and not j.quaternion else None,
+                    body_rates=j.speeds == "body" or j.quaternion,
+                    quaternion=j.quaternion,
                 )
             )
             self.coordinate_names.extend(j.names)
-            qi += k
+            qi += kq
             ui += k
         self.n_q, self.n_u = qi, ui
+        self.quaternion_joints = [jl for jl in self.joints if jl.quaternion]
+        # coordinates whose rate is a speed (all but the rotation of body-rate joints)
+        plain = [(jl.q_slice.start + k, jl.u_slice.start + k) for jl in self.joints
+                 for k in range(jl.u_slice.stop - jl.u_slice.start - (3 if jl.turns_with_body_rates else 0))]
+        self._plain_q = np.array([a for a, _ in plain], dtype=int)
+        self._plain_u = np.array([b for _, b in plain], dtype=int)
 
         # path matrix T and the body each speed belongs to
         T = np.zeros((nb, nb))
@@ -157,10 +174,12 @@ class TreeKinematics:
             Hw = np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 1.0]])
             return R, np.array([q[0], q[1], 0.0]), Hw, Hv, zero3
         if t in ("spherical", "free"):
-            angles = q[-3:]
             rates_or_w = u[-3:]
-            ra, rb, rc = jl.euler.parts(angles)
-            R = ra @ rb @ rc
+            if jl.quaternion:
+                R = quaternion_matrix(q[-4:])
+            else:
+                ra, rb, rc = jl.euler.parts(q[-3:])
+                R = ra @ rb @ rc
             if jl.body_rates:
                 Hw_rot, bias = R, zero3  # d/dt(R w_body) = R w_body_dot: no bias
             else:
@@ -204,7 +223,7 @@ class TreeKinematics:
             c, s = np.cos(qj[2]), np.sin(qj[2])
             return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]]), np.array([qj[0], qj[1], 0.0])
         if t in ("spherical", "free"):
-            R = jl.euler.matrix(qj[-3:])
+            R = quaternion_matrix(qj[-4:]) if jl.quaternion else jl.euler.matrix(qj[-3:])
             return R, (qj[:3].copy() if t == "free" else np.zeros(3))
         return np.eye(3), np.zeros(3)
 
@@ -217,41 +236,78 @@ class TreeKinematics:
     # --- kinematic equations q_dot = W(q) u -------------------------------------------------
 
     def _body_rate_blocks(self, q: np.ndarray):
-        """(joint, rotation speeds' slice, E_b) for each joint whose speeds are body rates,
-        with ω_body = E_b · (Euler-angle rates)."""
+        """(joint, its rotation coordinates' slice, its body rates' slice, matrix) for each joint
+        whose speeds are body rates: E_b with ω_body = E_b · (Euler-angle rates), or for Euler
+        parameters the (4, 3) matrix of ṗ = ½ p ⊗ ω_body."""
         for jl in self.joints:
-            if jl.euler is not None and jl.body_rates:
-                qj = q[jl.q_slice]
-                _, rb, rc = jl.euler.parts(qj[-3:])
-                s = jl.u_slice
-                yield jl, slice(s.stop - 3, s.stop), jl.euler.rate_matrix_body(rb, rc)
+            if not jl.turns_with_body_rates:
+                continue
+            qs, us = jl.q_slice, jl.u_slice
+            if jl.quaternion:
+                qb = slice(qs.stop - 4, qs.stop)
+                yield jl, qb, slice(us.stop - 3, us.stop), quaternion_rate_matrix(q[qb])
+            else:
+                _, rb, rc = jl.euler.parts(q[qs][-3:])
+                yield jl, slice(qs.stop - 3, qs.stop), slice(us.stop - 3, us.stop), jl.euler.rate_matrix_body(rb, rc)
 
     def qdot(self, q: np.ndarray, u: np.ndarray) -> np.ndarray:
-        """Coordinate rates from speeds; body-rate speeds go through the Euler rate matrix."""
-        qd = np.array(u, dtype=float, copy=True)
-        for jl, blk, E in self._body_rate_blocks(q):
-            self._check_gimbal(jl, q[jl.q_slice][-2])
-            qd[blk] = np.linalg.solve(E, u[blk])
+        """Coordinate rates from speeds; body-rate speeds go through the Euler rate matrix or the
+        Euler parameters' kinematic equations."""
+        qd = np.empty(self.n_q)
+        qd[self._plain_q] = u[self._plain_u]
+        for jl, qb, ub, E in self._body_rate_blocks(q):
+            if jl.quaternion:
+                qd[qb] = E @ u[ub]
+            else:
+                self._check_gimbal(jl, q[jl.q_slice][-2])
+                qd[qb] = np.linalg.solve(E, u[ub])
         return qd
 
     def speeds_from_rates(self, q: np.ndarray, qd: np.ndarray) -> np.ndarray:
         """Inverse of qdot: speeds u from coordinate rates."""
-        u = np.array(qd, dtype=float, copy=True)
-        for _, blk, E in self._body_rate_blocks(q):
-            u[blk] = E @ qd[blk]
+        u = np.empty(self.n_u)
+        u[self._plain_u] = qd[self._plain_q]
+        for jl, qb, ub, E in self._body_rate_blocks(q):
+            u[ub] = quaternion_body_rates(q[qb], qd[qb]) if jl.quaternion else E @ qd[qb]
         return u
 
     def rate_matrix(self, q: np.ndarray) -> np.ndarray:
-        """W(q) with q_dot = W u (block diagonal; identity for rate speeds)."""
-        W = np.eye(self.n_u)
-        for _, blk, E in self._body_rate_blocks(q):
-            W[blk, blk] = np.linalg.inv(E)
+        """W(q) (n_q, n_u) with q_dot = W u (identity for rate speeds)."""
+        W = np.zeros((self.n_q, self.n_u))
+        W[self._plain_q, self._plain_u] = 1.0
+        for jl, qb, ub, E in self._body_rate_blocks(q):
+            if not jl.quaternion:
+                self._check_gimbal(jl, q[jl.q_slice][-2])  # a named GimbalLock, not a singular E
+            W[qb, ub] = E if jl.quaternion else np.linalg.inv(E)
         return W
+
+    def speed_of_coordinate(self, k: int) -> int | None:
+        """The speed that is coordinate k's rate, or None (rotation coordinates of body-rate joints)."""
+        hit = np.flatnonzero(self._plain_q == k)
+        return int(self._plain_u[hit[0]]) if hit.size else None
+
+    # --- Euler parameters: the normalisation constraint e·e = 1 ------------------------------
+
+    def normalisation_residuals(self, q: np.ndarray) -> np.ndarray:
+        """e·e − 1 of every Euler-parameter joint (the flow keeps it; integration error does not)."""
+        return np.array([float(q[jl.q_slice][-4:] @ q[jl.q_slice][-4:]) - 1.0 for jl in self.quaternion_joints])
+
+    def normalised(self, q: np.ndarray) -> np.ndarray:
+        """q with every Euler-parameter joint scaled to |p| = 1 (the nearest point, and the same pose)."""
+        q = np.array(q, dtype=float)
+        for jl in self.quaternion_joints:
+            qs = jl.q_slice
+            p = q[qs.stop - 4 : qs.stop]
+            n = math.sqrt(float(p @ p))
+            if not n > 1e-12:
+                raise ArithmeticError(f"the Euler parameters of '{self.body_names[jl.body]}' are all zero")
+            q[qs.stop - 4 : qs.stop] = p / n
+        return q
 
     def _check_gimbal(self, jl: JointLayout, theta: float, tol: float = 1e-9):
         if gimbal_margin(jl.euler.sequence, theta) < tol:
             name = self.coordinate_names[jl.q_slice.stop - 2]
-            raise GimbalLock(name, theta)
+            raise GimbalLock(name, theta, jl.body_rates)
 
     def gimbal_values(self, q: np.ndarray) -> np.ndarray:
         """sin θ (symmetric sequences) or cos θ (others) of every Euler-angle joint: 0 at the lock."""
@@ -270,7 +326,8 @@ class TreeKinematics:
             if jl.euler is None:
                 continue
             if abs(after[k]) < tol or before[k] * after[k] < 0:
-                raise GimbalLock(self.coordinate_names[jl.q_slice.stop - 2], float(q_after[jl.q_slice][-2]))
+                raise GimbalLock(self.coordinate_names[jl.q_slice.stop - 2], float(q_after[jl.q_slice][-2]),
+                                 jl.body_rates)
             k += 1
 
     def gimbal_checks(self, q: np.ndarray, tol: float = 1e-9):
@@ -292,7 +349,10 @@ class TreeKinematics:
             k = jl.u_slice.stop - jl.u_slice.start
             if k == 0:
                 continue
-            _, _, hw, hv, _ = self._joint_motion(jl, np.zeros(k), zero_u[jl.u_slice])
+            q_neutral = np.zeros(jl.q_slice.stop - jl.q_slice.start)
+            if jl.quaternion:
+                q_neutral[-4] = 1.0
+            _, _, hw, hv, _ = self._joint_motion(jl, q_neutral, zero_u[jl.u_slice])
             Hv[jl.u_slice] = hv.T
             if jl.type in ("revolute", "prismatic", "planar"):
                 Hw[jl.u_slice] = hw.T
@@ -356,8 +416,11 @@ class TreeKinematics:
                 d_local[i] = d
             else:  # spherical, free
                 qj = q[jl.q_slice]
-                ra, rb, rc = jl.euler.parts(qj[-3:])
-                R_rel = ra @ rb @ rc
+                if jl.quaternion:
+                    R_rel = quaternion_matrix(qj[-4:])
+                else:
+                    ra, rb, rc = jl.euler.parts(qj[-3:])
+                    R_rel = ra @ rb @ rc
                 R[i] = RJi @ R_rel
                 if t == "free":
                     d_local[i] = qj[:3]

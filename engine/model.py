@@ -62,7 +62,10 @@ class Joint:
 
     The joint frame sits at `at` in the parent's frame, turned by `rotation`; the body frame's
     origin is the hinge (seed 004). `axis` is used by revolute and prismatic joints (unit length
-    after validation). `sequence` and `speeds` are used by spherical and free joints.
+    after validation). `sequence` and `speeds` are used by spherical and free joints, whose
+    `orientation` is either three Euler angles ("angles") or the four Euler parameters
+    ("quaternion": e0 scalar part, e1..e3 vector part, with body-rate speeds and the
+    normalisation constraint e·e = 1, so 4 coordinates for 3 speeds).
     `names` are the coordinate names (defaults ``<body>_<dof>`` are filled in by the loader).
     """
 
@@ -75,10 +78,21 @@ class Joint:
     sequence: str = "zxz"
     speeds: str = "body"  # "body" (body-axis ω components) or "euler" (angle rates)
     names: tuple[str, ...] = ()
+    orientation: str = "angles"  # spherical/free: "angles" (Euler angles) or "quaternion"
 
     @property
     def dof(self) -> int:
+        """Degrees of freedom = number of speeds."""
         return JOINT_DOFS[self.type]
+
+    @property
+    def quaternion(self) -> bool:
+        return self.orientation == "quaternion" and self.type in ("spherical", "free")
+
+    @property
+    def n_coordinates(self) -> int:
+        """Number of coordinates: one more than the speeds for Euler parameters."""
+        return self.dof + 1 if self.quaternion else self.dof
 
 
 @dataclass(frozen=True)
@@ -279,6 +293,9 @@ class Model:
         return replace(self, settings=replace(self.settings, **changes))
 
 
+QUATERNION_NAMES = ("e0", "e1", "e2", "e3")
+
+
 def default_coordinate_names(body_name: str, joint: Joint) -> tuple[str, ...]:
     """``<body>_<dof>`` names per MODEL_FORMAT.md."""
     dofs = {
@@ -289,6 +306,8 @@ def default_coordinate_names(body_name: str, joint: Joint) -> tuple[str, ...]:
         "free": ("x", "y", "z", "psi", "theta", "phi"),
         "fixed": (),
     }[joint.type]
+    if joint.quaternion:
+        dofs = dofs[:-3] + QUATERNION_NAMES
     return tuple(f"{body_name}_{d}" for d in dofs)
 
 
@@ -296,9 +315,10 @@ def speed_names(body_name: str, joint: Joint) -> tuple[str, ...]:
     """Speed names: ``<coordinate>_dot`` for rates, ``<body>_wx``… for body rates."""
     names = joint.names or default_coordinate_names(body_name, joint)
     body_rates = tuple(f"{body_name}_{w}" for w in ("wx", "wy", "wz"))
-    if joint.type == "spherical" and joint.speeds == "body":
+    body_speeds = joint.speeds == "body" or joint.quaternion
+    if joint.type == "spherical" and body_speeds:
         return body_rates
-    if joint.type == "free" and joint.speeds == "body":
+    if joint.type == "free" and body_speeds:
         return tuple(f"{n}_dot" for n in names[:3]) + body_rates
     return tuple(f"{n}_dot" for n in names)
 

@@ -91,7 +91,7 @@ _RESERVED_COORDINATES = frozenset({"t", "pi"} | set(FUNCTIONS) | set(keyword.kwl
 
 _TOP_FIELDS = ("eomlab", "name", "gravity", "bodies", "constraints", "forces", "settings")
 _BODY_FIELDS = ("name", "parent", "joint", "mass", "com", "inertia", "shape")
-_JOINT_FIELDS = ("type", "axis", "at", "rotation", "q0", "u0", "sequence", "speeds", "names")
+_JOINT_FIELDS = ("type", "axis", "at", "rotation", "q0", "u0", "sequence", "speeds", "names", "orientation")
 _SHAPE_FIELDS = ("kind", "length", "radius", "size")
 _SHAPE_DIMENSION = {"rod": "length", "disk": "radius", "sphere": "radius", "box": "size", "point": None}
 _SETTINGS_FIELDS = ("method", "coordinates", "integrator", "rtol", "atol", "t_end", "dt_out", "dt", "stabilization", "maggi_basis")
@@ -407,28 +407,50 @@ def _joint(data: object, path: str, body_name: str) -> Joint:
     data = _fields(data, path, _JOINT_FIELDS, ("type",))
     kind = _choice(data["type"], f"{path}.type", JOINT_TYPES)
     dof = JOINT_DOFS[kind]
+    orientation = _orientation(data, path, kind)
+    defaults = Joint(type=kind, orientation=orientation)
+    n_q = defaults.n_coordinates
     why = f" (one per coordinate of a {kind} joint)"
-    defaults = Joint(type=kind)
+    why_u = f" (one per speed of a {kind} joint)" if n_q != dof else why
 
     def read(key: str, reader, *args):
         return reader(data[key], f"{path}.{key}", *args) if key in data else getattr(defaults, key)
 
     names = (
-        _coordinate_names(data["names"], f"{path}.names", dof, kind)
+        _coordinate_names(data["names"], f"{path}.names", n_q, kind)
         if "names" in data
         else default_coordinate_names(body_name, defaults)
     )
+    speeds = read("speeds", _choice, ("body", "euler"))
+    if defaults.quaternion and speeds != "body":
+        raise ModelError(f"{path}.speeds", "Euler parameters (orientation \"quaternion\") take body-rate speeds only: use \"body\"")
+    if "q0" in data:
+        q0 = _numbers(data["q0"], f"{path}.q0", n_q, why)
+    else:
+        q0 = (0.0,) * (n_q - 4) + (1.0, 0.0, 0.0, 0.0) if defaults.quaternion else (0.0,) * dof
+    if defaults.quaternion and not sum(v * v for v in q0[-4:]) > 1e-24:
+        raise ModelError(f"{path}.q0", "the four Euler parameters are all zero (the identity is [1, 0, 0, 0])")
     return Joint(
         type=kind,
         axis=read("axis", _unit_vec3),
         at=read("at", _vec3),
         rotation=read("rotation", _rotation),
-        q0=_numbers(data["q0"], f"{path}.q0", dof, why) if "q0" in data else (0.0,) * dof,
-        u0=_numbers(data["u0"], f"{path}.u0", dof, why) if "u0" in data else (0.0,) * dof,
+        q0=q0,
+        u0=_numbers(data["u0"], f"{path}.u0", dof, why_u) if "u0" in data else (0.0,) * dof,
         sequence=read("sequence", _sequence),
-        speeds=read("speeds", _choice, ("body", "euler")),
+        speeds=speeds,
         names=names,
+        orientation=orientation,
     )
+
+
+def _orientation(data: dict, path: str, kind: str) -> str:
+    if "orientation" not in data:
+        return "angles"
+    value = _choice(data["orientation"], f"{path}.orientation", ("angles", "quaternion"))
+    if value == "quaternion" and kind not in ("spherical", "free"):
+        raise ModelError(f"{path}.orientation", f"\"quaternion\" applies to spherical and free joints, not {kind}")
+    return value
 
 
 def _coordinate_names(value: object, path: str, dof: int, kind: str) -> tuple[str, ...]:
@@ -846,7 +868,7 @@ def _build_model(data: object) -> Model:
     _claim_coordinates(bodies, body_data, names)
     ordered = _tree_order(bodies)
 
-    ctx = _Context({b.name: b.joint.dof for b in ordered}, tuple(n for b in ordered for n in b.joint.names), names)
+    ctx = _Context({b.name: b.joint.n_coordinates for b in ordered}, tuple(n for b in ordered for n in b.joint.names), names)
     constraint_data = _limited_list(data.get("constraints", []), "constraints", MAX_CONSTRAINTS, "constraints")
     constraints = tuple(_constraint(c, f"constraints[{i}]", i, ctx) for i, c in enumerate(constraint_data))
     _check_prescribed_once(constraints)
@@ -915,9 +937,11 @@ def _joint_out(joint: Joint) -> dict:
     out["q0"] = _floats(joint.q0)
     out["u0"] = _floats(joint.u0)
     angular = joint.type in ("spherical", "free")
-    if angular or joint.sequence != defaults.sequence:
+    if joint.quaternion:
+        out["orientation"] = joint.orientation
+    elif angular or joint.sequence != defaults.sequence:
         out["sequence"] = joint.sequence
-    if angular or joint.speeds != defaults.speeds:
+    if (angular and not joint.quaternion) or joint.speeds != defaults.speeds:
         out["speeds"] = joint.speeds
     out["names"] = list(joint.names)
     return out

@@ -1,7 +1,8 @@
 """Projection onto the constraints: least squares in the mass metric (Gauss–Newton).
 
 Positions: δq = W δu with δu = −M⁻¹ A_hᵀ (A_h M⁻¹ A_hᵀ)⁺ Φ (A_h: rows of the holonomic
-constraints, Φ their residuals). Velocities: u ← u − M⁻¹ Aᵀ (A M⁻¹ Aᵀ)⁺ ψ(u) over every
+constraints, Φ their residuals); Euler parameters are scaled back to e·e = 1 (the nearest point,
+which changes no pose, so the other rows do not notice). Velocities: u ← u − M⁻¹ Aᵀ (A M⁻¹ Aᵀ)⁺ ψ(u) over every
 velocity-level row. The pseudo-inverse keeps redundant rows harmless.
 """
 from __future__ import annotations
@@ -29,7 +30,7 @@ def _metric_step(M, A, residual):
 
 def project_positions(system, t, q, tol=1e-12, max_iter=30):
     """q on Φ(q, t) = 0; returns (q, iterations). Raises ProjectionFailure when it stalls."""
-    q = np.array(q, float)
+    q = system.kin.normalised(q)
     zero = np.zeros(system.n_u)
     for it in range(max_iter + 1):
         rows, W = _rows(system, t, q, zero)
@@ -40,7 +41,7 @@ def project_positions(system, t, q, tol=1e-12, max_iter=30):
             break
         M = system.mass_matrix(q)
         du = _metric_step(M, rows.A[holo], rows.position)
-        q = q + (W @ du if W is not None else du)
+        q = system.kin.normalised(q + (W @ du if W is not None else du))
     raise ProjectionFailure(
         f"projection onto the position constraints did not converge in {max_iter} iterations "
         f"(residual {np.max(np.abs(rows.position)):.3g}); the configuration may be near a singular one"
@@ -64,5 +65,11 @@ def project_velocities(system, t, q, u, tol=1e-12, max_iter=10):
 
 
 def drift(system, t, q, u) -> tuple[float, float]:
+    """Max |residual| of the holonomic rows (the Euler parameters' normalisation included) and
+    of the velocity-level rows."""
+    normalisation = system.kin.normalisation_residuals(q)
+    worst = float(np.max(np.abs(normalisation))) if normalisation.size else 0.0
+    if system.constraints is None:
+        return worst, 0.0
     rows, _ = _rows(system, t, q, u)
-    return rows.drift_position, rows.drift_velocity
+    return max(rows.drift_position, worst), rows.drift_velocity

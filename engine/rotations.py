@@ -97,3 +97,41 @@ def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     out[..., 1] = a2 * b0 - a0 * b2
     out[..., 2] = a0 * b1 - a1 * b0
     return out
+
+
+# --- Euler parameters (unit quaternions, scalar first: p = (e0, e1, e2, e3)) ---------------
+
+
+def quaternion_matrix(p) -> np.ndarray:
+    """R(p/|p|) = ((e0² − e·e) I + 2 e eᵀ + 2 e0 [e]×) / |p|²: the normalisation is built in, so
+    a drifted |p| changes no pose (the normalisation constraint only fixes the gauge)."""
+    e0, e1, e2, e3 = p
+    n2 = e0 * e0 + e1 * e1 + e2 * e2 + e3 * e3
+    return np.array([
+        [e0 * e0 + e1 * e1 - e2 * e2 - e3 * e3, 2.0 * (e1 * e2 - e0 * e3), 2.0 * (e1 * e3 + e0 * e2)],
+        [2.0 * (e1 * e2 + e0 * e3), e0 * e0 - e1 * e1 + e2 * e2 - e3 * e3, 2.0 * (e2 * e3 - e0 * e1)],
+        [2.0 * (e1 * e3 - e0 * e2), 2.0 * (e2 * e3 + e0 * e1), e0 * e0 - e1 * e1 - e2 * e2 + e3 * e3],
+    ]) / n2
+
+
+def quaternion_rate_matrix(p) -> np.ndarray:
+    """(4, 3) matrix with ṗ = ½ p ⊗ (0, ω_body): the kinematic equations of Euler parameters.
+    They keep |p| constant exactly (pᵀ ṗ = 0 for every ω)."""
+    e0, e1, e2, e3 = p
+    return 0.5 * np.array([[-e1, -e2, -e3], [e0, -e3, e2], [e3, e0, -e1], [-e2, e1, e0]])
+
+
+def quaternion_body_rates(p, p_dot) -> np.ndarray:
+    """ω_body = 2 G(p) ṗ / |p|², G(p) = [−e, e0 I − [e]×]: the inverse of the kinematic equations."""
+    e0, e1, e2, e3 = p
+    G = np.array([[-e1, e0, e3, -e2], [-e2, -e3, e0, e1], [-e3, e2, -e1, e0]])
+    return 2.0 * (G @ np.asarray(p_dot, float)) / (e0 * e0 + e1 * e1 + e2 * e2 + e3 * e3)
+
+
+def quaternion_from_matrix(R: np.ndarray) -> np.ndarray:
+    """Euler parameters (e0 ≥ 0) of a rotation matrix."""
+    from scipy.spatial.transform import Rotation
+
+    x, y, z, w = Rotation.from_matrix(R).as_quat()  # scipy: scalar last
+    p = np.array([w, x, y, z])
+    return -p if w < 0 else p

@@ -107,6 +107,7 @@ class Simulation:
         self._rank0 = None
         f = self.formulation
         f.rhs_evals = 0
+        self._quaternions = bool(f.system.kin.quaternion_joints)
         q0, u0 = self._consistent_initial_state()
         try:
             y0 = f.initial_state(q0, f.model_to_own(q0, u0))
@@ -117,12 +118,13 @@ class Simulation:
             with np.errstate(invalid="ignore", divide="ignore", over="ignore"):  # named by the first step
                 self.stepper = Stepper(s.integrator, self._checked_derivative, 0.0, y0, s.t_end, s.rtol, s.atol, s.dt)
         except (SingularMassMatrix, GimbalLock, ConstraintFailure) as err:
-            raise ModelError("bodies" if isinstance(err, SingularMassMatrix) else "constraints", f"at t = 0: {err}") from None
+            where = "bodies" if isinstance(err, (SingularMassMatrix, GimbalLock)) else "constraints"
+            raise ModelError(where, f"at t = 0: {err}") from None
         self.t = 0.0
         self.wall_time = 0.0
         self._out_k = 0
         # with projection the samples, too, are taken on the constraints (dense output drifts within a step)
-        self._projecting = s.stabilization.kind == "projection" and f.n_rows > 0
+        self._projecting = s.stabilization.kind == "projection" and (f.n_rows > 0 or self._quaternions)
         self._euler_joints = any(jl.euler is not None for jl in f.system.kin.joints)
         self._q_last = f.state_to_qu(0.0, y0)[0]
         self._tiny_steps = 0
@@ -134,6 +136,12 @@ class Simulation:
         """Project q0, u0 onto the constraints and say by how much they moved."""
         sys_ = self.system
         q0, u0 = sys_.q0.copy(), sys_.u0.copy()
+        if sys_.kin.quaternion_joints:
+            q_unit = sys_.kin.normalised(q0)
+            dp = float(np.max(np.abs(q_unit - q0)))
+            if dp > 1e-12:
+                self.notes.append(f"Euler parameters normalised to e·e = 1: |Δq| = {dp:.3g}")
+            q0 = q_unit
         if sys_.constraints is None:
             return q0, u0
         try:
@@ -198,6 +206,8 @@ class Simulation:
         if ev.rows is not None:
             drift_pos, drift_vel = ev.rows.drift_position, ev.rows.drift_velocity
             self._watch_condition(ev.rows.A)
+        if self._quaternions:  # the normalisation constraints count among the holonomic rows
+            drift_pos = max(drift_pos, float(np.max(np.abs(f.system.kin.normalisation_residuals(ev.q)))))
         E = T + V
         if self.E0 is None:
             self.E0, self.T0, self.V0 = E, T, V
@@ -415,10 +425,16 @@ class Simulation:
         f = self.formulation
         tol = self.settings.stabilization.tolerance
         q, u = f.state_to_qu(t, y)
+        normalised = None  # Euler parameters scaled back to e·e = 1: the pose does not change
+        if self._quaternions and np.max(np.abs(f.system.kin.normalisation_residuals(q))) > tol:
+            q = f.system.kin.normalised(q)
+            normalised = f.qu_to_state(q, u)
+        if not f.n_rows:
+            return normalised
         dyn = f.system.dynamics(t, q, u)
         rows = f.constraint_rows(t, q, u, dyn)
         if rows.drift_position <= tol and rows.drift_velocity <= tol:
-            return None
+            return normalised
         q, _ = project_positions(f.system, t, q, tol=tol * 1e-2)
         u, _ = project_velocities(f.system, t, q, u, tol=tol * 1e-2)
         return f.qu_to_state(q, u)

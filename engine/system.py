@@ -57,11 +57,11 @@ class MechanicalSystem:
         self.coordinate_names = list(self.kin.coordinate_names)
         self.speed_names = [n for b in model.bodies for n in speed_names(b.name, b.joint)]
         self.n_q, self.n_u = self.kin.n_q, self.kin.n_u
-        self.q0 = np.array([v for b in model.bodies for v in (b.joint.q0 or (0.0,) * b.joint.dof)], dtype=float)
+        self.q0 = initial_coordinates(model)
         self.u0 = np.array([v for b in model.bodies for v in (b.joint.u0 or (0.0,) * b.joint.dof)], dtype=float)
         self.gravity = np.array(model.gravity, dtype=float)
         self.forces = build_force_elements(model, self.kin)
-        self.has_body_rates = any(jl.euler is not None and jl.body_rates for jl in self.kin.joints)
+        self.has_body_rates = any(jl.turns_with_body_rates for jl in self.kin.joints)
         self._m3 = np.repeat(self.kin.mass, 3)
         self._gravity_stack = np.tile(self.gravity, self.kin.n_bodies) * self._m3
         self._m2 = np.repeat(self.kin.mass, 2)
@@ -192,19 +192,31 @@ class MechanicalSystem:
         return self.constraints is None or self.constraints.conservative
 
 
+def initial_coordinates(model: Model) -> np.ndarray:
+    """q0 of every joint (zeros by default; Euler parameters default to the identity (1, 0, 0, 0))."""
+    values = []
+    for b in model.bodies:
+        j = b.joint
+        if j.q0:
+            values.extend(j.q0)
+        else:
+            values.extend((0.0,) * (j.n_coordinates - 4) + (1.0, 0.0, 0.0, 0.0) if j.quaternion else (0.0,) * j.dof)
+    return np.array(values, dtype=float)
+
+
 def _with_euler_rate_speeds(model: Model, system: "MechanicalSystem") -> Model:
-    """The same model with Euler-angle rates as the speeds of every spherical and free joint."""
+    """The same model with Euler-angle rates as the speeds of every spherical and free joint in
+    Euler angles (Euler-parameter joints keep their body rates: four rates for three degrees of
+    freedom would make M singular)."""
     from dataclasses import replace
 
     bodies = []
     for b, jl in zip(model.bodies, system.kin.joints):
         j = b.joint
         if jl.euler is not None and jl.body_rates:
-            q = system.q0[jl.q_slice]
             u = system.u0[jl.u_slice]
-            rates = system.kin.qdot(system.q0, system.u0)[jl.u_slice] if len(u) else u
+            rates = system.kin.qdot(system.q0, system.u0)[jl.q_slice] if len(u) else u
             j = replace(j, speeds="euler", u0=tuple(float(x) for x in rates))
-            del q
         bodies.append(replace(b, joint=j))
     return replace(model, bodies=tuple(bodies))
 

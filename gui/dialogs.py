@@ -59,7 +59,7 @@ def initial_frame(model: Model):
     sim = Simulation(model, coordinates="joint")
     system = sim.system
     q = np.zeros(system.n_q)
-    q0 = [v for b in model.bodies for v in (list(b.joint.q0) or [0.0] * b.joint.dof)]
+    q0 = list(system.q0)
     q[:min(len(q0), system.n_q)] = q0[:system.n_q]
     rotations, origins = system.poses(q)
     return Frame(0.0, np.asarray(rotations), np.asarray(origins), np.asarray(system.com_positions(q)))

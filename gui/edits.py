@@ -191,7 +191,7 @@ def constraint_template(model: Model, kind: str) -> dict:
 def force_template(model: Model, kind: str) -> dict:
     bodies = [b.name for b in model.bodies] or [GROUND]
     last = bodies[-1]
-    dof = model.body(last).joint.dof if model.bodies else 1
+    dof = model.body(last).joint.n_coordinates if model.bodies else 1
     name = unique_name(model, kind)
     return {
         "spring": {"name": name, "type": kind, "a": {"body": last, "point": [1.0, 0, 0]},

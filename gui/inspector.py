@@ -47,6 +47,8 @@ def body_fields(model: Model, body) -> list[Field]:
     others = [GROUND] + [b.name for b in model.bodies
                          if b.name != body.name and b.name not in edits.descendants(model, body.name)]
     q_unit, u_unit = Q_UNITS[body.joint.type]
+    if body.joint.quaternion:
+        q_unit = "m×3, Euler parameters ×4" if body.joint.type == "free" else "Euler parameters e0..e3"
     fields = [
         Field(("name",), "name", kind="name"),
         Field(("parent",), "parent", kind="choice", options=tuple(others)),
@@ -72,8 +74,10 @@ def body_fields(model: Model, body) -> list[Field]:
     if body.joint.type in ("revolute", "prismatic"):
         fields.append(Field(("joint", "axis"), "joint axis", "unit vector", "vector"))
     if body.joint.type in ("spherical", "free"):
-        fields.append(Field(("joint", "sequence"), "Euler sequence", "", "text"))
-        fields.append(Field(("joint", "speeds"), "speeds", "", "choice", ("body", "euler")))
+        fields.append(Field(("joint", "orientation"), "orientation", "", "choice", ("angles", "quaternion")))
+        if not body.joint.quaternion:
+            fields.append(Field(("joint", "sequence"), "Euler sequence", "", "text"))
+            fields.append(Field(("joint", "speeds"), "speeds", "", "choice", ("body", "euler")))
     if body.joint.dof:
         fields += [
             Field(("joint", "q0"), "initial q", q_unit, "json"),
@@ -344,9 +348,15 @@ class Inspector(QWidget):
             return edits.set_field(model, full_path[:-1], {"kind": value, **SHAPE_DEFAULTS[value]}), select
         if f.path == ("joint", "type"):
             joint = dict(edits.get_in(model_to_dict(model), full_path[:-1]))
-            for stale in ("q0", "u0", "names", "sequence", "speeds", "axis"):
+            for stale in ("q0", "u0", "names", "sequence", "speeds", "axis", "orientation"):
                 joint.pop(stale, None)  # their sizes belong to the old joint type
             joint["type"] = value
+            return edits.set_field(model, full_path[:-1], joint), select
+        if f.path == ("joint", "orientation"):
+            joint = dict(edits.get_in(model_to_dict(model), full_path[:-1]))
+            for stale in ("q0", "names", "speeds", "sequence"):
+                joint.pop(stale, None)  # four Euler parameters or three angles: new sizes
+            joint["orientation"] = value
             return edits.set_field(model, full_path[:-1], joint), select
         return edits.set_field(model, full_path, value), select
 

@@ -4,7 +4,9 @@
 
 solved as the saddle-point (KKT) system [[M, Aᵀ], [A, 0]] [q_ddot; −λ] = [Q − h; b]. The
 velocities are the coordinate rates q_dot: where the model's speeds are body rates, Lagrange
-works with the Euler-angle rates and hands body rates back only for output.
+works with the Euler-angle rates and hands body rates back only for output. Joints in Euler
+parameters keep their body rates ω (quasi-velocities, Euler's equations for the rotation):
+their four rates would carry a singular M, and pᵀṗ = 0 holds identically in ω.
 """
 from __future__ import annotations
 
@@ -26,11 +28,15 @@ class Lagrange(Formulation):
             system = system.with_rate_speeds()
         super().__init__(system, settings)
 
-    def model_speeds(self, q, qd):
-        return self.model_system.kin.speeds_from_rates(q, qd) if self.model_system.has_body_rates else qd
+    def model_speeds(self, q, u_own):
+        if not self.model_system.has_body_rates:
+            return u_own
+        return self.model_system.kin.speeds_from_rates(q, self.system.qdot(q, u_own))
 
     def model_to_own(self, q, u_model):
-        return self.model_system.qdot(q, u_model)
+        if not self.model_system.has_body_rates:
+            return u_model
+        return self.system.kin.speeds_from_rates(q, self.model_system.qdot(q, u_model))
 
     @property
     def integrates(self):

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import sympy as sp
 from sympy.simplify.fu import TR10i
 
-from engine.model import GROUND, Model, speed_names
+from engine.model import GROUND, Model, ModelError, speed_names
 
 from .errors import SIMPLIFY_DOF_LIMIT, Progress, check_dof, check_operations
 from .parameters import Parameters, exact_matrix, exact_vector
@@ -151,6 +151,11 @@ class SymbolicTree:
         self.params = Parameters(parameters)
         self.coordinate_names = [n for b in model.bodies for n in b.joint.names]
         self.speed_names = [s for b in model.bodies for s in speed_names(b.name, b.joint)]
+        for i, b in enumerate(model.bodies):
+            if b.joint.quaternion:
+                raise ModelError(f"bodies[{i}].joint.orientation", "Euler parameters (\"quaternion\") are not "
+                                 "derived symbolically (their rates carry a singular mass matrix); "
+                                 "the numeric engine runs them, use Euler angles for printed equations")
         check_dof(len(self.coordinate_names))
         self.simplify_enabled = len(self.coordinate_names) <= SIMPLIFY_DOF_LIMIT
         self.t = TIME

@@ -1,0 +1,224 @@
+"""Euler parameters: spherical/free joints with orientation "quaternion" (4 coordinates, 3 speeds)
+and 3-D absolute coordinates (position + Euler parameters + the normalisation constraint)."""
+import json
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from scipy.integrate import solve_ivp
+
+from engine.model import ModelError, Stabilization
+from engine.modelfile import dumps_model, loads_model
+from engine.presets import preset
+from engine.rotations import (
+    quaternion_body_rates, quaternion_from_matrix, quaternion_matrix, quaternion_rate_matrix, skew,
+)
+from engine.simulation import Simulation
+from engine.system import build_system
+
+from engine_helpers import column, run
+
+TIGHT = dict(rtol=1e-11, atol=1e-11)
+RNG = np.random.default_rng(7)
+
+
+def _box(orientation="quaternion", q0=None, u0=(1.0, 0.1, 0.5), inertia=(1.0, 2.0, 3.0), **joint):
+    """A torque-free body about a fixed point, written as a model file."""
+    joint = {"type": "spherical", "orientation": orientation, "u0": list(u0), **joint}
+    if q0 is not None:
+        joint["q0"] = list(q0)
+    data = {"eomlab": 1, "name": "tumbling box", "gravity": [0, 0, 0],
+            "bodies": [{"name": "box", "parent": "ground", "mass": 1.0, "inertia": list(inertia), "joint": joint}]}
+    return data
+
+
+def _load(data):
+    return loads_model(json.dumps(data))
+
+
+# --- rotations ------------------------------------------------------------------------------
+
+
+def test_quaternion_matrix_is_a_rotation_and_ignores_the_scale():
+    for _ in range(20):
+        p = RNG.normal(size=4)
+        R = quaternion_matrix(p)
+        assert np.max(np.abs(R @ R.T - np.eye(3))) < 1e-14 and abs(np.linalg.det(R) - 1) < 1e-14
+        assert np.max(np.abs(quaternion_matrix(3.7 * p) - R)) < 1e-14
+        p_unit = quaternion_from_matrix(R)
+        assert np.max(np.abs(quaternion_matrix(p_unit) - R)) < 1e-14 and abs(p_unit @ p_unit - 1) < 1e-14
+
+
+def test_kinematic_equations_keep_the_norm_and_give_R_dot_equal_R_times_omega():
+    """ṗ = ½ p ⊗ ω: pᵀṗ = 0, and dR/dt = R [ω]× (checked by a central difference, 1e-8)."""
+    for _ in range(10):
+        p = RNG.normal(size=4)
+        p /= np.linalg.norm(p)
+        w = RNG.normal(size=3)
+        p_dot = quaternion_rate_matrix(p) @ w
+        assert abs(p @ p_dot) < 1e-15
+        assert np.max(np.abs(quaternion_body_rates(p, p_dot) - w)) < 1e-14
+        h = 1e-6
+        R_dot = (quaternion_matrix(p + h * p_dot) - quaternion_matrix(p - h * p_dot)) / (2 * h)
+        assert np.max(np.abs(R_dot - quaternion_matrix(p) @ skew(w))) < 1e-8
+
+
+# --- joint coordinates in Euler parameters -----------------------------------------------------
+
+
+def test_euler_parameter_joint_has_four_coordinates_and_three_speeds():
+    system = build_system(_load(_box()))
+    assert system.coordinate_names == ["box_e0", "box_e1", "box_e2", "box_e3"]
+    assert system.speed_names == ["box_wx", "box_wy", "box_wz"]
+    assert (system.n_q, system.n_u) == (4, 3)
+    assert np.array_equal(system.q0, [1.0, 0.0, 0.0, 0.0])  # the identity by default
+    W = system.kin.rate_matrix(system.q0)
+    assert W.shape == (4, 3) and np.allclose(W, quaternion_rate_matrix(system.q0))
+
+
+def _euler_equations(inertia, w0, t_end):
+    J = np.array(inertia)
+    return solve_ivp(lambda t, w: -np.cross(w, J * w) / J, (0, t_end), w0, method="DOP853",
+                     rtol=1e-13, atol=1e-13, dense_output=True)
+
+
+def test_torque_free_body_in_euler_parameters_follows_eulers_equations(method):
+    """I = diag(1, 2, 3) from the identity attitude — gimbal lock for a zxz joint, nothing for
+    Euler parameters — over 20 s: T and |H| conserved to 1e-9, body rates = Euler's equations
+    to 1e-8, the world angular momentum R J ω fixed to 1e-8, e·e − 1 below 1e-9."""
+    inertia, w0 = (1.0, 2.0, 3.0), (1.0, 0.1, 0.5)
+    sim, rows = run(_load(_box(u0=w0, inertia=inertia)), method, t_end=20.0, **TIGHT)
+    w = np.column_stack([column(sim, rows, f"box_{c}") for c in ("wx", "wy", "wz")])
+    p = np.column_stack([column(sim, rows, f"box_e{k}") for k in range(4)])
+    J = np.array(inertia)
+    energy = 0.5 * np.sum(J * w * w, axis=1)
+    assert np.max(np.abs(energy / energy[0] - 1)) < 1e-9
+    ref = _euler_equations(inertia, w0, 20.0).sol(rows[:, 0]).T
+    assert np.max(np.abs(w - ref)) < 1e-8
+    H_world = np.array([quaternion_matrix(pk) @ (J * wk) for pk, wk in zip(p, w)])
+    assert np.max(np.abs(H_world - H_world[0])) < 1e-8
+    assert np.max(column(sim, rows, "drift_pos")) < 1e-9
+    assert np.max(column(sim, rows, "drift_pos")) == pytest.approx(np.max(np.abs(np.sum(p * p, axis=1) - 1)))
+
+
+def test_euler_parameters_and_euler_angles_give_the_same_motion(method):
+    """The rigid body preset (zxz angles) against the same body in Euler parameters: rates and
+    attitude agree to 1e-9 at every sample over 5 s."""
+    angles = preset("rigid_body_fixed_point")
+    sim_a, rows_a = run(angles, method, t_end=5.0, **TIGHT)
+    R0 = build_system(angles).poses(build_system(angles).q0)[0][0]
+    body = angles.bodies[0]
+    data = _box(q0=quaternion_from_matrix(R0), u0=body.joint.u0, inertia=np.diag(body.inertia).tolist())
+    sim_q, rows_q = run(_load(data), method, t_end=5.0, **TIGHT)
+    for c in ("wx", "wy", "wz"):
+        assert np.max(np.abs(column(sim_a, rows_a, f"body_{c}") - column(sim_q, rows_q, f"box_{c}"))) < 1e-9
+    sys_a, sys_q = build_system(angles), build_system(_load(data))
+    for ra, rq in zip(rows_a[::50], rows_q[::50]):
+        Ra = sys_a.poses(ra[1:4])[0][0]
+        Rq = sys_q.poses(rq[1:5])[0][0]
+        assert np.max(np.abs(Ra - Rq)) < 1e-9
+
+
+def test_joint_spring_on_euler_parameters_conserves_energy(method):
+    """A spherical pendulum in Euler parameters with a joint spring on them (Q = Wᵀτ over the
+    joint's coordinate rows) under gravity: E constant to 5e-9 over 5 s."""
+    data = _box(q0=[0.9, 0.3, 0.2, 0.1], u0=(0.5, -1.0, 2.0))
+    data["gravity"] = [0, 0, -9.81]
+    data["bodies"][0]["com"] = [0.0, 0.0, -1.0]
+    data["forces"] = [{"type": "joint_spring", "name": "twist", "body": "box", "stiffness": 3.0, "rest": [1, 0, 0, 0]}]
+    sim, rows = run(_load(data), method, t_end=5.0, **TIGHT)
+    E = column(sim, rows, "E")
+    assert np.max(np.abs(E - E[0])) / abs(E[0]) < 5e-9  # the integrator's error at 1e-11
+    assert any("normalised" in n for n in sim.notes)  # |q0| was 0.975
+
+
+def test_projection_keeps_the_normalisation_exact():
+    """With projection, e·e − 1 stays below 1e-12 on a loose tolerance where it drifts without."""
+    model = _load(_box(u0=(3.0, 0.3, 1.5)))
+    loose = dict(rtol=1e-6, atol=1e-6, t_end=10.0)
+    free = Simulation(model, method="kane", **loose)
+    rows_free = free.run()
+    with_projection = replace(model, settings=replace(model.settings, stabilization=Stabilization(kind="projection")))
+    projected = Simulation(with_projection, method="kane", **loose)
+    rows_proj = projected.run()
+    assert free.failure is None and projected.failure is None
+    assert np.max(rows_free[:, free.column_index("drift_pos")]) > 1e-9
+    assert np.max(rows_proj[:, projected.column_index("drift_pos")]) < 1e-12
+
+
+# --- absolute coordinates in 3-D ----------------------------------------------------------------
+
+
+def test_spatial_absolute_coordinates_are_position_and_euler_parameters():
+    system = build_system(preset("spatial_chain"), "absolute")
+    names = system.coordinate_names
+    assert names[:7] == [f"{system.body_names[0]}_{c}" for c in ("x", "y", "z", "e0", "e1", "e2", "e3")]
+    assert system.n_q == 7 * len(system.body_names) and system.n_u == 6 * len(system.body_names)
+    assert np.max(np.abs(system.kin.normalisation_residuals(system.q0))) < 1e-15
+
+
+@pytest.mark.parametrize("name", ["heavy_top", "spatial_chain"])
+def test_spatial_absolute_coordinates_reproduce_the_joint_motion(name, method):
+    """Euler-parameter absolute coordinates against joint coordinates (Euler angles): mass
+    centres to 1e-8 and E to 1e-8 at every sample over 2 s (rtol = atol = 1e-11)."""
+    joint = Simulation(preset(name), method=method, t_end=2.0, **TIGHT)
+    absolute = Simulation(preset(name), method=method, coordinates="absolute", t_end=2.0, **TIGHT)
+    a, b = joint.run(), absolute.run()
+    assert joint.failure is None and absolute.failure is None
+    com = [c for c in joint.columns if c.endswith((".x", ".y", ".z"))]
+    for c in com + ["E"]:
+        assert np.max(np.abs(a[:, joint.column_index(c)] - b[:, absolute.column_index(c)])) < 1e-8, c
+    assert np.max(b[:, absolute.column_index("drift_pos")]) < 1e-9
+
+
+def test_absolute_heavy_top_runs_through_the_gimbal_lock_of_its_joint_angles():
+    """A top started upright (zxz nutation 0: the Euler angles' singularity) cannot start in
+    joint coordinates; in absolute coordinates (Euler parameters) it runs and keeps E to 1e-9."""
+    top = preset("heavy_top", nutation=0.0)
+    with pytest.raises(ModelError):
+        Simulation(top, method="kane", t_end=1.0)
+    sim, rows = run(top, "kane", coordinates="absolute", t_end=1.0, **TIGHT)
+    E = column(sim, rows, "E")
+    assert np.max(np.abs(E - E[0])) / abs(E[0]) < 1e-9
+
+
+# --- the model file ------------------------------------------------------------------------
+
+
+def test_model_file_round_trip_keeps_the_orientation():
+    model = _load(_box(q0=[0.5, 0.5, 0.5, 0.5]))
+    again = loads_model(dumps_model(model))
+    assert again == model and again.bodies[0].joint.quaternion
+    free = _box(q0=[0, 0, 1, 1, 0, 0, 0], u0=[0, 0, 0, 1, 2, 3], type="free")
+    assert loads_model(dumps_model(_load(free))).bodies[0].joint.names[-4:] == ("box_e0", "box_e1", "box_e2", "box_e3")
+
+
+@pytest.mark.parametrize("change,path,words", [
+    ({"type": "revolute"}, "bodies[0].joint.orientation", "spherical and free"),
+    ({"speeds": "euler"}, "bodies[0].joint.speeds", "body-rate"),
+    ({"q0": [0, 0, 0, 0]}, "bodies[0].joint.q0", "all zero"),
+    ({"q0": [1, 0, 0]}, "bodies[0].joint.q0", "4"),
+    ({"orientation": "quaternions"}, "bodies[0].joint.orientation", "quaternion"),
+])
+def test_model_file_errors_name_the_field(change, path, words):
+    data = _box()
+    data["bodies"][0]["joint"].update(change)
+    with pytest.raises(ModelError) as err:
+        _load(data)
+    assert err.value.path == path and words in err.value.message
+
+
+def test_prescribing_an_euler_parameter_is_refused_by_name():
+    data = _box()
+    data["constraints"] = [{"type": "prescribed", "name": "servo", "coordinate": "box_e1", "motion": "0.1*t"}]
+    with pytest.raises(ModelError) as err:
+        Simulation(_load(data), method="kane")
+    assert "box_e1" in str(err.value) and "orientation coordinate" in str(err.value)
+
+
+def test_symbolic_equations_refuse_euler_parameters_in_one_line():
+    from engine.symbolic import equations_text
+
+    with pytest.raises(ModelError) as err:
+        equations_text(_load(_box()), "kane")
+    assert err.value.path == "bodies[0].joint.orientation" and "\n" not in str(err.value)
