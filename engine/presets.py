@@ -62,7 +62,7 @@ def _joint(body: str, type: str, q0: Sequence[float] = (), u0: Sequence[float] =
     """A joint with the loader's defaults: zero q0/u0 and ``<body>_<dof>`` names."""
     draft = Joint(type=type, **fields)
     dof = draft.dof
-    q0 = tuple(float(v) for v in q0) or (0.0,) * dof
+    q0 = tuple(float(v) for v in q0) or (0.0,) * draft.n_coordinates
     u0 = tuple(float(v) for v in u0) or (0.0,) * dof
     names = tuple(names) if names is not None else default_coordinate_names(body, draft)
     return Joint(type=type, q0=q0, u0=u0, names=names, **fields)
@@ -244,6 +244,21 @@ def rigid_body_fixed_point(inertia: Sequence[float] = (1.0, 2.0, 2.5),
     joint = _joint("body", "spherical", q0=(0.0, theta, phi), u0=w0, sequence="zxz", speeds="body")
     body = _body("body", GROUND, joint, mass, inertia=inertia, shape=_inertia_box(inertia, mass))
     return Model(name="rigid body about a fixed point", gravity=NO_GRAVITY, bodies=(body,))
+
+
+def tumbling_box(inertia: Sequence[float] = (1.0, 2.0, 3.0), spin: float = 3.0, wobble: float = 0.01,
+                 mass: float = 1.0) -> Model:
+    """The tennis-racket (Dzhanibekov) flip: a box spun about its intermediate axis (body y) with
+    a small wobble turns over and back again and again, torque-free, T and H conserved.
+
+    The attitude is in Euler parameters (orientation "quaternion"): the flips sweep through
+    every orientation, where any Euler-angle sequence would meet its gimbal lock.
+    """
+    inertia = tuple(float(v) for v in inertia)
+    joint = _joint("box", "spherical", q0=(1.0, 0.0, 0.0, 0.0), u0=(wobble, spin, wobble), orientation="quaternion")
+    body = _body("box", GROUND, joint, mass, inertia=inertia, shape=_inertia_box(inertia, mass))
+    return Model(name="tumbling box (intermediate-axis flip)", gravity=NO_GRAVITY, bodies=(body,),
+                 settings=Settings(t_end=20.0))
 
 
 def _inertia_box(inertia: Sequence[float], mass: float) -> Shape:
@@ -459,6 +474,7 @@ PRESETS: dict[str, Callable[..., Model]] = {
     "spatial_chain": spatial_chain,
     "rigid_body_fixed_point": rigid_body_fixed_point,
     "heavy_top": heavy_top,
+    "tumbling_box": tumbling_box,
     "four_bar": four_bar,
     "cartesian_pendulum": cartesian_pendulum,
     "spherical_pendulum_cartesian": spherical_pendulum_cartesian,
