@@ -31,6 +31,14 @@ MAX_MULTIPLIER_CURVES = 12
 MAX_MOTION_CURVES = 8
 #: plots against time, whose time axis grows in steps rather than with every sample
 TIME_PLOTS = ("motion", "energy", "energy_drift", "constraint_drift", "multipliers")
+#: pen width of the curves (pixels, times `line_scale`): 1 px antialiased lines take Qt's fast
+#: cosmetic-line path, any wider pen is stroked as a polygon, 8 to 10 times slower (a 1.6 px motion
+#: plot of a few hundred samples: 5.5 ms to paint, at 1 px 0.6 ms)
+CURVE_WIDTH = 1.0
+#: the width `line_scale` multiplies when presentation mode or a zoom styles the plots
+STYLED_CURVE_WIDTH = 1.6
+#: E = T + V stands out from T and V (one nearly straight line: the slow path costs about 1 ms)
+EMPHASIS_WIDTH = 2.0
 #: plots with a log10 y axis
 LOG_PLOTS = ("energy_drift", "constraint_drift")
 #: log plots cannot show zero: smaller values are drawn at this floor
@@ -289,8 +297,10 @@ class PlotPanel(QWidget):
             self.plots[key].getPlotItem().addLegend(offset=(-4, 4), labelTextSize=self.legend_size, verSpacing=-6,
                                                     brush=pg.mkBrush(*self.legend_brush))
 
-        def add(s: RunSeries, key: str, curve_key: str, name: str, color: str, style=None, width=1.6):
+        def add(s: RunSeries, key: str, curve_key: str, name: str, color: str, style=None, width=CURVE_WIDTH):
             style = (s.style if compare else Qt.SolidLine) if style is None else style
+            if self.line_scale != 1.0:  # presentation or zoom: thick lines matter more than speed there
+                width = max(width, STYLED_CURVE_WIDTH)
             pen = pg.mkPen(color=color, width=width * self.line_scale, style=style)
             s.curves[curve_key] = self.plots[key].getPlotItem().plot([], [], pen=pen, name=name)
 
@@ -306,12 +316,11 @@ class PlotPanel(QWidget):
             else:
                 add(s, "energy", "T", "T (kinetic)", PALETTE[0])
                 add(s, "energy", "V", "V (potential)", PALETTE[2])
-                add(s, "energy", "E", "E = T + V", PALETTE[1], width=2.2)
+                add(s, "energy", "E", "E = T + V", PALETTE[1], width=EMPHASIS_WIDTH)
             add(s, "energy_drift", "drift_E", s.label if compare else "|ΔE|/|E₀|", s.color if compare else PALETTE[1])
             add(s, "constraint_drift", "drift_pos", tag + "position level", s.color if compare else PALETTE[0])
             # compare mode: the velocity level thinner, in the method's colour and dashes
-            add(s, "constraint_drift", "drift_vel", tag + "velocity level", s.color if compare else PALETTE[3],
-                width=1.0 if compare else 1.6)
+            add(s, "constraint_drift", "drift_vel", tag + "velocity level", s.color if compare else PALETTE[3])
             if r == 0:
                 lambdas = [c for c in s.info.columns if c.startswith("lambda_")]
                 for i, name in enumerate(lambdas[:MAX_MULTIPLIER_CURVES]):

@@ -129,6 +129,7 @@ class RunThread(QThread):
         self._conn = None  # process mode: our end of the pipe to the child (None in the child itself)
         self._child = None  # process mode, in the child: its end of the pipe
         self._parent_pid = None
+        self.child_pid = None  # process mode: the child's process id once it started
         self.exitcode = None  # process mode: the child's exit code once it ended
 
     # --- control, called from the GUI thread --------------------------------------------
@@ -234,6 +235,7 @@ class RunThread(QThread):
             self.crashed.emit(self.run_id, f"could not start the simulation process: {error}")
             return
         theirs.close()
+        self.child_pid = child.pid
         ended = False
         stop_seen = None
         try:

@@ -1,0 +1,181 @@
+"""The mechanisms behind the window's frame rate: runs in a child process (samples arrive, controls
+work, failures come back as messages), the plots redrawn in turn at a bounded rate, and curves
+reduced to what a screen can show that still end at the latest sample."""
+from __future__ import annotations
+
+import os
+import signal
+
+import numpy as np
+import pytest
+
+import engine.simulation
+from engine.presets import preset
+from gui import main_window as main_window_module
+from gui.plots import PLOT_TITLES, PlotPanel, RunSeries, m4_decimate, pixel_decimate, plot_of
+from gui.ring_buffer import RingBuffer
+from gui.runner import PROCESS_WORKERS, AS_FAST_AS_POSSIBLE, RunInfo, RunThread
+
+from gui_helpers import run_fast, wait_for_samples
+
+needs_fork = pytest.mark.skipif(not PROCESS_WORKERS, reason="runs go to child processes only where fork exists")
+
+
+# --- the worker process ------------------------------------------------------------------------
+
+
+@needs_fork
+def test_window_runs_in_a_child_process_with_pause_step_and_stop(qtbot, make_window):
+    window = make_window(preset("double_compound_pendulum").with_settings(t_end=1000.0))
+    assert window.worker_processes
+    run_fast(window)
+    rows = wait_for_samples(qtbot, window, 20)
+    thread = window.runs[0].thread
+    assert thread.process and thread.child_pid not in (None, os.getpid())
+    assert np.all(np.diff(rows[:, 0]) > 0)
+    window.pause()
+    qtbot.wait(200)  # batches on their way arrive; then nothing more
+    paused = len(window.samples()[1])
+    qtbot.wait(200)
+    assert len(window.samples()[1]) == paused
+    window.step()  # one output interval on from where the integrator is: a few samples at most
+    qtbot.waitUntil(lambda: len(window.samples()[1]) > paused, timeout=5000)
+    qtbot.wait(200)
+    stepped = len(window.samples()[1])
+    qtbot.wait(200)
+    assert len(window.samples()[1]) == stepped and window.state == "paused"
+    window.stop_runs()
+    assert thread.isFinished() and thread.exitcode == 0
+
+
+@needs_fork
+def test_worker_process_reports_an_engine_exception_as_a_message(qtbot, make_window, monkeypatch):
+    def explode(self, t_stop, wall_budget=None):
+        raise ZeroDivisionError("deliberate, in the child")
+
+    monkeypatch.setattr(engine.simulation.Simulation, "advance", explode)  # the fork inherits it
+    window = make_window(preset("simple_pendulum"))
+    run_fast(window)
+    qtbot.waitUntil(lambda: "deliberate, in the child" in window.last_error, timeout=10000)
+    assert "ZeroDivisionError" in window.last_error and "Traceback" in window.last_error
+    assert window.state == "paused" and window.runs[0].ended == "crashed"
+
+
+@needs_fork
+def test_a_child_process_that_dies_is_reported_and_the_window_lives(qtbot, make_window):
+    window = make_window(preset("planar_chain", n=10).with_settings(t_end=1000.0))
+    run_fast(window)
+    wait_for_samples(qtbot, window, 5)
+    kept = len(window.samples()[1])
+    os.kill(window.runs[0].thread.child_pid, signal.SIGKILL)
+    qtbot.waitUntil(lambda: "ended unexpectedly" in window.last_error, timeout=10000)
+    assert window.state == "paused" and len(window.samples()[1]) >= kept
+    window.reset()  # and a fresh run starts
+    qtbot.waitUntil(lambda: window.runs[0].series is not None, timeout=10000)
+
+
+def test_the_thread_mode_still_works(qtbot, make_window):
+    """Where fork is missing the window integrates on a worker thread, as before."""
+    window = make_window(preset("double_compound_pendulum").with_settings(t_end=1000.0))
+    window.worker_processes = False
+    window.start_runs(running=False)
+    run_fast(window)
+    wait_for_samples(qtbot, window, 20)
+    assert not window.runs[0].thread.process and window.runs[0].thread.child_pid is None
+
+
+@needs_fork
+def test_a_stop_before_the_child_starts_starts_none(qtbot):
+    thread = RunThread(preset("simple_pendulum"), speed=AS_FAST_AS_POSSIBLE, process=True)
+    thread.request_stop()
+    thread.start()
+    assert thread.wait(5000) and thread.child_pid is None
+
+
+# --- the plots: in turn, and what goes to Qt ---------------------------------------------------
+
+
+def test_plots_refresh_in_turn_while_running_and_all_at_once_when_paused(qtbot, make_window, monkeypatch):
+    refreshed: list[list[str]] = []
+    window = make_window(preset("double_compound_pendulum").with_settings(t_end=1000.0))
+    original = PlotPanel.refresh
+
+    def counting(panel, keys=None, full=False):
+        refreshed.append(sorted(keys) if keys is not None else sorted(PLOT_TITLES))
+        return original(panel, keys, full)
+
+    monkeypatch.setattr(window.plots, "refresh", counting.__get__(window.plots))
+    run_fast(window)
+    wait_for_samples(qtbot, window, 50)
+    refreshed.clear()
+    # every plot has its turn, one at a time
+    qtbot.waitUntil(lambda: {key for keys in refreshed for key in keys} == set(PLOT_TITLES), timeout=10000)
+    assert window.state == "running"
+    assert all(len(keys) <= main_window_module.PLOTS_PER_TICK for keys in refreshed)
+    window.pause()
+    refreshed.clear()
+    window._dirty = True
+    window._redraw()
+    assert refreshed == [sorted(PLOT_TITLES)]  # paused: every stale plot at once
+    # and every time curve ends at the latest sample
+    series = window.runs[0].series
+    last_t = series.buffer.last()[0]
+    for key, curve in series.curves.items():
+        if plot_of(key) != "phase":
+            x, _y = curve.getData()
+            assert x is not None and x[-1] == last_t, key
+
+
+def _long_series(n: int) -> tuple[RunSeries, np.ndarray]:
+    columns = ("t", "a", "a_dot", "T", "V", "E", "drift_pos", "drift_vel")
+    info = RunInfo(columns=columns, coordinate_names=("a",), speed_names=("a_dot",), body_names=(), notes=(),
+                   t_end=1e4, dt_out=0.01)
+    t = np.arange(n) * 0.01
+    a = np.sin(3.0 * t) + 0.3 * np.sin(37.0 * t)
+    rows = np.column_stack([t, a, np.gradient(a, t), a ** 2, -a, a ** 2 - a, 0 * t, 0 * t])
+    buffer = RingBuffer(len(columns), capacity=n)
+    buffer.append(rows)
+    return RunSeries("main", info, buffer), rows
+
+
+def test_a_long_time_curve_reaches_qt_reduced_but_whole(qtbot):
+    panel = PlotPanel()
+    qtbot.addWidget(panel)
+    panel.resize(1200, 400)
+    panel.show()
+    series, rows = _long_series(20_000)
+    panel.set_series([series])
+    panel.refresh()
+    x, y = series.curves["q:a"].getData()
+    width = panel._pixels("motion")[0]
+    assert len(x) <= 4 * width + 2 * 20_000 / width  # about four points a pixel column, not 20 000
+    assert x[0] == rows[0, 0] and x[-1] == rows[-1, 0] and y[-1] == rows[-1, 1]  # from the first to the latest
+    assert y.min() == rows[:, 1].min() and y.max() == rows[:, 1].max()  # the full vertical extent
+    panel.refresh(full=True)  # export: every sample
+    assert len(series.curves["q:a"].getData()[0]) == 20_000
+    assert len(series.buffer) == 20_000  # the ring buffer keeps every row
+
+
+def test_m4_keeps_each_bins_extremes_in_order_and_the_tail():
+    rng = np.random.default_rng(5)
+    t = np.arange(1003) * 0.01
+    y = rng.normal(size=1003)
+    x4, y4 = m4_decimate(t, y, 10)
+    assert x4[-1] == t[-1] and y4[-1] == y[-1] and x4[0] == t[0]
+    assert np.all(np.diff(x4) >= 0)  # in time order
+    for b in range(100):
+        block = y[10 * b:10 * b + 10]
+        inside = y4[(x4 >= t[10 * b]) & (x4 <= t[10 * b + 9])]
+        assert inside.min() == block.min() and inside.max() == block.max()
+    assert len(x4) == 4 * 100 + 3
+    short_t, short_y = m4_decimate(t[:15], y[:15], 10)
+    assert len(short_t) == 15  # nothing to gain: unchanged
+
+
+def test_pixel_decimation_of_a_phase_portrait_drops_only_same_pixel_points():
+    s = np.linspace(0, 1, 5001)
+    x, y = np.cos(2 * np.pi * s), np.sin(2 * np.pi * s)
+    xd, yd = pixel_decimate(x, y, (-1, 1), (-1, 1), (100, 100))
+    assert len(xd) < len(x) / 5 and xd[0] == x[0] and xd[-1] == x[-1] and yd[-1] == y[-1]
+    steps = np.hypot(np.diff(xd), np.diff(yd)) * 50  # in pixels
+    assert steps.max() < 3
