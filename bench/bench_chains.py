@@ -3,6 +3,7 @@
     .venv/bin/python bench/bench_chains.py            # full run (3 to 7 minutes here)
     .venv/bin/python bench/bench_chains.py --quick    # reduced set (under 2 minutes)
     .venv/bin/python bench/bench_chains.py --profile  # cProfile of the RHS (10, 100 links; 20 absolute), printed only
+    .venv/bin/python bench/bench_chains.py --constrained  # section 3 and its targets only, printed only
 
 Prints the tables and writes them, with the machine they were measured on, into bench/README.md
 (``--no-readme`` to only print). Sections:
@@ -746,6 +747,7 @@ README_HEAD = """# bench/ — eomlab performance measurements
     .venv/bin/python bench/bench_chains.py --no-readme            # print only
     .venv/bin/python bench/bench_chains.py --sympy-limit 60       # stop a sympy derivation after 60 s
     .venv/bin/python bench/bench_chains.py --profile              # cProfile of the RHS (10, 100 links; 20 absolute), printed only
+    .venv/bin/python bench/bench_chains.py --constrained          # section 3 (four formulations) and its targets, printed only
     make bench                                                    # the full run through the Makefile
 
 The models: planar chains of n uniform rods (1 kg, 1 m, `preset("planar_chain", n, kind="rod")`) with **every**
@@ -766,6 +768,8 @@ def main(argv=None) -> int:
     parser.add_argument("--no-readme", action="store_true", help="print only, do not rewrite bench/README.md")
     parser.add_argument("--readme", default=os.path.join(HERE, "README.md"), help=argparse.SUPPRESS)
     parser.add_argument("--profile", action="store_true", help="cProfile one RHS of the 10- and 100-link chain")
+    parser.add_argument("--constrained", action="store_true",
+                        help="section 3 (constrained systems, the four formulations) and its targets, printed only")
     parser.add_argument("--sympy-worker", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     cfg = make_config(args)
@@ -775,6 +779,20 @@ def main(argv=None) -> int:
         return 0
     if args.profile:
         profile()
+        return 0
+    if args.constrained:
+        info = machine_info()
+        start = time.perf_counter()
+        cons = constrained_section(cfg)
+        rep = Report()
+        la, le = info["load"], os.getloadavg()
+        rep.add(f"## Constrained systems only ({time.strftime('%Y-%m-%d %H:%M')}, "
+                f"{(time.perf_counter() - start) / 60:.1f} min, eomlab {info['commit']}, load average "
+                f"{la[0]:.2f} at start, {le[0]:.2f} at end)")
+        rep.add()
+        render_constrained(cons, cfg, rep)
+        label = f"{max(cfg.constrained_chains)}-link chain, absolute"
+        render_targets([r for r in targets({}, cons, cfg) if r[0].startswith(label)], rep)
         return 0
 
     info = machine_info()
@@ -812,6 +830,15 @@ def main(argv=None) -> int:
             f"{how} (this benchmark uses a controller made once).")
     if not args.no_readme:
         text = README_HEAD + "\n" + rep.text() + "\n"
+        # bench_gui.py --write keeps its own section at the end: carry it over
+        marker = "## The window (bench_gui.py)"
+        try:
+            with open(args.readme, encoding="utf-8") as fh:
+                old = fh.read()
+        except OSError:
+            old = ""
+        if marker in old:
+            text += "\n" + marker + old.split(marker, 1)[1].rstrip() + "\n"
         tmp = args.readme + ".tmp"
         with open(tmp, "w", encoding="utf-8") as fh:
             fh.write(text)
