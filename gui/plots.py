@@ -117,10 +117,14 @@ def coordinate_unit(name: str, model=None) -> str:
             if name in body.joint.names:
                 i = body.joint.names.index(name)
                 kind = body.joint.type
+                if body.joint.quaternion and i >= len(body.joint.names) - 4:
+                    return "1"  # Euler parameters are pure numbers
                 if kind == "prismatic" or (kind == "planar" and i < 2) or (kind == "free" and i < 3):
                     return "m"
                 return "rad"
     tail = name.rsplit("_", 1)[-1]
+    if tail in ("e0", "e1", "e2", "e3"):
+        return "1"  # Euler parameters (absolute coordinates in 3-D)
     return "m" if tail in ("x", "y", "z", "s") else "rad"
 
 
