@@ -44,10 +44,20 @@ def derive(model: Model, method: str | None = None, parameters: str = "numbers",
     """
     # the symbolic view always works in joint coordinates ("absolute" is a numeric choice)
     name = method_name(model, method)
+    _check_euler_parameters(model, name)
     progress = Progress(cancel)
     progress.checkpoint("start")
     tree = SymbolicTree(model, parameters=parameters, progress=progress)
     return FORMULATIONS[name](tree)
+
+
+def _check_euler_parameters(model: Model, name: str) -> None:
+    """Euler-parameter joints: Kane's form only (four rates for three degrees of freedom would
+    make the mass matrix in the rates singular, the normalisation constraint a row of its own)."""
+    for i, b in enumerate(model.bodies):
+        if b.joint.quaternion and name != "kane":
+            raise ModelError(f"bodies[{i}].joint.orientation", f"Euler parameters (\"quaternion\") are derived in "
+                             f"Kane's form only (method kane), not {name}: in their rates the mass matrix is singular")
 
 
 def symbolic_tree(model: Model, parameters: str = "numbers",

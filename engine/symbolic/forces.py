@@ -47,8 +47,8 @@ def joint_slice(tree: SymbolicTree, body: str) -> slice:
     start = 0
     for b in tree.model.bodies:
         if b.name == body:
-            return slice(start, start + b.joint.dof)
-        start += b.joint.dof
+            return slice(start, start + b.joint.n_coordinates)
+        start += b.joint.n_coordinates
     raise KeyError(body)
 
 

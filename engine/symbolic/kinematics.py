@@ -50,6 +50,24 @@ def axis_rotation(axis: sp.Matrix, angle: sp.Expr) -> sp.Matrix:
     return sp.eye(3) + sp.sin(angle) * k + (1 - sp.cos(angle)) * k * k
 
 
+def quaternion_matrix(p) -> sp.Matrix:
+    """R(p) of unit Euler parameters p = (e0, e1, e2, e3) (the numeric engine divides by |p|²,
+    which is 1 on the normalisation constraint)."""
+    e0, e1, e2, e3 = p
+    return sp.Matrix([
+        [e0**2 + e1**2 - e2**2 - e3**2, 2 * (e1 * e2 - e0 * e3), 2 * (e1 * e3 + e0 * e2)],
+        [2 * (e1 * e2 + e0 * e3), e0**2 - e1**2 + e2**2 - e3**2, 2 * (e2 * e3 - e0 * e1)],
+        [2 * (e1 * e3 - e0 * e2), 2 * (e2 * e3 + e0 * e1), e0**2 - e1**2 - e2**2 + e3**2]])
+
+
+def quaternion_rate_matrices(p) -> tuple[sp.Matrix, sp.Matrix]:
+    """(Q, G): ṗ = ½ Q ω_body and ω_body = 2 G ṗ for unit p."""
+    e0, e1, e2, e3 = p
+    Q = sp.Matrix([[-e1, -e2, -e3], [e0, -e3, e2], [e3, e0, -e1], [-e2, e1, e0]])
+    G = sp.Matrix([[-e1, e0, e3, -e2], [-e2, -e3, e0, e1], [-e3, e2, -e1, e0]])
+    return Q, G
+
+
 def euler_body_rate_matrix(sequence: str, theta: sp.Expr, phi: sp.Expr) -> sp.Matrix:
     """E with ω_body = E (ψ̇, θ̇, φ̇) for R = R_a(ψ) R_b(θ) R_c(φ)."""
     a, b, c = sequence
@@ -151,12 +169,7 @@ class SymbolicTree:
         self.params = Parameters(parameters)
         self.coordinate_names = [n for b in model.bodies for n in b.joint.names]
         self.speed_names = [s for b in model.bodies for s in speed_names(b.name, b.joint)]
-        for i, b in enumerate(model.bodies):
-            if b.joint.quaternion:
-                raise ModelError(f"bodies[{i}].joint.orientation", "Euler parameters (\"quaternion\") are not "
-                                 "derived symbolically (their rates carry a singular mass matrix); "
-                                 "the numeric engine runs them, use Euler angles for printed equations")
-        check_dof(len(self.coordinate_names))
+        check_dof(len(self.speed_names))
         self.simplify_enabled = len(self.coordinate_names) <= SIMPLIFY_DOF_LIMIT
         self.t = TIME
         self.q = [symbol(n) for n in self.coordinate_names]
@@ -195,12 +208,12 @@ class SymbolicTree:
         q_index = u_index = 0
         for body in self.model.bodies:
             self.progress.checkpoint(f"kinematics of {body.name}")
-            k = body.joint.dof
-            q = self.q[q_index:q_index + k]
-            qd = self.qd[q_index:q_index + k]
+            k, kq = body.joint.dof, body.joint.n_coordinates
+            q = self.q[q_index:q_index + kq]
+            qd = self.qd[q_index:q_index + kq]
             u = self.u[u_index:u_index + k]
             self.bodies[body.name] = self._body_frame(body, q, qd, u)
-            q_index += k
+            q_index += kq
             u_index += k
 
     def _parent_frame(self, parent: str):
@@ -258,8 +271,11 @@ class SymbolicTree:
         if kind == "planar":
             return elementary("z", q[2]), sp.Matrix([q[0], q[1], 0])
         if kind in ("spherical", "free"):
-            a, b, c = joint.sequence
-            R_rel = elementary(a, q[-3]) * elementary(b, q[-2]) * elementary(c, q[-1])
+            if joint.quaternion:
+                R_rel = quaternion_matrix(q[-4:])
+            else:
+                a, b, c = joint.sequence
+                R_rel = elementary(a, q[-3]) * elementary(b, q[-2]) * elementary(c, q[-1])
             translation = sp.Matrix(q[:3]) if kind == "free" else sp.zeros(3, 1)
             return R_rel, translation
         return sp.eye(3), sp.zeros(3, 1)
@@ -269,6 +285,8 @@ class SymbolicTree:
         zero = sp.zeros(3, 1)
         kind = joint.type
         if kind in ("spherical", "free"):
+            if joint.quaternion:
+                return self._quaternion_rates(joint, q, qd, u)
             return self._euler_rates(joint, q, qd, u)
         self._rate_speeds(qd, u)
         if kind == "revolute":
@@ -282,6 +300,19 @@ class SymbolicTree:
         for rate, speed in zip(qd, u):
             self.qdot_in_speeds[rate] = speed
             self.speeds_in_rates[speed] = rate
+
+    def _quaternion_rates(self, joint, q, qd, u):
+        """Euler parameters: ṗ = ½ Q(p) ω_body with body-rate speeds, ω_body = 2 G(p) ṗ."""
+        if joint.type == "free":
+            self._rate_speeds(qd[:3], u[:3])
+        Q, G = quaternion_rate_matrices(q[-4:])
+        w = sp.Matrix(u[-3:])
+        w_rates = 2 * G * sp.Matrix(qd[-4:])
+        for rate, value in zip(qd[-4:], Q * w / 2):
+            self.qdot_in_speeds[rate] = value
+        for speed, value in zip(u[-3:], w_rates):
+            self.speeds_in_rates[speed] = value
+        return w_rates, w
 
     def _euler_rates(self, joint, q, qd, u):
         """ω_body = E(θ, φ) (ψ̇, θ̇, φ̇); body-rate speeds are ω_body itself, so q̇ = E⁻¹ u."""

@@ -33,7 +33,7 @@ class Partition:
 
 def sample_state(tree: SymbolicTree, seed: int = 7) -> list[dict]:
     """Substitutions at which to judge the rank: the initial state first, then random ones."""
-    q0 = [v for b in tree.model.bodies for v in (b.joint.q0 or (0.0,) * b.joint.dof)]
+    q0 = [v for b in tree.model.bodies for v in (b.joint.q0 or (0.0,) * b.joint.n_coordinates)]
     u0 = [v for b in tree.model.bodies for v in (b.joint.u0 or (0.0,) * b.joint.dof)]
     initial = dict(zip(tree.q, q0)) | dict(zip(tree.u, u0)) | dict(zip(tree.qd, u0)) | {tree.t: 0.0}
     rng = np.random.default_rng(seed)
