@@ -507,60 +507,70 @@ class JointRows(ConstraintKind):
         self.level = (HOLONOMIC,) * self.rows
         self.labels = tuple(labels)
 
-    def _parent_frame(self, ks):
-        p = self.parent
-        if p < 0:
-            return np.eye(3), np.zeros(3), np.zeros(3), np.zeros(3)
-        return ks.R[p], ks.origin[p], ks.omega[p], ks.alpha_bias[p]
+    u_independent_matrix = True  # A and Φ need q only; b is quadratic in u
 
     def evaluate(self, ctx):
-        ks, kin, u = ctx.ks, self.kin, ctx.u
-        Rp, op, wp, ap = self._parent_frame(ks)
+        return self.evaluate_at_zero(ctx)[0]
+
+    def evaluate_at_zero(self, ctx):
+        ks, kin = ctx.ks, self.kin
+        Rp = ks.R[self.parent] if self.parent >= 0 else np.eye(3)
+        op = ks.origin[self.parent] if self.parent >= 0 else np.zeros(3)
         RJ = Rp @ self.F
         PJ = op + Rp @ self.at
         c, p = self.child, self.parent
         oc = ks.origin[c]
-        Jc = kin.point_jacobian(ks, c, oc)
-        Jwc = ks.J_w[c]
+        Jc, Jwc = kin.point_jacobian(ks, c, oc), ks.J_w[c]
         if p >= 0:
-            Jp = kin.point_jacobian(ks, p, PJ)
-            Jwp = ks.J_w[p]
-            r_bias = kin.point_bias(ks, c, oc) - kin.point_bias(ks, p, PJ)
+            Jp, Jwp = kin.point_jacobian(ks, p, PJ), ks.J_w[p]
         else:
             Jp = Jwp = np.zeros((3, kin.n_u))
-            r_bias = kin.point_bias(ks, c, oc)
         r = oc - PJ
-        r_dot = (Jc - Jp) @ u
-        blocks_A, blocks_b, pos = [], [], []
+        blocks_A, pos = [], []
+        E = G = H = hxg = None
         if self.n_trans:
             if self.world_axes:
                 E = self.E_local
                 A = E @ (Jc - Jp)
-                bias = E @ r_bias
             else:
                 E = self.E_local @ RJ.T  # rows: world directions e fixed in the joint frame
-                E_dot = cross(wp, E)  # ė = ω_p × e
                 A = E @ (Jc - Jp) + cross(E, r) @ Jwp
-                bias = E @ r_bias + 2.0 * (E_dot @ r_dot) + (cross(ap, E) + cross(wp, E_dot)) @ r
             blocks_A.append(A)
-            blocks_b.append(-bias)
             pos.append(E @ r)
         if self.n_rot:
             G = self.G_local @ RJ.T  # fixed in the joint frame
             H = self.H_local @ ks.R[c].T  # fixed in the child
             hxg = cross(H, G)
-            A = hxg @ (Jwc - Jwp)
-            wc = ks.omega[c]
-            w_rel = wc - wp
-            alpha_c = ks.alpha_bias[c]
-            alpha_p = ap
-            bias = hxg @ (alpha_c - alpha_p) + (cross(cross(wc, H), G) + cross(H, cross(wp, G))) @ w_rel
-            blocks_A.append(A)
-            blocks_b.append(-bias)
+            blocks_A.append(hxg @ (Jwc - Jwp))
             pos.append(np.einsum("ij,ij->i", G, H))
         A = np.vstack(blocks_A) if len(blocks_A) > 1 else blocks_A[0]
-        return RowBlock(A=A, b=np.concatenate(blocks_b), position=np.concatenate(pos),
-                        velocity=A @ u, c=np.zeros(self.rows))
+        cache = (PJ, oc, r, Jc - Jp, E, G, H, hxg)
+        block = RowBlock(A=A, b=self.bias_at(cache, ctx), position=np.concatenate(pos),
+                         velocity=A @ ctx.u, c=np.zeros(self.rows))
+        return block, cache
+
+    def bias_at(self, cache, ctx):
+        """−(the rows' acceleration terms at u̇ = 0): ė = ω_p × e, ḣ = ω_c × h, ... at ctx's u."""
+        PJ, oc, r, J_rel, E, G, H, hxg = cache
+        ks, kin, u = ctx.ks, self.kin, ctx.u
+        c, p = self.child, self.parent
+        zero = np.zeros(3)
+        wp = ks.omega[p] if p >= 0 else zero
+        ap = ks.alpha_bias[p] if p >= 0 else zero
+        blocks_b = []
+        if self.n_trans:
+            r_bias = kin.point_bias(ks, c, oc) - (kin.point_bias(ks, p, PJ) if p >= 0 else zero)
+            if self.world_axes:
+                bias = E @ r_bias
+            else:
+                E_dot = cross(wp, E)
+                bias = E @ r_bias + 2.0 * (E_dot @ (J_rel @ u)) + (cross(ap, E) + cross(wp, E_dot)) @ r
+            blocks_b.append(-bias)
+        if self.n_rot:
+            wc = ks.omega[c]
+            bias = hxg @ (ks.alpha_bias[c] - ap) + (cross(cross(wc, H), G) + cross(H, cross(wp, G))) @ (wc - wp)
+            blocks_b.append(-bias)
+        return np.concatenate(blocks_b) if len(blocks_b) > 1 else blocks_b[0]
 
 
 class PlanarPins(ConstraintKind):
