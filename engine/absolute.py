@@ -15,7 +15,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from .constraints import JointRows, PlanarPins
+from .constraints import JointRows, PlanarPins, SpatialPins
 from .kinematics import TreeKinematics
 from .model import (
     GROUND, Body, ExpressionConstraint, Joint, JointEffort, JointSpring, Model,
@@ -96,7 +96,7 @@ def to_absolute(model: Model) -> tuple[Model, list]:
     joint_system = MechanicalSystem(model)
     ks = kin.evaluate(q0, u0)
     planar = is_planar(model)
-    bodies, specs, pins = [], [], []
+    bodies, specs, pins, spatial_pins = [], [], [], []
     rename: dict[str, str] = {}
     for i, b in enumerate(model.bodies):
         R, o = ks.R[i], ks.origin[i]
@@ -115,6 +115,8 @@ def to_absolute(model: Model) -> tuple[Model, list]:
         t_dirs, r_pairs, labels = _joint_rows_spec(b.joint, planar)
         if planar and b.joint.type == "revolute":
             pins.append((f"joint_{b.name}", b.parent, b.name, b.joint.at))
+        elif not planar and b.joint.type == "spherical":
+            spatial_pins.append((f"joint_{b.name}", b.parent, b.name, b.joint.at))
         elif t_dirs or r_pairs:
             blocks_all = len(t_dirs) == (2 if planar else 3)  # every translation blocked: world axes
             specs.append((f"joint_{b.name}", b.parent, b.name, b.joint.at, b.joint.rotation, t_dirs, r_pairs,
@@ -128,6 +130,7 @@ def to_absolute(model: Model) -> tuple[Model, list]:
 
     def joint_rows(kin_abs: TreeKinematics):
         kinds = [PlanarPins(kin_abs, pins)] if pins else []
+        kinds += [SpatialPins(kin_abs, spatial_pins)] if spatial_pins else []
         return kinds + [JointRows(kin_abs, *spec) for spec in specs]
 
     return absolute, joint_rows

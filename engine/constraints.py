@@ -17,7 +17,7 @@ import sympy
 
 from .expressions import compile_expressions, parse_expression, symbol
 from .kinematics import KinematicState, TreeKinematics
-from .rotations import cross
+from .rotations import cross, skew as skew_matrix
 from .model import (
     GROUND,
     Coincident,
@@ -571,6 +571,66 @@ class JointRows(ConstraintKind):
             bias = hxg @ (ks.alpha_bias[c] - ap) + (cross(cross(wc, H), G) + cross(H, cross(wp, G))) @ (wc - wp)
             blocks_b.append(-bias)
         return np.concatenate(blocks_b) if len(blocks_b) > 1 else blocks_b[0]
+
+
+class SpatialPins(ConstraintKind):
+    """Every spherical joint of a 3-D model in absolute coordinates, all at once.
+
+    Each body is a free joint to ground with speeds (v, ω_body): the world velocity of its origin
+    and its body rates. Pin k: the child's origin o_c coincides with P = o_p + R_p a_k, in world
+    x, y, z. Φ = o_c − P; A = [I on the child's v; −I on the parent's v; R_p [a_k]× on the
+    parent's ω_body] (since ω_p × R_p a = −R_p [a]× ω_body); b = ω_p × (ω_p × R_p a_k). Equal
+    to JointRows with world axes (tests), without a Python loop over the joints.
+    """
+
+    def __init__(self, kin: TreeKinematics, pins):
+        self.kin, self.name = kin, "joints"
+        n = len(pins)
+        self.rows, self.level = 3 * n, (HOLONOMIC,) * (3 * n)
+        self.row_names = [f"joint_{child}_{i}" for _, _, child, _ in pins for i in (0, 1, 2)]
+        index = {name: i for i, name in enumerate(kin.body_names)}
+        joint_of = {kin.body_names[jl.body]: jl for jl in kin.joints}
+        self.child = np.array([index[c] for _, _, c, _ in pins])
+        self.at = np.array([a for _, _, _, a in pins], float).reshape(n, 3)
+        k = np.flatnonzero([p != GROUND for _, p, _, _ in pins])
+        self._k = k
+        self.parent = np.array([index[pins[i][1]] for i in k], dtype=int)
+        rows = 3 * np.arange(n)[:, None] + np.arange(3)  # (n, 3)
+        child_v = np.array([joint_of[c].u_slice.start for _, _, c, _ in pins])[:, None] + np.arange(3)
+        parent_v = np.array([joint_of[pins[i][1]].u_slice.start for i in k], dtype=int)[:, None] + np.arange(3)
+        A0 = np.zeros((3 * n, kin.n_u))
+        A0[rows, child_v] = 1.0
+        A0[rows[k], parent_v] = -1.0
+        self._A0 = A0
+        # A[3k + i, parent ω_j] = (R_p [a_k]×)_ij
+        self._rows_w = np.broadcast_to(rows[k][:, :, None], (len(k), 3, 3))
+        self._cols_w = np.broadcast_to((parent_v + 3)[:, None, :], (len(k), 3, 3))
+        self._skew_at = np.array([skew_matrix(a) for a in self.at[k]]).reshape(len(k), 3, 3)
+        self._zero_c = np.zeros(3 * n)
+        self._zero_c.flags.writeable = False
+
+    u_independent_matrix = True
+
+    def evaluate(self, ctx):
+        return self.evaluate_at_zero(ctx)[0]
+
+    def evaluate_at_zero(self, ctx):
+        ks, k = ctx.ks, self._k
+        Rp = ks.R[self.parent]
+        rho = (Rp @ self.at[k][:, :, None])[:, :, 0]
+        target = self.at.copy()  # pins on the ground: P = a
+        target[k] = ks.origin[self.parent] + rho
+        A = self._A0.copy()
+        A[self._rows_w, self._cols_w] = Rp @ self._skew_at
+        block = RowBlock(A=A, b=self.bias_at(rho, ctx), position=(ks.origin[self.child] - target).ravel(),
+                         velocity=A @ ctx.u, c=self._zero_c)
+        return block, rho
+
+    def bias_at(self, rho, ctx):
+        w = ctx.ks.omega[self.parent]
+        b = np.zeros((len(self.at), 3))
+        b[self._k] = cross(w, cross(w, rho))
+        return b.ravel()
 
 
 class PlanarPins(ConstraintKind):
