@@ -584,6 +584,10 @@ def constrained_systems(cfg: Config):
                ("four-bar", lambda: preset("four_bar"), "joint", cfg.t_sim)]
     for n in cfg.constrained_chains:
         systems.append((f"{n}-link chain, absolute", lambda n=n: chain_model(n), "absolute", cfg.t_sim))
+    # 3-D absolute coordinates: position and Euler parameters per bar, spherical joints as rows
+    for n in (3, 10):
+        systems.append((f"{n}-bar spatial chain, absolute (Euler parameters)", lambda n=n: preset("spatial_chain", n=n),
+                        "absolute", cfg.t_sim))
     return systems
 
 

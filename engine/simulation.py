@@ -9,6 +9,7 @@ a one-line message and keeps every sample it had.
 """
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import replace
 
@@ -112,7 +113,9 @@ class Simulation:
         try:
             y0 = f.initial_state(q0, f.model_to_own(q0, u0))
             self._check_rows_at_start(y0)
-            first = self._sample(0.0, y0)
+            with np.errstate(over="ignore", invalid="ignore"):  # an overflow is named just below
+                first = self._sample(0.0, y0)
+            self._check_finite_start(first)
             self._nonfinite_at, self._nonfinite_trials = None, 0
             # the solver evaluates near y0 too (its first step size): a singular M there is the model's
             with np.errstate(invalid="ignore", divide="ignore", over="ignore"):  # named by the first step
@@ -131,6 +134,14 @@ class Simulation:
         self._samples: list[np.ndarray] = []
         self._samples.append(first)
         self._out_k = 1
+
+    def _check_finite_start(self, first: np.ndarray) -> None:
+        """A start that overflows (u0 = 1e300 gives T = inf) is refused, not run or kept."""
+        bad = [name for name, v in zip(self.columns, first) if not math.isfinite(float(v))]
+        if bad:
+            shown = ", ".join(bad[:4]) + (", …" if len(bad) > 4 else "")
+            raise ModelError("bodies", f"at t = 0: the initial state gives non-finite {shown} (overflow): "
+                             "initial conditions, masses or lengths out of range")
 
     def _consistent_initial_state(self):
         """Project q0, u0 onto the constraints and say by how much they moved."""

@@ -285,6 +285,20 @@ def test_cli_process_exits_2_without_traceback_for_a_non_physical_model(tmp_path
     assert "massless.eom.json" in lines[0] and "bob_theta_dot" in lines[0] and "singular" in lines[0]
 
 
+def test_cli_refuses_an_overflowing_start_in_one_line(tmp_path):
+    """Hypothesis found it: u0 = 1e300 makes T = inf in the first sample. Exit 2, one line
+    naming the overflow, no numpy warnings on standard error, nothing written."""
+    data = asset_dict("simple_pendulum")
+    data["bodies"][0]["joint"]["u0"] = [1e300]
+    path = write_model(tmp_path, data, "fast.eom.json")
+    out = tmp_path / "out.csv"
+    proc = subprocess.run([sys.executable, "-m", "engine.cli", "run", str(path), "--t-end", "0.1", "--out", str(out)],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert proc.returncode == 2 and proc.stdout == "" and not out.exists()
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1 and "fast.eom.json" in lines[0] and "non-finite T, E" in lines[0], proc.stderr
+
+
 # --- the property, one level deeper: files that load either run or stop with a message -------------
 
 _ODD_NUMBERS = st.one_of(st.sampled_from([0.0, -1.0, 1e-300, 5e-324, 1e300, 1e12, -1e12, 1e-12, 1e6]),
