@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import sympy
+from .lazy_imports import sympy
 
 from .expressions import compile_expressions, parse_expression, symbol
 from .kinematics import KinematicState, TreeKinematics

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
 import numpy as np
-import sympy as sp
+from engine.lazy_imports import sympy as sp
 
 from engine.model import ModelError
 
@@ -37,22 +37,23 @@ MAX_CONSTANT_LOG10 = 300  # constant powers must stay within float range
 
 TIME = "t"
 
-#: function name -> (sympy constructor, number of arguments)
-FUNCTIONS: dict[str, tuple[Callable[..., sp.Expr], int]] = {
-    "sin": (sp.sin, 1),
-    "cos": (sp.cos, 1),
-    "tan": (sp.tan, 1),
-    "exp": (sp.exp, 1),
-    "log": (sp.log, 1),
-    "sqrt": (sp.sqrt, 1),
-    "abs": (sp.Abs, 1),
-    "sign": (sp.sign, 1),
-    "atan2": (sp.atan2, 2),
-    "sinh": (sp.sinh, 1),
-    "cosh": (sp.cosh, 1),
-    "tanh": (sp.tanh, 1),
+#: function name -> (sympy constructor's name, number of arguments); names, so that importing
+#: this module does not load sympy
+FUNCTIONS: dict[str, tuple[str, int]] = {
+    "sin": ("sin", 1),
+    "cos": ("cos", 1),
+    "tan": ("tan", 1),
+    "exp": ("exp", 1),
+    "log": ("log", 1),
+    "sqrt": ("sqrt", 1),
+    "abs": ("Abs", 1),
+    "sign": ("sign", 1),
+    "atan2": ("atan2", 2),
+    "sinh": ("sinh", 1),
+    "cosh": ("cosh", 1),
+    "tanh": ("tanh", 1),
 }
-CONSTANTS = {"pi": sp.pi}
+CONSTANTS = {"pi": "pi"}  # name -> sympy constant's name
 
 _BINARY = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**"}
 _CALLS_ALLOWED = "calls are allowed only to " + ", ".join(FUNCTIONS)
@@ -233,7 +234,7 @@ class _Walker:
 
     def name(self, name: str) -> sp.Expr:
         if name in CONSTANTS:
-            return CONSTANTS[name]
+            return getattr(sp, CONSTANTS[name])
         if name in FUNCTIONS:
             raise self.fail(f"function '{name}' must be called, e.g. {name}(x)")
         if name not in self.allowed:
@@ -292,12 +293,12 @@ class _Walker:
             raise self.fail("keyword arguments are not allowed")
         if any(isinstance(a, ast.Starred) for a in node.args):
             raise self.fail("starred arguments are not allowed")
-        function, arity = FUNCTIONS[name]
+        constructor, arity = FUNCTIONS[name]
         if len(node.args) != arity:
             plural = "s" if arity != 1 else ""
             raise self.fail(f"{name} takes {arity} argument{plural}, got {len(node.args)}")
         args = [self.build(a, depth + 1) for a in node.args]
-        return function(*args)
+        return getattr(sp, constructor)(*args)
 
 
 def _constant_magnitude(value: sp.Expr) -> float | None:

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 import numpy as np
-import sympy as sp
+from engine.lazy_imports import sympy as sp
 
 from engine.expressions import FUNCTIONS, excerpt, expression_names, parse_expression, symbol
 from engine.model import (
