@@ -297,8 +297,9 @@ class PlotPanel(QWidget):
         phase_speed = _speed_for(main.info, phase_name)
         pu = coordinate_unit(phase_name, self.model)
         self._label_axes(", ".join(sorted(units)) or "rad", (phase_name, phase_speed or "speed"), (pu, f"{pu}/s"))
+        # legends top left: the newest samples come in on the right, where a legend would hide them
         for key in ("motion", "energy", "constraint_drift", "multipliers", "energy_drift") if self.legends_shown else ():
-            self.plots[key].getPlotItem().addLegend(offset=(-4, 4), labelTextSize=self.legend_size, verSpacing=-6,
+            self.plots[key].getPlotItem().addLegend(offset=(4, 4), labelTextSize=self.legend_size, verSpacing=-6,
                                                     brush=pg.mkBrush(*self.legend_brush))
 
         def add(s: RunSeries, key: str, curve_key: str, name: str, color: str, style=None, width=CURVE_WIDTH):

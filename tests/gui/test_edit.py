@@ -115,3 +115,27 @@ def test_rigid_body_constraint_and_force_dialogs(qtbot, make_window):
     constraint.kind.setCurrentText("prescribed")
     constraint._accept()
     assert constraint.model is not None, constraint.error.text()
+
+
+def test_orientation_edit_switches_to_euler_parameters_and_runs(qtbot, make_window):
+    """The inspector's orientation choice: angles → quaternion gives four Euler parameters at the
+    identity (q0 and names rebuilt), hides the Euler sequence, undoes, and the edited model runs
+    with its drift (the normalisation) below 1e-8."""
+    from gui_helpers import run_fast, wait_for_samples
+
+    window = make_window(preset("heavy_top"))
+    window.tree.select(("body", "top"))
+    assert ("joint", "sequence") in window.inspector.editors
+    assert window.inspector.set_value(("joint", "orientation"), "quaternion")
+    joint = window.model.body("top").joint
+    assert joint.quaternion and joint.q0 == (1.0, 0.0, 0.0, 0.0) and joint.names == ("top_e0", "top_e1", "top_e2", "top_e3")
+    assert ("joint", "sequence") not in window.inspector.editors
+    assert window.inspector.set_value(("joint", "q0"), "[0.99, 0.14, 0, 0]")
+    run_fast(window)
+    rows = wait_for_samples(qtbot, window, 30)
+    columns = window.samples()[0]
+    assert "top_e3" in columns and max(rows[:, columns.index("drift_pos")]) < 1e-8
+    window.pause()
+    window.act_undo.trigger()
+    window.act_undo.trigger()
+    assert not window.model.body("top").joint.quaternion
