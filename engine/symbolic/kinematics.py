@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import sympy as sp
 from sympy.simplify.fu import TR10i
 
-from engine.model import GROUND, Model, ModelError, speed_names
+from engine.model import GROUND, Model, speed_names
 
 from .errors import SIMPLIFY_DOF_LIMIT, Progress, check_dof, check_operations
 from .parameters import Parameters, exact_matrix, exact_vector

@@ -1,6 +1,5 @@
 """Helpers shared by the engine tests (a unique module name: tests/gui has a conftest too)."""
 import numpy as np
-import pytest
 
 from engine.model import METHODS
 from engine.simulation import Simulation

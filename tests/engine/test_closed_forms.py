@@ -4,10 +4,8 @@ Tolerances are stated where they are used; all runs use DOP853 at rtol = atol = 
 said otherwise.
 """
 import math
-from dataclasses import replace
 
 import numpy as np
-import pytest
 from scipy.integrate import solve_ivp
 from scipy.special import ellipk
 

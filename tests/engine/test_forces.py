@@ -1,9 +1,7 @@
 """Force elements and expression constraints: energy bookkeeping and closed forms, all four formulations."""
-import math
 from dataclasses import replace
 
 import numpy as np
-import pytest
 
 from engine.model import ExpressionConstraint, JointSpring, PointForce, PointRef, Spring
 from engine.presets import preset

@@ -5,7 +5,6 @@ import copy
 import numpy as np
 import pytest
 
-from engine.kinematics import TreeKinematics
 from engine.presets import preset
 
 PLANAR = ["planar_chain", "double_compound_pendulum", "cart_pendulum", "four_bar", "cartesian_pendulum",

@@ -4,7 +4,6 @@ each bad file with exit status 2 and one line, and leaves the file (and the outp
 from __future__ import annotations
 
 import json
-import math
 import subprocess
 import sys
 import time

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import time
 
-import pytest
 
 from engine.presets import preset
 from gui.main_window import MainWindow
