@@ -305,15 +305,25 @@ class PrescribedRows(ConstraintKind):
 
 
 class ExpressionRows(ConstraintKind):
-    """A user equation = 0 of order 0, 1 or 2, differentiated by sympy (THEORY.md §2)."""
+    """A user equation = 0 of order 0, 1 or 2, differentiated by sympy (THEORY.md §2).
 
-    def __init__(self, kin, c: ExpressionConstraint, path: str, rate_speeds: bool):
+    The rows come in the coordinate rates (A_q q̈ = b_q) and go to the speeds through
+    q̇ = W u, q̈ = W u̇ + Ẇ u: A = A_q W, b = b_q − A_q Ẇ u. Ẇ u is known on Euler parameters
+    (W linear in p); an equation in the Euler angles of a body-rate joint is refused.
+    """
+
+    def __init__(self, kin, c: ExpressionConstraint, path: str):
         self.kin, self.name = kin, c.name
-        if not rate_speeds:
-            raise ModelError(f"{path}.equation", "expression constraints need coordinate-rate speeds; a spherical or free joint uses body rates (set \"speeds\": \"euler\")")
         names = kin.coordinate_names
         allowed = {"t", *names, *(f"{n}_dot" for n in names), *(f"{n}_ddot" for n in names)}
         expr = parse_expression(c.equation, allowed, f"{path}.equation").sympy
+        used = {s.name for s in expr.free_symbols}
+        for k in kin.euler_body_rate_coordinates():
+            n = names[k]
+            if used & {n, f"{n}_dot", f"{n}_ddot"}:
+                raise ModelError(f"{path}.equation", f"uses '{n}', an Euler angle of a joint with body-rate speeds; "
+                                 "give that joint \"speeds\": \"euler\" (or Euler parameters)")
+        self.through_W = kin.n_q != kin.n_u or bool(kin.quaternion_joints)
         q = [symbol(n) for n in names]
         qd = [symbol(f"{n}_dot") for n in names]
         qdd = [symbol(f"{n}_ddot") for n in names]
@@ -349,6 +359,10 @@ class ExpressionRows(ConstraintKind):
         vals = np.asarray(self.fn(ctx.t, *ctx.q, *ctx.qd), float).ravel()
         value, second, third, b = vals[:4]
         A = vals[4:][None, :]
+        if ctx.W is not None:  # rows in the rates → rows in the speeds
+            if self.through_W:
+                b = b - float(A[0] @ self.kin.quaternion_rates_bias(ctx.qd, ctx.u))
+            A = A @ ctx.W
         if self.order == 0:
             return RowBlock(A=A, b=np.array([b]), position=np.array([value]), velocity=np.array([second]), c=np.array([third]))
         if self.order == 1:
@@ -464,7 +478,7 @@ class SplitRows:
     caches: list
 
 
-def build_constraint_kinds(model: Model, kin: TreeKinematics, rate_speeds: bool) -> list[ConstraintKind]:
+def build_constraint_kinds(model: Model, kin: TreeKinematics) -> list[ConstraintKind]:
     kinds: list[ConstraintKind] = []
     for i, c in enumerate(model.constraints):
         path = f"constraints[{i}]"
@@ -479,7 +493,7 @@ def build_constraint_kinds(model: Model, kin: TreeKinematics, rate_speeds: bool)
         elif isinstance(c, Prescribed):
             kinds.append(PrescribedRows(kin, c, path))
         elif isinstance(c, ExpressionConstraint):
-            kinds.append(ExpressionRows(kin, c, path, rate_speeds))
+            kinds.append(ExpressionRows(kin, c, path))
     return kinds
 
 

@@ -281,6 +281,21 @@ class TreeKinematics:
             W[qb, ub] = E if jl.quaternion else np.linalg.inv(E)
         return W
 
+    def quaternion_rates_bias(self, qd: np.ndarray, u: np.ndarray) -> np.ndarray:
+        """Ẇ u (n_q) on the Euler-parameter rows: q̈ = W u̇ + Ẇ u, and W is linear in p there,
+        so Ẇ u = ½ Q(ṗ) ω. Zero on every other row (Euler-angle body-rate blocks excluded)."""
+        bias = np.zeros(self.n_q)
+        for jl in self.quaternion_joints:
+            qs, us = jl.q_slice, jl.u_slice
+            qb = slice(qs.stop - 4, qs.stop)
+            bias[qb] = quaternion_rate_matrix(qd[qb]) @ u[us.stop - 3 : us.stop]
+        return bias
+
+    def euler_body_rate_coordinates(self) -> list[int]:
+        """Indices of the Euler angles whose joint has body-rate speeds (q_dot = E⁻¹ ω)."""
+        return [k for jl in self.joints if jl.euler is not None and jl.body_rates
+                for k in range(jl.q_slice.stop - 3, jl.q_slice.stop)]
+
     def speed_of_coordinate(self, k: int) -> int | None:
         """The speed that is coordinate k's rate, or None (rotation coordinates of body-rate joints)."""
         hit = np.flatnonzero(self._plain_q == k)

@@ -226,7 +226,7 @@ def _assemble(tree_model: Model, joint_rows, coordinates: str, source: Model) ->
 
     system = MechanicalSystem(tree_model)
     kinds = list(joint_rows(system.kin)) if joint_rows else []
-    kinds += build_constraint_kinds(tree_model, system.kin, rate_speeds=not system.has_body_rates)
+    kinds += build_constraint_kinds(tree_model, system.kin)
     system.constraints = ConstraintSet(kinds) if kinds else None
     system.coordinates = coordinates
     system.source_model = source

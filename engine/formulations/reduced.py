@@ -60,7 +60,7 @@ class ReducedFormulation(Formulation):
         u0 = np.zeros(self.system.n_u)
         ks = self.system.kin.positions(q) if ks is None else ks
         W = self.system.kin.rate_matrix(q) if self.system.has_body_rates else None
-        return StateContext(t=t, q=q, u=u0, qd=u0, W=W, ks=ks)
+        return StateContext(t=t, q=q, u=u0, qd=np.zeros(self.system.n_q), W=W, ks=ks)
 
     def _velocity_matrix(self, t, q, ks=None):
         """A_L and c_L at (t, q): the rows are linear in u, so evaluate them at u = 0 (the

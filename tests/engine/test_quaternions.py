@@ -328,3 +328,52 @@ def test_spatial_absolute_coordinates_with_every_joint_kind_reproduce_the_joint_
     assert joint.failure is None and absolute.failure is None
     for c in [c for c in joint.columns if c.endswith((".x", ".y", ".z"))] + ["E"]:
         assert np.max(np.abs(a[:, joint.column_index(c)] - b[:, absolute.column_index(c)])) < 1e-8, c
+
+
+def test_expression_constraints_on_euler_parameters_make_a_pendulum(method):
+    """A spherical joint in Euler parameters held to turns about x by the expression constraints
+    e2 = 0 and e3 = 0 (rows through q̇ = W u, q̈ = W u̇ + Ẇ u) is a compound pendulum: from
+    2.5 rad, period 4·sqrt(I_p/(m g l))·K(sin²(θ0/2)) to 1e-8 relative; the constraints hold
+    to 1e-9."""
+    import math
+
+    from scipy.special import ellipk
+
+    from engine_helpers import crossing_times
+
+    theta0, inertia = 2.5, 0.1
+    data = _box(q0=[math.cos(theta0 / 2), math.sin(theta0 / 2), 0, 0], u0=(0, 0, 0), inertia=[inertia] * 3)
+    data["gravity"] = [0, 0, -9.81]
+    data["bodies"][0]["com"] = [0.0, 0.0, -1.0]
+    data["constraints"] = [{"type": "expression", "name": "about_x_2", "equation": "box_e2", "order": 0},
+                           {"type": "expression", "name": "about_x_3", "equation": "box_e3", "order": 0}]
+    sim, rows = run(_load(data), method, t_end=7.0, rtol=1e-12, atol=1e-12)
+    turns = crossing_times(rows[:, 0], column(sim, rows, "box_wx"))
+    exact = 4.0 * math.sqrt((1.0 + inertia) / 9.81) * ellipk(math.sin(theta0 / 2) ** 2)
+    assert abs((turns[2] - turns[0]) - exact) / exact < 1e-8
+    assert np.max(np.abs(column(sim, rows, "box_e2"))) < 1e-9 and np.max(np.abs(column(sim, rows, "box_e3"))) < 1e-9
+
+
+def test_expression_in_an_euler_angle_of_a_body_rate_joint_is_refused_by_name():
+    model = preset("heavy_top")
+    data = json.loads(dumps_model(model))
+    data["constraints"] = [{"type": "expression", "name": "fixed_spin", "equation": "top_phi - 0.1*t", "order": 0}]
+    with pytest.raises(ModelError) as err:
+        Simulation(_load(data), method="kane")
+    assert err.value.path == "constraints[0].equation" and "top_phi" in err.value.message
+
+
+def test_expression_beside_a_body_rate_joint_follows_its_motion(method):
+    """A slider driven by the expression s − 0.2 sin t = 0 in a model whose top has body-rate
+    Euler angles (rows through W with the angles left alone): s(t) = 0.2 sin t to 1e-9, and the
+    top's energy is untouched by it (1e-9)."""
+    data = json.loads(dumps_model(preset("heavy_top")))
+    data["bodies"].append({"name": "slider", "parent": "ground", "mass": 0.5,
+                           "joint": {"type": "prismatic", "axis": [1, 0, 0], "at": [2, 0, 0], "u0": [0.2]}})
+    data["constraints"] = [{"type": "expression", "name": "drive", "equation": "slider_s - 0.2*sin(t)", "order": 0}]
+    sim, rows = run(_load(data), method, t_end=2.0, **TIGHT)
+    t = rows[:, 0]
+    assert np.max(np.abs(column(sim, rows, "slider_s") - 0.2 * np.sin(t))) < 1e-9
+    T_top = column(sim, rows, "T") - 0.5 * 0.5 * column(sim, rows, "slider_s_dot") ** 2
+    V = column(sim, rows, "V")
+    assert np.max(np.abs((T_top + V) - (T_top[0] + V[0]))) < 1e-9  # the top alone (V: its gravity only)
