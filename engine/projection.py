@@ -8,6 +8,7 @@ velocity-level row. The pseudo-inverse keeps redundant rows harmless.
 from __future__ import annotations
 
 import numpy as np
+import scipy.linalg
 
 from .constraints import HOLONOMIC, StateContext
 
@@ -24,6 +25,12 @@ def _rows(system, t, q, u):
 
 
 def _metric_step(M, A, residual):
+    """The least-squares step in the mass metric; a singular M (massless frames) is replaced by
+    M + AᵀA, which has the same minimiser on A δu = residual (the added term is constant there)."""
+    try:
+        scipy.linalg.cho_factor(M)
+    except np.linalg.LinAlgError:
+        M = M + A.T @ A
     Minv_At = np.linalg.solve(M, A.T)
     return -Minv_At @ (np.linalg.pinv(A @ Minv_At, rcond=1e-12) @ residual)
 

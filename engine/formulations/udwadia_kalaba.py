@@ -6,6 +6,11 @@ The Moore–Penrose inverse (singular values below PINV_RTOL × the largest are 
 redundant but consistent constraints harmless. The reaction is Q_c = L (A G)⁺ (b − A a) and the
 multipliers are the minimum-norm λ with Aᵀλ = Q_c. Diagnostics give seed 002's tensor split:
 W = W_K + W_L in the kinetic metric, with R_L = 0 for ideal constraints (3.11).
+
+A singular M (massless frames, e.g. in absolute coordinates) is admissible when [M; A] has full
+column rank (Udwadia & Phohomsiri, Proc. R. Soc. A 462 (2006) 2097–2117): with
+M̂ = M + AᵀA and Q̂ = Q − h + Aᵀb the same equations hold (A q̈ = b adds Aᵀ(A q̈ − b) = 0),
+M̂ is positive definite, and the formula above with M̂, Q̂ gives q̈ and the same λ.
 """
 from __future__ import annotations
 
@@ -41,6 +46,12 @@ def _pinv(X: np.ndarray) -> np.ndarray:
     return (Vt[keep].T / s[keep]) @ U[:, keep].T
 
 
+def augmented(M: np.ndarray, forcing: np.ndarray, rows) -> tuple[np.ndarray, np.ndarray]:
+    """M̂ = M + AᵀA and Q̂ = forcing + Aᵀb (Udwadia–Phohomsiri): positive definite whenever
+    [M; A] has full column rank, and the constrained motion is unchanged."""
+    return M + rows.A.T @ rows.A, forcing + rows.A.T @ rows.b
+
+
 class UdwadiaKalaba(Formulation):
     name = "udwadia_kalaba"
     title = "Udwadia–Kalaba equations"
@@ -51,10 +62,14 @@ class UdwadiaKalaba(Formulation):
         return f"q ({self.system.n_q}), u ({self.system.n_u}); reaction Q_c"
 
     def accelerations(self, dyn, rows):
-        L, info = _POTRF(dyn.M, lower=True, clean=True)
+        M, forcing = dyn.M, dyn.forcing
+        L, info = _POTRF(M, lower=True, clean=True)
+        if info != 0 and rows is not None:  # singular M: the augmented form (docstring)
+            M, forcing = augmented(dyn.M, dyn.forcing, rows)
+            L, info = _POTRF(M, lower=True, clean=True)
         if info != 0:
             raise SingularMassMatrix(self.system.describe_singular_mass(dyn.M))
-        a = _POTRS(L, dyn.forcing, lower=True)[0]
+        a = _POTRS(L, forcing, lower=True)[0]
         if rows is None:
             return a, np.zeros(0), {}
         # A G with G = L⁻ᵀ: solve L X = Aᵀ, then A G = Xᵀ
@@ -73,11 +88,14 @@ class UdwadiaKalaba(Formulation):
     def tensor_split(self, dyn, rows) -> dict:
         """Seed 002's split in the kinetic metric: W = W_K + W_L, Y = Y_K + Y_L, R_K, R_L (= 0)."""
         u_dot, lam, _ = self.accelerations(dyn, rows)
-        Minv = np.linalg.inv(dyn.M)
+        M, forcing = dyn.M, dyn.forcing
+        if np.linalg.matrix_rank(M) < M.shape[0]:
+            M, forcing = augmented(M, forcing, rows)
+        Minv = np.linalg.inv(M)
         A = rows.A
         H = A @ Minv @ A.T  # Gram matrix of the ε vectors (3.9)–(3.10)
         P_K = Minv @ A.T @ np.linalg.pinv(H, rcond=PINV_RTOL) @ A  # projector onto K
-        a = Minv @ dyn.forcing
+        a = Minv @ forcing
         R = A.T @ lam
         W_K, Y_K, R_K = P_K @ u_dot, P_K @ a, P_K @ (Minv @ R)
         return {
