@@ -323,7 +323,7 @@ class ExpressionRows(ConstraintKind):
             if used & {n, f"{n}_dot", f"{n}_ddot"}:
                 raise ModelError(f"{path}.equation", f"uses '{n}', an Euler angle of a joint with body-rate speeds; "
                                  "give that joint \"speeds\": \"euler\" (or Euler parameters)")
-        self.through_W = kin.n_q != kin.n_u or bool(kin.quaternion_joints)
+        self.has_quaternions = bool(kin.quaternion_joints)  # Ẇ u ≠ 0 only on Euler parameters
         q = [symbol(n) for n in names]
         qd = [symbol(f"{n}_dot") for n in names]
         qdd = [symbol(f"{n}_ddot") for n in names]
@@ -360,7 +360,7 @@ class ExpressionRows(ConstraintKind):
         value, second, third, b = vals[:4]
         A = vals[4:][None, :]
         if ctx.W is not None:  # rows in the rates → rows in the speeds
-            if self.through_W:
+            if self.has_quaternions:
                 b = b - float(A[0] @ self.kin.quaternion_rates_bias(ctx.qd, ctx.u))
             A = A @ ctx.W
         if self.order == 0:

@@ -28,10 +28,10 @@ def _metric_step(M, A, residual):
     """The least-squares step in the mass metric; a singular M (massless frames) is replaced by
     M + AᵀA, which has the same minimiser on A δu = residual (the added term is constant there)."""
     try:
-        scipy.linalg.cho_factor(M)
+        factor = scipy.linalg.cho_factor(M)
     except np.linalg.LinAlgError:
-        M = M + A.T @ A
-    Minv_At = np.linalg.solve(M, A.T)
+        factor = scipy.linalg.cho_factor(M + A.T @ A)
+    Minv_At = scipy.linalg.cho_solve(factor, A.T)
     return -Minv_At @ (np.linalg.pinv(A @ Minv_At, rcond=1e-12) @ residual)
 
 
@@ -69,14 +69,3 @@ def project_velocities(system, t, q, u, tol=1e-12, max_iter=10):
     raise ProjectionFailure(
         f"projection onto the velocity constraints did not converge (residual {np.max(np.abs(rows.velocity)):.3g})"
     )
-
-
-def drift(system, t, q, u) -> tuple[float, float]:
-    """Max |residual| of the holonomic rows (the Euler parameters' normalisation included) and
-    of the velocity-level rows."""
-    normalisation = system.kin.normalisation_residuals(q)
-    worst = float(np.max(np.abs(normalisation))) if normalisation.size else 0.0
-    if system.constraints is None:
-        return worst, 0.0
-    rows, _ = _rows(system, t, q, u)
-    return max(rows.drift_position, worst), rows.drift_velocity

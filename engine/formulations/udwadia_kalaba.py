@@ -89,7 +89,7 @@ class UdwadiaKalaba(Formulation):
         """Seed 002's split in the kinetic metric: W = W_K + W_L, Y = Y_K + Y_L, R_K, R_L (= 0)."""
         u_dot, lam, _ = self.accelerations(dyn, rows)
         M, forcing = dyn.M, dyn.forcing
-        if np.linalg.matrix_rank(M) < M.shape[0]:
+        if _POTRF(M, lower=True)[1] != 0:  # singular: the same test and form as `accelerations`
             M, forcing = augmented(M, forcing, rows)
         Minv = np.linalg.inv(M)
         A = rows.A
