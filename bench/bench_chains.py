@@ -43,9 +43,9 @@ ROOT = os.path.dirname(HERE)
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-from engine.modelfile import load_model, save_model  # noqa: E402
-from engine.presets import preset  # noqa: E402
-from engine.simulation import Simulation  # noqa: E402
+from eomlab.engine.modelfile import load_model, save_model  # noqa: E402
+from eomlab.engine.presets import preset  # noqa: E402
+from eomlab.engine.simulation import Simulation  # noqa: E402
 
 ANGLE = 0.5  # rad, every joint of the chains
 # inspecting the loaded BLAS libraries takes about a millisecond: do it once, then limiting is cheap
@@ -825,7 +825,7 @@ def main(argv=None) -> int:
     render_sympy(sym, chains, cfg, rep)
     render_constrained(cons, cfg, rep)
     render_targets(targets(chains, cons, cfg), rep)
-    import engine.simulation as engine_simulation
+    import eomlab.engine.simulation as engine_simulation
 
     how = ("a ThreadpoolController made once" if isinstance(getattr(engine_simulation, "_BLAS", None),
                                                           ThreadpoolController) else "its own limit")

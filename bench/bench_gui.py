@@ -34,8 +34,8 @@ import json, sys, time
 t_start = time.time()
 from PySide6.QtCore import QEvent, QObject, QTimer
 from PySide6.QtWidgets import QApplication
-from engine.presets import preset
-from gui.main_window import MainWindow, SPEEDS
+from eomlab.engine.presets import preset
+from eomlab.gui.main_window import MainWindow, SPEEDS
 
 links, seconds = int(sys.argv[1]), float(sys.argv[2])
 app = QApplication(sys.argv[:1])

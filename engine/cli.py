@@ -137,7 +137,7 @@ def _equations(args) -> int:
 
 
 def _gui(args) -> int:
-    from gui.app import run_gui
+    from eomlab.gui.app import run_gui
 
     return run_gui(args.model, run_for=args.run_for, screenshot=args.screenshot, compare=args.compare)
 

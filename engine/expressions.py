@@ -24,9 +24,9 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
 import numpy as np
-from engine.lazy_imports import sympy as sp
+from eomlab.engine.lazy_imports import sympy as sp
 
-from engine.model import ModelError
+from eomlab.engine.model import ModelError
 
 MAX_TEXT_LENGTH = 2000
 MAX_DEPTH = 50

@@ -36,10 +36,10 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 import numpy as np
-from engine.lazy_imports import sympy as sp
+from eomlab.engine.lazy_imports import sympy as sp
 
-from engine.expressions import FUNCTIONS, excerpt, expression_names, parse_expression, symbol
-from engine.model import (
+from eomlab.engine.expressions import FUNCTIONS, excerpt, expression_names, parse_expression, symbol
+from eomlab.engine.model import (
     COORDINATES,
     MAGGI_BASES,
     GROUND,

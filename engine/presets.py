@@ -23,7 +23,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from engine.model import (
+from eomlab.engine.model import (
     GROUND,
     Body,
     Coincident,
@@ -40,8 +40,8 @@ from engine.model import (
     default_coordinate_names,
     shape_inertia,
 )
-from engine.modelfile import MAX_BODIES, axis_angle_matrix, save_model
-from engine.rotations import EulerSequence
+from eomlab.engine.modelfile import MAX_BODIES, axis_angle_matrix, save_model
+from eomlab.engine.rotations import EulerSequence
 
 PLANAR_GRAVITY = (0.0, -9.81, 0.0)
 SPATIAL_GRAVITY = (0.0, 0.0, -9.81)

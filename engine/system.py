@@ -44,7 +44,7 @@ class MechanicalSystem:
 
     Example
     -------
-    >>> from engine.presets import preset
+    >>> from eomlab.engine.presets import preset
     >>> s = MechanicalSystem(preset("simple_pendulum"))
     >>> s.mass_matrix(s.q0).shape
     (1, 1)

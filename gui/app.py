@@ -4,7 +4,7 @@ from __future__ import annotations
 import gc
 import sys
 
-from engine.model import ModelError
+from eomlab.engine.model import ModelError
 
 
 #: what the last scripted run (run_for/screenshot) showed: scene, samples, problem, t — for checks
@@ -15,7 +15,7 @@ def load_start_model(model_path: str | None):
     """The model to open: the file (a bad one raises its ModelError, naming the file) or the
     default preset."""
     if model_path:
-        from engine.modelfile import load_model
+        from eomlab.engine.modelfile import load_model
 
         try:
             return load_model(model_path)
@@ -23,7 +23,7 @@ def load_start_model(model_path: str | None):
             raise error if error.source else error.with_source(model_path)
         except OSError as error:
             raise ModelError("", f"cannot read the file: {error.strerror or error}", model_path) from error
-    from engine.presets import DEFAULT_PRESET, preset
+    from eomlab.engine.presets import DEFAULT_PRESET, preset
 
     return preset(DEFAULT_PRESET)
 
@@ -53,7 +53,7 @@ def run_gui(model_path: str | None = None, run_for: float | None = None, screens
     from pyqtgraph.util.garbage_collector import GarbageCollector
 
     app._eomlab_gc = GarbageCollector(interval=1.0)
-    from gui.main_window import MainWindow
+    from eomlab.gui.main_window import MainWindow
 
     window = MainWindow(model, model_path, run=True, compare=compare)
     # what exists now (modules, sympy and scipy, the window) lives as long as the process: out of

@@ -37,11 +37,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.model import INTEGRATORS, METHODS, STABILIZATIONS, Model, Stabilization
-from gui.geometry import drawing
-from gui.plots import without_si_prefix
-from gui.runner import PROCESS_WORKERS, RunThread
-from gui.scene2d import Scene2D, _pairs
+from eomlab.engine.model import INTEGRATORS, METHODS, STABILIZATIONS, Model, Stabilization
+from eomlab.gui.geometry import drawing
+from eomlab.gui.plots import without_si_prefix
+from eomlab.gui.runner import PROCESS_WORKERS, RunThread
+from eomlab.gui.scene2d import Scene2D, _pairs
 
 #: the Okabe–Ito palette: distinguishable with every common colour-vision deficiency
 OKABE_ITO = {"orange": "#E69F00", "sky_blue": "#56B4E9", "green": "#009E73", "blue": "#0072B2",

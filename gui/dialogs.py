@@ -11,8 +11,8 @@ from PySide6.QtGui import QIcon, QPixmap
 from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFormLayout, QHBoxLayout,
                                QLabel, QLineEdit, QListWidget, QListWidgetItem, QPlainTextEdit, QSpinBox, QVBoxLayout)
 
-from engine.model import CONSTRAINT_TYPES, FORCE_TYPES, GROUND, JOINT_DOFS, JOINT_TYPES, SHAPE_KINDS, Model, ModelError
-from gui import edits
+from eomlab.engine.model import CONSTRAINT_TYPES, FORCE_TYPES, GROUND, JOINT_DOFS, JOINT_TYPES, SHAPE_KINDS, Model, ModelError
+from eomlab.gui import edits
 
 THUMBNAIL_SIZE = QSize(180, 135)
 _thumbnail_cache: dict[str, QPixmap] = {}
@@ -22,13 +22,13 @@ _thumbnail_cache: dict[str, QPixmap] = {}
 
 
 def preset_names() -> list[str]:
-    from engine.presets import PRESETS
+    from eomlab.engine.presets import PRESETS
 
     return list(PRESETS)
 
 
 def make_preset(name: str, **params) -> Model:
-    from engine.presets import preset
+    from eomlab.engine.presets import preset
 
     return preset(name, **params)
 
@@ -41,7 +41,7 @@ def chain_model(links: int, spatial: bool, kind: str, length: float, mass: float
         # the preset measures the first angle from +x: hanging straight down is -pi/2
         angles = [float(angle) - np.pi / 2] + [0.0] * (links - 1)
         return make_preset("planar_chain", n=links, kind=kind, length=length, mass=mass, angles=angles)
-    from engine.modelfile import model_from_dict, model_to_dict
+    from eomlab.engine.modelfile import model_from_dict, model_to_dict
 
     data = model_to_dict(make_preset("spatial_chain", n=links, length=length, mass=mass))
     first = data["bodies"][0]["joint"]
@@ -53,8 +53,8 @@ def chain_model(links: int, spatial: bool, kind: str, length: float, mass: float
 
 def initial_frame(model: Model):
     """The model's initial pose as the engine computes it (joint coordinates, q0 as given)."""
-    from engine.simulation import Simulation
-    from gui.runner import Frame
+    from eomlab.engine.simulation import Simulation
+    from eomlab.gui.runner import Frame
 
     sim = Simulation(model, coordinates="joint")
     system = sim.system
@@ -67,8 +67,8 @@ def initial_frame(model: Model):
 
 def render_thumbnail(model: Model, size: QSize = THUMBNAIL_SIZE) -> QPixmap:
     """Draw the model's initial pose with the 2-D scene into a pixmap."""
-    from gui.geometry import is_planar
-    from gui.scene2d import Scene2D
+    from eomlab.gui.geometry import is_planar
+    from eomlab.gui.scene2d import Scene2D
 
     scene = Scene2D()
     scene.resize(size)

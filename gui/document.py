@@ -10,7 +10,7 @@ import shiboken6
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
-from engine.model import Model
+from eomlab.engine.model import Model
 
 
 class ModelEditCommand(QUndoCommand):

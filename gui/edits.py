@@ -10,8 +10,8 @@ import copy
 import re
 from typing import Any, Sequence
 
-from engine.model import GROUND, Model, ModelError
-from engine.modelfile import model_from_dict, model_to_dict
+from eomlab.engine.model import GROUND, Model, ModelError
+from eomlab.engine.modelfile import model_from_dict, model_to_dict
 
 Path = Sequence[Any]  # ("bodies", 1, "joint", "q0")
 

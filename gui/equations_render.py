@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from engine.model import Model, ModelError
+from eomlab.engine.model import Model, ModelError
 
 #: the longest LaTeX item we hand to ziamath; longer ones (big matrices take it many seconds)
 #: are shown as text
@@ -51,8 +51,8 @@ def typeset(latex: str, color: str = "#000000") -> bytes | None:
 
 def prepare(model: Model, method: str, color: str = "#000000", typesetter=None) -> ShownEquations:
     """Derive and typeset; raises SymbolicTooLarge (a ModelError) for a model too large."""
-    from engine.symbolic import derive
-    from engine.symbolic.render import display_names, latex_item, pretty, render
+    from eomlab.engine.symbolic import derive
+    from eomlab.engine.symbolic.render import display_names, latex_item, pretty, render
 
     typesetter = typesetter or typeset
     equations = derive(model, method, parameters="numbers")

@@ -29,8 +29,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.model import Model
-from gui.equations_render import ShownEquations, ShownItem, serve
+from eomlab.engine.model import Model
+from eomlab.gui.equations_render import ShownEquations, ShownItem, serve
 
 #: typeset equations are drawn this much larger than ziamath's natural size (12 pt-ish)
 SVG_SCALE = 1.25
@@ -248,7 +248,7 @@ class EquationsView(QObject):
         self.generation += 1
         ink = self.panel.palette().color(self.panel.foregroundRole()).name()  # dark theme: light ink
         self.current = Derivation(model, model.settings.method, self.generation)
-        from gui.compare import METHOD_LABELS
+        from eomlab.gui.compare import METHOD_LABELS
 
         self.panel.show_deriving(f"{METHOD_LABELS.get(model.settings.method, model.settings.method)} — {model.name}")
         self.worker.submit(self.generation, model, model.settings.method, ink)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.model import GROUND, Model
+from eomlab.engine.model import GROUND, Model
 
 _CIRCLE = np.linspace(0.0, 2.0 * np.pi, 33)
 _Z = np.array([0.0, 0.0, 1.0])

@@ -15,10 +15,10 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QComboBox, QFrame, QGridLayout, QLabel, QLineEdit, QScrollArea, QVBoxLayout,
                                QWidget)
 
-from engine.model import (COORDINATES, GROUND, INTEGRATORS, JOINT_TYPES, METHODS, SHAPE_KINDS, STABILIZATIONS,
+from eomlab.engine.model import (COORDINATES, GROUND, INTEGRATORS, JOINT_TYPES, METHODS, SHAPE_KINDS, STABILIZATIONS,
                           Model, ModelError)
-from engine.modelfile import model_to_dict
-from gui import edits
+from eomlab.engine.modelfile import model_to_dict
+from eomlab.gui import edits
 
 
 @dataclass(frozen=True)

@@ -19,17 +19,17 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QComboBox, QDockWidget, QFileDialog, QLabel, QMainWindow, QMessageBox, QSizePolicy,
                                QStackedWidget, QToolBar, QWidget)
 
-from engine.model import COORDINATES, GROUND, INTEGRATORS, METHODS, STABILIZATIONS, Model, ModelError
-from gui import edits, recovery
-from gui.document import ModelDocument
-from gui.geometry import is_planar
-from gui.inspector import Inspector
-from gui.model_tree import ModelTree
-from gui.plots import PALETTE, PLOT_TITLES, PlotPanel, RunSeries, configure_pyqtgraph
-from gui.ring_buffer import DEFAULT_CAPACITY, RingBuffer
-from gui.runner import AS_FAST_AS_POSSIBLE, PROCESS_WORKERS, RunThread
-from gui.scene2d import Scene2D
-from gui.scene3d import make_scene3d, opengl_available
+from eomlab.engine.model import COORDINATES, GROUND, INTEGRATORS, METHODS, STABILIZATIONS, Model, ModelError
+from eomlab.gui import edits, recovery
+from eomlab.gui.document import ModelDocument
+from eomlab.gui.geometry import is_planar
+from eomlab.gui.inspector import Inspector
+from eomlab.gui.model_tree import ModelTree
+from eomlab.gui.plots import PALETTE, PLOT_TITLES, PlotPanel, RunSeries, configure_pyqtgraph
+from eomlab.gui.ring_buffer import DEFAULT_CAPACITY, RingBuffer
+from eomlab.gui.runner import AS_FAST_AS_POSSIBLE, PROCESS_WORKERS, RunThread
+from eomlab.gui.scene2d import Scene2D
+from eomlab.gui.scene3d import make_scene3d, opengl_available
 
 #: the redraw timer's period: 16 ms ≈ 60 Hz
 REDRAW_MS = 16
@@ -305,11 +305,11 @@ class MainWindow(QMainWindow):
     def _build_teaching_tools(self) -> None:
         """Compare mode, the equations panel, presentation mode, recordings and the keyboard
         (each in its own module; they reach the window through its public attributes)."""
-        from gui import shortcuts
-        from gui.compare import CompareView
-        from gui.equations_view import EquationsView
-        from gui.presentation import Presentation
-        from gui.recording import Recording
+        from eomlab.gui import shortcuts
+        from eomlab.gui.compare import CompareView
+        from eomlab.gui.equations_view import EquationsView
+        from eomlab.gui.presentation import Presentation
+        from eomlab.gui.recording import Recording
 
         self.compare_view = CompareView(self)
         self.equations_view = EquationsView(self)
@@ -409,7 +409,7 @@ class MainWindow(QMainWindow):
                   ("body", body["name"]))
 
     def add_body_dialog(self) -> None:
-        from gui.dialogs import RigidBodyDialog
+        from eomlab.gui.dialogs import RigidBodyDialog
 
         dialog = RigidBodyDialog(self.model, self.selected_body() or GROUND, self)
         if dialog.exec() and dialog.model is not None:
@@ -417,7 +417,7 @@ class MainWindow(QMainWindow):
             self.edit(lambda _m: dialog.model, f"Add body {name}", ("body", name))
 
     def add_item_dialog(self, section: str) -> None:
-        from gui.dialogs import ItemDialog
+        from eomlab.gui.dialogs import ItemDialog
 
         dialog = ItemDialog(self.model, section, self)
         if dialog.exec() and dialog.model is not None:
@@ -450,7 +450,7 @@ class MainWindow(QMainWindow):
                   ("body", body))
 
     def new_from_preset(self) -> None:
-        from gui.dialogs import PresetGallery, make_preset
+        from eomlab.gui.dialogs import PresetGallery, make_preset
 
         if not self.confirm_discard():
             return
@@ -459,7 +459,7 @@ class MainWindow(QMainWindow):
             self.load_model(make_preset(gallery.chosen()), None, f"New model from preset {gallery.chosen()}")
 
     def new_chain(self) -> None:
-        from gui.dialogs import ChainDialog
+        from eomlab.gui.dialogs import ChainDialog
 
         if not self.confirm_discard():
             return
@@ -481,7 +481,7 @@ class MainWindow(QMainWindow):
 
     def open_file(self, path: str) -> bool:
         """Open a model file; a broken file leaves the current model and shows why."""
-        from engine.modelfile import load_model
+        from eomlab.engine.modelfile import load_model
 
         try:
             model = load_model(path)
@@ -512,7 +512,7 @@ class MainWindow(QMainWindow):
         return self.save_to(path)
 
     def save_to(self, path: str) -> bool:
-        from engine.modelfile import save_model
+        from eomlab.engine.modelfile import save_model
 
         try:
             save_model(self.model, path)
@@ -632,7 +632,7 @@ class MainWindow(QMainWindow):
     def start_runs(self, running: bool) -> None:
         """Throw away the current runs and start fresh ones from t = 0 (paused or running)."""
         self.stop_runs()
-        from gui.compare import method_style
+        from eomlab.gui.compare import method_style
 
         model = self.model
         run_models = self.compare_view.run_models(model) if self.compare else [model]

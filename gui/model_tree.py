@@ -10,7 +10,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QAbstractItemView, QTreeWidget, QTreeWidgetItem
 
-from engine.model import GROUND, Model
+from eomlab.engine.model import GROUND, Model
 
 KEY_ROLE = Qt.UserRole + 1
 

@@ -22,8 +22,8 @@ from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import QGraphicsItem, QComboBox, QGridLayout, QHBoxLayout, QLabel, QToolButton, QMenu, QVBoxLayout, QWidget
 
-from gui.ring_buffer import RingBuffer
-from gui.runner import RunInfo
+from eomlab.gui.ring_buffer import RingBuffer
+from eomlab.gui.runner import RunInfo
 
 #: at most this many multiplier curves are drawn (a 50-link chain in absolute coordinates has 100)
 MAX_MULTIPLIER_CURVES = 12

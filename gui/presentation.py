@@ -204,7 +204,7 @@ class Presentation(QObject):
         return self.window.findChildren(pg.PlotWidget)
 
     def _scenes2d(self):
-        from gui.scene2d import Scene2D
+        from eomlab.gui.scene2d import Scene2D
 
         return [w for w in self._plot_widgets() if isinstance(w, Scene2D)]
 

@@ -16,7 +16,7 @@ import os
 from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QMessageBox
 
-from engine.model import ModelError
+from eomlab.engine.model import ModelError
 
 #: the periodic autosave, milliseconds
 AUTOSAVE_INTERVAL_MS = 30_000
@@ -74,7 +74,7 @@ class Autosave(QObject):
 
     def write_now(self) -> bool:
         """Write the model if it has unsaved edits not written yet; True if it wrote."""
-        from engine.modelfile import save_model
+        from eomlab.engine.modelfile import save_model
 
         if not self.document.dirty:
             return False
@@ -123,7 +123,7 @@ def ask_restore(parent, path: str) -> bool:
 def offer_recovery(window) -> bool:
     """At start: if the last session left unsaved edits of this model, ask and restore them as
     one undoable edit (the model file itself is not touched until the user saves)."""
-    from engine.modelfile import load_model
+    from eomlab.engine.modelfile import load_model
 
     ask = getattr(window, "confirm_restore", None)
     if ask is None:  # scripted runs neither ask nor touch the recovery file

@@ -38,10 +38,10 @@ import numpy as np
 from PySide6.QtCore import QThread, Signal
 from threadpoolctl import threadpool_limits
 
-from engine.model import ModelError
+from eomlab.engine.model import ModelError
 # imported here, on the GUI thread at start-up: a first import on the worker (sympy and all) would
 # hold the import lock and the GIL for a second while the window tries to draw
-from engine.simulation import Simulation
+from eomlab.engine.simulation import Simulation
 
 #: batches leave the worker at most this often (per second)
 MAX_BATCH_RATE = 60.0

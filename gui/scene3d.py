@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from PySide6.QtGui import QGuiApplication
 
-from gui.geometry import drawing, reach, up_basis
+from eomlab.gui.geometry import drawing, reach, up_basis
 
 #: platforms without an OpenGL surface: the window draws 3-D models with the 2-D projection there
 _NO_GL_PLATFORMS = ("offscreen", "minimal", "vnc", "linuxfb")

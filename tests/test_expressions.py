@@ -6,14 +6,14 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from engine.expressions import (
+from eomlab.engine.expressions import (
     Expression,
     compile_expressions,
     expression_names,
     parse_expression,
     symbol,
 )
-from engine.model import ModelError
+from eomlab.engine.model import ModelError
 
 ALLOWED = {"x", "y", "x_dot"}
 

@@ -9,8 +9,8 @@ import stat
 import numpy as np
 import pytest
 
-from engine import modelfile
-from engine.model import (
+from eomlab.engine import modelfile
+from eomlab.engine.model import (
     Body,
     Distance,
     ExpressionConstraint,
@@ -28,7 +28,7 @@ from engine.model import (
     Spring,
     Stabilization,
 )
-from engine.modelfile import dumps_model, load_model, loads_model, model_from_dict, model_to_dict, save_model
+from eomlab.engine.modelfile import dumps_model, load_model, loads_model, model_from_dict, model_to_dict, save_model
 
 ASSETS = pathlib.Path(__file__).resolve().parents[1] / "assets" / "models"
 

@@ -5,10 +5,10 @@ import pathlib
 import numpy as np
 import pytest
 
-from engine import presets
-from engine.model import GROUND, Coincident, Distance, KnifeEdge, Model, Prescribed, RollingDisk
-from engine.modelfile import load_model, model_from_dict, model_to_dict
-from engine.presets import DEFAULT_PRESET, PRESETS, euler_matrix, preset
+from eomlab.engine import presets
+from eomlab.engine.model import GROUND, Coincident, Distance, KnifeEdge, Model, Prescribed, RollingDisk
+from eomlab.engine.modelfile import load_model, model_from_dict, model_to_dict
+from eomlab.engine.presets import DEFAULT_PRESET, PRESETS, euler_matrix, preset
 
 ASSETS = pathlib.Path(__file__).resolve().parents[1] / "assets" / "models"
 

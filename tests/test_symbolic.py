@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from engine.model import (
+from eomlab.engine.model import (
     Body,
     BodyTorque,
     Coincident,
@@ -25,14 +25,14 @@ from engine.model import (
     Prescribed,
     Spring,
 )
-from engine.symbolic import (
+from eomlab.engine.symbolic import (
     DerivationCancelled,
     SymbolicTooLarge,
     SymbolicTree,
     derive,
     equations_text,
 )
-from engine.symbolic.roberson_wittenburg import alpha_block
+from eomlab.engine.symbolic.roberson_wittenburg import alpha_block
 
 FORMULATIONS = ("lagrange", "maggi", "udwadia_kalaba", "kane", "roberson_wittenburg")
 RATE_FORMULATIONS = ("lagrange", "maggi", "udwadia_kalaba", "roberson_wittenburg")
@@ -162,7 +162,7 @@ def accelerations_of(eq, state):
 
 
 def eq_parameters(eq):
-    from engine.symbolic.parameters import exact
+    from eomlab.engine.symbolic.parameters import exact
     return {s: exact(v) for s, v in eq.parameters.items()}
 
 
@@ -223,7 +223,7 @@ def test_rigid_body_about_fixed_point_gives_eulers_equations():
 # --- seed 004: the double compound pendulum -----------------------------------------------------
 
 def test_double_compound_pendulum_positions_and_jacobian():
-    from engine.symbolic.roberson_wittenburg import path_matrix
+    from eomlab.engine.symbolic.roberson_wittenburg import path_matrix
     rho1, rho2, length = 0.5, 0.4, 1.0
     model = double_compound_pendulum(rho1, rho2, length)
     eq = derive(model, "roberson_wittenburg")
@@ -354,7 +354,7 @@ def test_udwadia_kalaba_tensor_split_on_a_small_constrained_model():
 
 def test_holonomic_rows_follow_the_theory_formula():
     """b = −(Φ_q q̇)_q q̇ − 2 Φ_qt q̇ − Φ_tt for a rheonomic holonomic constraint."""
-    from engine.symbolic.constraints import acceleration_rows, constraint_rows
+    from eomlab.engine.symbolic.constraints import acceleration_rows, constraint_rows
     model = Model(bodies=cart_pendulum().bodies, constraints=(Prescribed("servo", "theta", "0.5*t**2 + sin(t)"),))
     tree = SymbolicTree(model)
     rows = acceleration_rows(tree, constraint_rows(tree), speeds=False)
@@ -442,7 +442,7 @@ def test_the_numeric_engine_does_not_import_the_symbolic_side():
     import subprocess
     import sys
     code = ("import sys, engine.system, engine.simulation, engine.formulations; "
-            "print(any(m.startswith('engine.symbolic') for m in sys.modules))")
+            "print(any(m.startswith('eomlab.engine.symbolic') for m in sys.modules))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "False"
 
@@ -451,7 +451,7 @@ def test_the_numeric_engine_does_not_import_the_symbolic_side():
 
 def numeric_system(model):
     """The numeric engine in joint coordinates (the symbolic view always uses them)."""
-    system = pytest.importorskip("engine.system")
+    system = pytest.importorskip("eomlab.engine.system")
     return system.build_system(model, coordinates="joint")
 
 
@@ -484,7 +484,7 @@ def test_hand_models_match_the_numeric_engine(name):
 
 def small_presets():
     try:
-        from engine.presets import PRESETS, preset
+        from eomlab.engine.presets import PRESETS, preset
     except ImportError:
         return []
     names = []
@@ -501,14 +501,14 @@ def small_presets():
 
 @pytest.mark.parametrize("name", small_presets() or ["(presets not available)"])
 def test_small_presets_match_the_numeric_engine(name):
-    presets = pytest.importorskip("engine.presets")
+    presets = pytest.importorskip("eomlab.engine.presets")
     compare_with_engine(presets.preset(name), seeds=(0,))
 
 
 @pytest.mark.parametrize("name", ["four_bar", "knife_edge"])
 def test_constraint_rows_match_the_numeric_engine(name):
-    from engine.symbolic.constraints import acceleration_rows, constraint_rows
-    constraints = pytest.importorskip("engine.constraints")
+    from eomlab.engine.symbolic.constraints import acceleration_rows, constraint_rows
+    constraints = pytest.importorskip("eomlab.engine.constraints")
     model = HAND_MODELS[name]()
     system = numeric_system(model)
     tree = SymbolicTree(model)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from engine.model import (
+from eomlab.engine.model import (
     Coincident,
     Distance,
     ExpressionConstraint,
@@ -102,7 +102,7 @@ def _rows_of(tree: SymbolicTree, c, path: str) -> list[tuple[str, sp.Expr]]:
 
 
 def _parse(tree: SymbolicTree, text: str, path: str) -> sp.Expr:
-    from engine.expressions import expression_names, parse_expression
+    from eomlab.engine.expressions import expression_names, parse_expression
 
     return parse_expression(text, expression_names(tree.coordinate_names), path).sympy
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import threading
 
-from engine.model import METHODS, Model, ModelError
+from eomlab.engine.model import METHODS, Model, ModelError
 
 from .base import Equations
 from .errors import Progress

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
-from engine.model import ModelError
+from eomlab.engine.model import ModelError
 
 #: most degrees of freedom (joint coordinates) we derive symbolically
 DOF_LIMIT = 8

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from engine.model import BodyTorque, JointEffort, JointSpring, PointForce, Spring
+from eomlab.engine.model import BodyTorque, JointEffort, JointSpring, PointForce, Spring
 
 from .kinematics import SymbolicTree
 from .parameters import exact
@@ -21,7 +21,7 @@ def partial(vector: sp.Matrix, velocities) -> sp.Matrix:
 
 def parse_values(tree: SymbolicTree, texts, path: str) -> list[sp.Expr]:
     """User expressions (engine.expressions), parsed against the model's names."""
-    from engine.expressions import expression_names, parse_expression
+    from eomlab.engine.expressions import expression_names, parse_expression
 
     allowed = expression_names(tree.coordinate_names) | set(tree.speed_names)
     return [parse_expression(text, allowed, f"{path}[{i}]").sympy for i, text in enumerate(texts)]

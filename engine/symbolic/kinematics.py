@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import sympy as sp
 from sympy.simplify.fu import TR10i
 
-from engine.model import GROUND, Model, speed_names
+from eomlab.engine.model import GROUND, Model, speed_names
 
 from .errors import SIMPLIFY_DOF_LIMIT, Progress, check_dof, check_operations
 from .parameters import Parameters, exact_matrix, exact_vector
@@ -156,7 +156,7 @@ class SymbolicTree:
 
     Example
     -------
-    >>> from engine.model import Body, Joint, Model
+    >>> from eomlab.engine.model import Body, Joint, Model
     >>> pend = Body("bob", "ground", Joint("revolute", names=("th",)), mass=1.0, com=(1.0, 0, 0))
     >>> tree = SymbolicTree(Model(bodies=(pend,)))
     >>> tree.com_position("bob").T

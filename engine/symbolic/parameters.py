@@ -13,7 +13,7 @@ from fractions import Fraction
 
 import sympy as sp
 
-from engine.model import Body, Model, ModelError
+from eomlab.engine.model import Body, Model, ModelError
 
 PARAMETER_MODES = ("numbers", "symbols")
 AXES = "xyz"

@@ -16,7 +16,7 @@ import numpy as np
 import scipy.linalg
 import sympy as sp
 
-from engine.model import ModelError
+from eomlab.engine.model import ModelError
 
 from .kinematics import SymbolicTree
 

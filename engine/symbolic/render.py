@@ -14,7 +14,7 @@ import threading
 
 import sympy as sp
 
-from engine.model import Model, ModelError
+from eomlab.engine.model import Model, ModelError
 
 from .base import Equations, Item
 from .derive import derive

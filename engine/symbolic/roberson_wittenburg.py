@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from engine.model import GROUND
+from eomlab.engine.model import GROUND
 
 from .base import Equations
 from .kinematics import SymbolicTree

@@ -1,8 +1,8 @@
 """Helpers shared by the engine tests (a unique module name: tests/gui has a conftest too)."""
 import numpy as np
 
-from engine.model import METHODS
-from engine.simulation import Simulation
+from eomlab.engine.model import METHODS
+from eomlab.engine.simulation import Simulation
 
 FORMULATIONS = list(METHODS)
 

@@ -9,7 +9,7 @@ import numpy as np
 from scipy.integrate import solve_ivp
 from scipy.special import ellipk
 
-from engine.presets import preset
+from eomlab.engine.presets import preset
 
 from engine_helpers import column, crossing_times, run
 

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from scipy.special import ellipk
 
-from engine.model import Coincident, ModelError, Stabilization
-from engine.presets import preset
-from engine.simulation import Simulation
+from eomlab.engine.model import Coincident, ModelError, Stabilization
+from eomlab.engine.presets import preset
+from eomlab.engine.simulation import Simulation
 
 from engine_helpers import FORMULATIONS, column, crossing_times, run
 

@@ -11,11 +11,11 @@ Tolerance: 1e-12 relative to the size of the quantity (max(1, max |x|)), stated 
 import numpy as np
 import pytest
 
-from engine.constraints import StateContext
-from engine.formulations.base import Formulation
-from engine.model import Stabilization
-from engine.presets import preset
-from engine.simulation import Simulation
+from eomlab.engine.constraints import StateContext
+from eomlab.engine.formulations.base import Formulation
+from eomlab.engine.model import Stabilization
+from eomlab.engine.presets import preset
+from eomlab.engine.simulation import Simulation
 
 from engine_helpers import FORMULATIONS
 
@@ -163,7 +163,7 @@ def test_reduced_multipliers_with_redundant_rows(method):
     """A duplicated closure row: the pseudo-inverse path shares the reaction between the copies (1e-10)."""
     from dataclasses import replace
 
-    from engine.model import Coincident
+    from eomlab.engine.model import Coincident
 
     model = preset("four_bar")
     dup = next(c for c in model.constraints if isinstance(c, Coincident))

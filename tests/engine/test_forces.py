@@ -3,8 +3,8 @@ from dataclasses import replace
 
 import numpy as np
 
-from engine.model import ExpressionConstraint, JointSpring, PointForce, PointRef, Spring
-from engine.presets import preset
+from eomlab.engine.model import ExpressionConstraint, JointSpring, PointForce, PointRef, Spring
+from eomlab.engine.presets import preset
 
 from engine_helpers import column, run
 

@@ -5,7 +5,7 @@ import copy
 import numpy as np
 import pytest
 
-from engine.presets import preset
+from eomlab.engine.presets import preset
 
 PLANAR = ["planar_chain", "double_compound_pendulum", "cart_pendulum", "four_bar", "cartesian_pendulum",
           "knife_edge", "driven_crank", "double_pendulum_absolute"]
@@ -20,7 +20,7 @@ def _general(kin):
 
 @pytest.mark.parametrize("name", PLANAR)
 def test_planar_path_equals_the_general_recursion(name):
-    from engine.system import build_system
+    from eomlab.engine.system import build_system
 
     kin = build_system(preset(name)).kin
     assert kin._planar is not None
@@ -37,7 +37,7 @@ def test_planar_path_equals_the_general_recursion(name):
 def test_partial_velocities_and_bias_are_derivatives(name):
     """v_com = J_v u, and a_com = J_v u_dot + a_bias checked against a central difference of v_com
     along the motion (test only: the engine never differences)."""
-    from engine.system import build_system
+    from eomlab.engine.system import build_system
 
     system = build_system(preset(name))
     kin = system.kin

@@ -8,9 +8,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 PROBE = r"""
 import sys
-from engine.modelfile import load_model
-from engine.simulation import Simulation
-import gui.main_window  # the window's imports too
+from eomlab.engine.modelfile import load_model
+from eomlab.engine.simulation import Simulation
+import eomlab.gui.main_window  # the window's imports too
 sim = Simulation(load_model(sys.argv[1]), t_end=0.05)
 sim.run()
 assert sim.failure is None

@@ -7,14 +7,14 @@ import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
 
-from engine.model import ModelError, Stabilization
-from engine.modelfile import dumps_model, loads_model
-from engine.presets import preset
-from engine.rotations import (
+from eomlab.engine.model import ModelError, Stabilization
+from eomlab.engine.modelfile import dumps_model, loads_model
+from eomlab.engine.presets import preset
+from eomlab.engine.rotations import (
     quaternion_body_rates, quaternion_from_matrix, quaternion_matrix, quaternion_rate_matrix, skew,
 )
-from engine.simulation import Simulation
-from engine.system import build_system
+from eomlab.engine.simulation import Simulation
+from eomlab.engine.system import build_system
 
 from engine_helpers import column, run
 
@@ -254,7 +254,7 @@ def test_symbolic_kane_equals_the_numeric_engine_with_euler_parameters(model):
     engine's to 1e-10; the kinematic equations are ṗ = ½ p ⊗ ω."""
     import sympy as sp
 
-    from engine.symbolic import derive
+    from eomlab.engine.symbolic import derive
 
     model = model()
     eq = derive(model, "kane")
@@ -274,7 +274,7 @@ def test_symbolic_kane_equals_the_numeric_engine_with_euler_parameters(model):
 
 @pytest.mark.parametrize("method", ["lagrange", "maggi", "udwadia_kalaba"])
 def test_symbolic_rate_forms_refuse_euler_parameters_in_one_line(method):
-    from engine.symbolic import equations_text
+    from eomlab.engine.symbolic import equations_text
 
     with pytest.raises(ModelError) as err:
         equations_text(_load(_box()), method)
@@ -301,7 +301,7 @@ def _mixed_joints_3d():
 
 def test_spatial_joint_rows_fast_path_equals_the_full_evaluation():
     """Rows at u from the rows at u = 0 (JointRows.bias_at) = a fresh evaluation at u, 1e-12."""
-    from engine.constraints import StateContext
+    from eomlab.engine.constraints import StateContext
 
     system = build_system(_mixed_joints_3d(), "absolute")
     cs = system.constraints

@@ -4,9 +4,9 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from engine.model import BodyTorque, INTEGRATORS, JointEffort
-from engine.presets import preset
-from engine.simulation import Simulation
+from eomlab.engine.model import BodyTorque, INTEGRATORS, JointEffort
+from eomlab.engine.presets import preset
+from eomlab.engine.simulation import Simulation
 
 from engine_helpers import column
 

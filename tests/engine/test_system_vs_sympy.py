@@ -8,9 +8,9 @@ import pytest
 import sympy as sp
 from sympy.physics import mechanics as me
 
-from engine.model import GROUND
-from engine.presets import preset
-from engine.system import build_system
+from eomlab.engine.model import GROUND
+from eomlab.engine.presets import preset
+from eomlab.engine.system import build_system
 
 TOL = 1e-12
 

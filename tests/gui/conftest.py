@@ -37,7 +37,7 @@ def settings_store(tmp_path):
 @pytest.fixture
 def make_window(qtbot, settings_store):
     """Build a main window on a model; closed (and its workers joined) after the test."""
-    from gui.main_window import MainWindow
+    from eomlab.gui.main_window import MainWindow
 
     windows = []
 

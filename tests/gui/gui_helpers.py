@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gui.runner import AS_FAST_AS_POSSIBLE
+from eomlab.gui.runner import AS_FAST_AS_POSSIBLE
 
 
 def main_samples(window) -> np.ndarray:

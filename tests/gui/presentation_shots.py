@@ -20,8 +20,8 @@ def main(model_path: str, light: str, dark: str, compare: bool) -> None:
     app = QApplication(sys.argv[:1])
     import pyqtgraph as pg
 
-    from gui.app import load_start_model
-    from gui.main_window import MainWindow
+    from eomlab.gui.app import load_start_model
+    from eomlab.gui.main_window import MainWindow
 
     window = MainWindow(load_start_model(model_path), model_path, run=True, compare=compare)
     window.confirm_discard = lambda: True

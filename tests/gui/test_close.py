@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import time
 
-from engine.presets import preset
-from gui.main_window import MainWindow
+from eomlab.engine.presets import preset
+from eomlab.gui.main_window import MainWindow
 
 from gui_helpers import wait_for_samples
 

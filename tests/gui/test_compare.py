@@ -5,16 +5,16 @@ import os
 
 import numpy as np
 
-from engine.model import METHODS
-from engine.modelfile import load_model
-from gui.compare import (
+from eomlab.engine.model import METHODS
+from eomlab.engine.modelfile import load_model
+from eomlab.gui.compare import (
     METHOD_STYLES,
     OKABE_ITO,
     RunSettings,
     coordinate_difference,
     run_models,
 )
-from gui.runner import AS_FAST_AS_POSSIBLE
+from eomlab.gui.runner import AS_FAST_AS_POSSIBLE
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FOUR_BAR = os.path.join(ROOT, "assets", "models", "four_bar.eom.json")

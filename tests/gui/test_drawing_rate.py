@@ -9,12 +9,12 @@ import signal
 import numpy as np
 import pytest
 
-import engine.simulation
-from engine.presets import preset
-from gui import main_window as main_window_module
-from gui.plots import PLOT_TITLES, PlotPanel, RunSeries, m4_decimate, pixel_decimate, plot_of
-from gui.ring_buffer import RingBuffer
-from gui.runner import PROCESS_WORKERS, AS_FAST_AS_POSSIBLE, RunInfo, RunThread
+import eomlab.engine.simulation as engine_simulation
+from eomlab.engine.presets import preset
+from eomlab.gui import main_window as main_window_module
+from eomlab.gui.plots import PLOT_TITLES, PlotPanel, RunSeries, m4_decimate, pixel_decimate, plot_of
+from eomlab.gui.ring_buffer import RingBuffer
+from eomlab.gui.runner import PROCESS_WORKERS, AS_FAST_AS_POSSIBLE, RunInfo, RunThread
 
 from gui_helpers import run_fast, wait_for_samples
 
@@ -53,7 +53,7 @@ def test_worker_process_reports_an_engine_exception_as_a_message(qtbot, make_win
     def explode(self, t_stop, wall_budget=None):
         raise ZeroDivisionError("deliberate, in the child")
 
-    monkeypatch.setattr(engine.simulation.Simulation, "advance", explode)  # the fork inherits it
+    monkeypatch.setattr(engine_simulation.Simulation, "advance", explode)  # the fork inherits it
     window = make_window(preset("simple_pendulum"))
     run_fast(window)
     qtbot.waitUntil(lambda: "deliberate, in the child" in window.last_error, timeout=10000)

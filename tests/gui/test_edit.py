@@ -1,9 +1,9 @@
 """Editing through the inspector, tree and dialogs: undoable, validated, saved and reopened."""
 from __future__ import annotations
 
-from engine.model import GROUND
-from engine.presets import preset
-from gui.dialogs import ItemDialog, RigidBodyDialog
+from eomlab.engine.model import GROUND
+from eomlab.engine.presets import preset
+from eomlab.gui.dialogs import ItemDialog, RigidBodyDialog
 
 
 def test_mass_edit_undo_redo_then_save_and_reopen(qtbot, make_window, tmp_path):

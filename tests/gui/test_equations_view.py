@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from PySide6.QtGui import QGuiApplication
 
-from engine.presets import planar_chain, preset
-from gui import equations_view
+from eomlab.engine.presets import planar_chain, preset
+from eomlab.gui import equations_view
 
 
 def shown_equations(qtbot, window, timeout=30000):

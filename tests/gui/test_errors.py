@@ -1,8 +1,8 @@
 """Broken files, runs that blow up and engine exceptions: the window lives on and says why."""
 from __future__ import annotations
 
-import engine.simulation
-from engine.presets import preset
+import eomlab.engine.simulation as engine_simulation
+from eomlab.engine.presets import preset
 
 from gui_helpers import run_fast
 
@@ -27,7 +27,7 @@ def test_worker_exception_is_shown_and_the_window_lives(qtbot, make_window, monk
     def explode(self, t_stop, wall_budget=None):
         raise RuntimeError("boom in the engine")
 
-    monkeypatch.setattr(engine.simulation.Simulation, "advance", explode)
+    monkeypatch.setattr(engine_simulation.Simulation, "advance", explode)
     window = make_window(preset("double_compound_pendulum"))
     run_fast(window)
     qtbot.waitUntil(lambda: "boom in the engine" in window.last_error, timeout=10000)
@@ -42,7 +42,7 @@ def test_worker_exception_is_shown_and_the_window_lives(qtbot, make_window, monk
 def test_blow_up_pauses_with_its_message_and_keeps_the_samples(qtbot, make_window):
     # RK4 with a huge fixed step on a stiff spring: the state explodes within a few steps
     model = preset("simple_pendulum").with_settings(integrator="RK4", dt=0.5, dt_out=0.5, t_end=1000.0)
-    from gui import edits
+    from eomlab.gui import edits
 
     model = edits.add_item(model, "forces", {"name": "stiff", "type": "joint_spring",
                                              "body": model.bodies[0].name, "stiffness": 1e4, "rest": [0.0]})

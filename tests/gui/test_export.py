@@ -1,7 +1,7 @@
 """CSV and plot exports."""
 from __future__ import annotations
 
-from engine.presets import preset
+from eomlab.engine.presets import preset
 
 from gui_helpers import run_fast, wait_for_samples
 

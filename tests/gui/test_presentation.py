@@ -12,7 +12,7 @@ import pyqtgraph as pg
 import pytest
 from PIL import Image, ImageStat
 
-from engine.presets import preset
+from eomlab.engine.presets import preset
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SHOTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "presentation_shots.py")

@@ -5,8 +5,8 @@ from gui_helpers import wait_for_samples
 from PIL import Image
 from PySide6.QtSvg import QSvgRenderer
 
-from engine.presets import preset
-from gui.recording import MP4_UNAVAILABLE, multimedia_available
+from eomlab.engine.presets import preset
+from eomlab.gui.recording import MP4_UNAVAILABLE, multimedia_available
 
 
 def test_three_second_gif_reads_back_with_its_frames(qtbot, make_window, tmp_path):
@@ -35,7 +35,7 @@ def test_scene_and_plot_figures_as_svg_and_png(qtbot, make_window, tmp_path):
     wait_for_samples(qtbot, window, 10)
     window._dirty = True
     window._redraw()
-    from gui.recording import export_scene
+    from eomlab.gui.recording import export_scene
 
     export_scene(window, str(tmp_path / "scene.svg"))
     export_scene(window, str(tmp_path / "scene.png"))

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine.model import METHODS
-from gui.dialogs import ChainDialog
+from eomlab.engine.model import METHODS
+from eomlab.gui.dialogs import ChainDialog
 
 from gui_helpers import main_samples, relative_energy_drift, run_fast, wait_for_samples
 

@@ -17,7 +17,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 MODELS = sorted(glob.glob(os.path.join(ROOT, "assets", "models", "*.eom.json")))
 SCRIPT = """
 import json, sys
-from gui.app import run_gui, last_run
+from eomlab.gui.app import run_gui, last_run
 for model, shot in zip(sys.argv[1::2], sys.argv[2::2]):
     code = run_gui(model, run_for={run_for}, screenshot=shot)
     print(json.dumps(dict(model=model, code=code, **last_run)), flush=True)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLineEdit
 
-from engine.presets import preset
-from gui import shortcuts
+from eomlab.engine.presets import preset
+from eomlab.gui import shortcuts
 
 
 def window_on_pendulum(make_window):

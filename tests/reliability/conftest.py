@@ -18,7 +18,7 @@ def settings_store(tmp_path):
 @pytest.fixture
 def make_window(qtbot, settings_store):
     """Main windows on a model, closed (workers joined) after the test; no dialogs asked."""
-    from gui.main_window import MainWindow
+    from eomlab.gui.main_window import MainWindow
 
     windows = []
 

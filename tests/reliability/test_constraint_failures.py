@@ -10,11 +10,11 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from engine.model import Coincident, ExpressionConstraint, PointRef, Prescribed, Stabilization
-from engine.modelfile import loads_model
-from engine.presets import preset
-from engine.simulation import Simulation
-from engine.model import ModelError
+from eomlab.engine.model import Coincident, ExpressionConstraint, PointRef, Prescribed, Stabilization
+from eomlab.engine.modelfile import loads_model
+from eomlab.engine.presets import preset
+from eomlab.engine.simulation import Simulation
+from eomlab.engine.model import ModelError
 
 from reliability_helpers import asset_dict
 
@@ -123,7 +123,7 @@ def test_condition_watch_raises_above_its_threshold_naming_the_rows():
     sim = Simulation(preset("four_bar"), t_end=0.1)
     good = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
     sim._watch_condition(good)
-    from engine.formulations import ConstraintFailure
+    from eomlab.engine.formulations import ConstraintFailure
 
     nearly_dependent = np.array([[1.0, 0.0, 0.0], [1.0, 1e-9, 0.0]])
     with pytest.raises(ConstraintFailure, match=r"singular configuration: the constraint rows closure\[\d\]"):

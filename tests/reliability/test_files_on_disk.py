@@ -5,10 +5,10 @@ from __future__ import annotations
 import os
 from dataclasses import replace
 
-import engine.modelfile
-from engine.modelfile import load_model, save_model
-from engine.presets import preset
-from gui import recovery
+import eomlab.engine.modelfile as engine_modelfile
+from eomlab.engine.modelfile import load_model, save_model
+from eomlab.engine.presets import preset
+from eomlab.gui import recovery
 
 from reliability_helpers import fingerprint
 
@@ -33,7 +33,7 @@ def test_failed_save_keeps_the_old_file_and_the_edits(make_window, tmp_path, mon
     def disk_full(src, dst):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(engine.modelfile.os, "replace", disk_full)
+    monkeypatch.setattr(engine_modelfile.os, "replace", disk_full)
     assert not window.save()
     assert "No space left on device" in window.last_error and path.name in window.last_error
     assert fingerprint(path) == before

@@ -10,11 +10,11 @@ import numpy as np
 import psutil
 import pytest
 
-from engine.cli import main
-from engine.model import JointEffort
-from engine.modelfile import save_model
-from engine.presets import preset
-from engine.simulation import Simulation
+from eomlab.engine.cli import main
+from eomlab.engine.model import JointEffort
+from eomlab.engine.modelfile import save_model
+from eomlab.engine.presets import preset
+from eomlab.engine.simulation import Simulation
 
 from reliability_helpers import fingerprint
 
@@ -99,7 +99,7 @@ def test_sample_cap_keeps_the_newest_samples_and_advance_returns_all_new_rows():
 
 
 def test_window_worker_runs_with_a_sample_cap(monkeypatch):
-    import gui.runner as runner
+    import eomlab.gui.runner as runner
 
     made = []
 

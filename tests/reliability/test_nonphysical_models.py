@@ -9,10 +9,10 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from engine.model import METHODS, ModelError
-from engine.modelfile import loads_model
-from engine.presets import preset
-from engine.simulation import Simulation
+from eomlab.engine.model import METHODS, ModelError
+from eomlab.engine.modelfile import loads_model
+from eomlab.engine.presets import preset
+from eomlab.engine.simulation import Simulation
 
 from reliability_helpers import asset_dict
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from engine.presets import preset
+from eomlab.engine.presets import preset
 
 from reliability_helpers import asset_dict, fingerprint, write_model, write_model_text
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import time
 
 
-from engine.presets import preset
-from gui.main_window import MainWindow
-from gui.runner import AS_FAST_AS_POSSIBLE
+from eomlab.engine.presets import preset
+from eomlab.gui.main_window import MainWindow
+from eomlab.gui.runner import AS_FAST_AS_POSSIBLE
 
 JOIN_SECONDS = 1.0
 
@@ -60,7 +60,7 @@ def test_closing_during_a_compare_run_joins_all_workers_without_qthread_warnings
 def test_closing_after_a_failed_run_is_clean(qtbot, qtlog, make_window):
     from dataclasses import replace
 
-    from engine.model import JointEffort
+    from eomlab.engine.model import JointEffort
 
     model = preset("simple_pendulum").with_settings(t_end=5.0)
     model = replace(model, forces=(JointEffort("pole", "bob", ("tan(5*t)",)),))

@@ -1,0 +1,4 @@
+"""`python -m eomlab`: the same command line as the `eomlab` script."""
+from eomlab.engine.cli import main
+
+raise SystemExit(main())
