@@ -1,4 +1,4 @@
 """`python -m eomlab`: the same command line as the `eomlab` script."""
-from eomlab.engine.cli import main
+from eomlab.cli import main
 
 raise SystemExit(main())

@@ -9,7 +9,7 @@ import sys
 import numpy as np
 import pytest
 
-from eomlab.engine.cli import main
+from eomlab.cli import main
 from eomlab.engine.model import METHODS
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -108,7 +108,7 @@ def test_bad_files_exit_2_with_one_line(tmp_path, name, change, path, message):
     bad.write_text(text)
     out = tmp_path / "out.csv"
     before = sorted(os.listdir(tmp_path))
-    proc = subprocess.run([sys.executable, "-m", "eomlab.engine.cli", "run", str(bad), "--out", str(out)],
+    proc = subprocess.run([sys.executable, "-m", "eomlab", "run", str(bad), "--out", str(out)],
                           capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert proc.returncode == 2
     assert proc.stdout == ""
@@ -121,9 +121,9 @@ def test_bad_files_exit_2_with_one_line(tmp_path, name, change, path, message):
 
 
 def test_unreadable_file_and_bad_option():
-    proc = subprocess.run([sys.executable, "-m", "eomlab.engine.cli", "run", "/nonexistent/x.eom.json"],
+    proc = subprocess.run([sys.executable, "-m", "eomlab", "run", "/nonexistent/x.eom.json"],
                           capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1
-    proc = subprocess.run([sys.executable, "-m", "eomlab.engine.cli", "run", str(ASSETS / "four_bar.eom.json"),
+    proc = subprocess.run([sys.executable, "-m", "eomlab", "run", str(ASSETS / "four_bar.eom.json"),
                            "--t-end", "-3"], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert proc.returncode == 2 and "t-end" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1

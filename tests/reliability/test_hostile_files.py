@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from eomlab.engine import modelfile
-from eomlab.engine.cli import main
+from eomlab.cli import main
 from eomlab.engine.model import Model, ModelError
 from eomlab.engine.modelfile import load_model, loads_model
 from eomlab.engine.simulation import Simulation
@@ -276,7 +276,7 @@ def test_cli_process_exits_2_without_traceback_for_a_non_physical_model(tmp_path
     data = asset_dict("simple_pendulum")
     data["bodies"][0]["mass"] = 0.0
     path = write_model(tmp_path, data, "massless.eom.json")
-    proc = subprocess.run([sys.executable, "-m", "eomlab.engine.cli", "run", str(path), "--t-end", "0.1"],
+    proc = subprocess.run([sys.executable, "-m", "eomlab", "run", str(path), "--t-end", "0.1"],
                           capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert proc.returncode == 2 and proc.stdout == ""
     lines = proc.stderr.splitlines()
@@ -291,7 +291,7 @@ def test_cli_refuses_an_overflowing_start_in_one_line(tmp_path):
     data["bodies"][0]["joint"]["u0"] = [1e300]
     path = write_model(tmp_path, data, "fast.eom.json")
     out = tmp_path / "out.csv"
-    proc = subprocess.run([sys.executable, "-m", "eomlab.engine.cli", "run", str(path), "--t-end", "0.1", "--out", str(out)],
+    proc = subprocess.run([sys.executable, "-m", "eomlab", "run", str(path), "--t-end", "0.1", "--out", str(out)],
                           capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert proc.returncode == 2 and proc.stdout == "" and not out.exists()
     lines = proc.stderr.splitlines()

@@ -10,7 +10,7 @@ import numpy as np
 import psutil
 import pytest
 
-from eomlab.engine.cli import main
+from eomlab.cli import main
 from eomlab.engine.model import JointEffort
 from eomlab.engine.modelfile import save_model
 from eomlab.engine.presets import preset

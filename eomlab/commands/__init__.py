@@ -1,0 +1,1 @@
+"""One module per `eomlab` subcommand: `add_parser(subparsers)` and `main(args) -> int`."""
