@@ -482,7 +482,7 @@ class PlotPanel(QWidget):
                 return None
             if s.energy_reference is None:  # kept: E(0) may later fall out of the ring buffer
                 kinetic, potential = s.column(data, "T"), s.column(data, "V")
-                # the same scale as the engine's relative_energy_drift (THEORY.md §5)
+                # the same scale as the engine's relative_energy_drift
                 s.energy_reference = (energy[0], max(abs(energy[0]), kinetic[0] + abs(potential[0]), 1e-12))
             e0, scale = s.energy_reference
             return np.maximum(np.abs(energy - e0) / scale, LOG_FLOOR)

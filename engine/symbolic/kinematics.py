@@ -5,7 +5,7 @@ accelerations `<coord>_ddot`, and the model's speeds (`u`, body-axis ω componen
 spherical/free joints with ``"speeds": "body"``, else the rates), all real, as
 `engine.expressions.symbol` makes them. Every body gets its world rotation, hinge position and
 body-axis angular velocity; velocities come from Jacobians, so they are exact and linear in the
-rates or speeds (seed 004 (45): ṙ = α q̇ + s, here with s = 0 for a fixed base).
+rates or speeds (Roberson–Wittenburg: ṙ = α q̇ + s, here with s = 0 for a fixed base).
 """
 from __future__ import annotations
 
@@ -243,7 +243,7 @@ class SymbolicTree:
             inertia=self.params.inertia(body), joint_frame_rotation=R_jw, coordinates=list(q))
 
     def _motion(self, parent: Motion, w_rel, to_body, R_parent, R_joint, offset, translation, speeds) -> Motion:
-        """Recursive velocities and accelerations of a child from its parent's (seed 004 (36)–(40)).
+        """Recursive velocities and accelerations of a child from its parent's.
 
         All in body axes (C = R_J R_rel turns child axes into parent axes), which keeps the
         expressions short: only relative rotations appear, never the product down the chain.
