@@ -115,8 +115,12 @@ def symbolic_page(model: Model, method: str):
     return build_page(derive(model, method, parameters="numbers"), model.name)
 
 
-def _typeset_all(page, generation: int, kind: str, results) -> None:
+def _typeset_all(page, generation: int, kind: str, results, known=frozenset()) -> None:
+    """Every formula in page order; those the panel already has (`known`) only by name."""
     for index, latex in enumerate(page.formulas()):
+        if latex in known:
+            results.put(("svg", generation, (kind, index, None, "known")))
+            continue
         if len(latex) > DEFERRED_CHARS:
             results.put(("svg", generation, (kind, index, None, "deferred")))
             continue
@@ -131,13 +135,15 @@ def _typeset_one(latex: str, generation: int, kind: str, index: int, results) ->
 
 
 def answer(request, results) -> None:
-    """One request: (generation, model, method, state, what) with `what` ⊆ {"numbers", "symbols"},
-    or ("typeset", generation, kind, index, latex) for a deferred formula."""
+    """One request: (generation, model, method, state, what, known) with `what` ⊆ {"numbers",
+    "symbols"} and `known` the formulas the panel has typeset before, or ("typeset", generation,
+    kind, index, latex) for a deferred formula."""
     if request[0] == "typeset":
         _, generation, kind, index, latex = request
         _typeset_one(latex, generation, kind, index, results)
+        results.put(("done", generation, None))
         return
-    generation, model, method, state, what = request
+    generation, model, method, state, what, known = request
     if "numbers" in what:
         try:
             numbers = numeric_snapshot(model, method, state)
@@ -145,7 +151,7 @@ def answer(request, results) -> None:
             numbers = None
         if numbers is not None:
             results.put(("numbers", generation, numbers))
-            _typeset_all(numbers, generation, "numbers", results)
+            _typeset_all(numbers, generation, "numbers", results, known)
     if "symbols" not in what:
         return
     try:
@@ -157,7 +163,7 @@ def answer(request, results) -> None:
         results.put(("refused", generation, f"the derivation failed: {type(error).__name__}: {error}"))
         return
     results.put(("page", generation, page))
-    _typeset_all(page, generation, "page", results)
+    _typeset_all(page, generation, "page", results, known)
     results.put(("done", generation, None))
 
 

@@ -38,6 +38,8 @@ from eomlab.gui.equations_render import serve
 
 #: how often the GUI thread looks for the worker's results (ms)
 POLL_MS = 50
+#: typeset formulas kept by their LaTeX (the general forms recur on every model)
+SVG_CACHE_SIZE = 3000
 #: the floating window's share of the screen
 WINDOW_SHARE = (0.62, 0.88)
 
@@ -171,6 +173,7 @@ class EquationsView(QObject):
         self.poll_timer.setInterval(POLL_MS)
         self.poll_timer.timeout.connect(self._collect)
         self.cache: dict[tuple, Entry] = {}
+        self.svg_cache: dict[str, bytes] = {}
         self.pending: dict[int, tuple] = {}  # generation -> (model, method) or ("numbers", key)
         self.generation = 0
         self.cancelled: list[tuple] = []  # keys whose derivation was ended (for tests and the record)
@@ -220,10 +223,12 @@ class EquationsView(QObject):
         return self.panel.state.text()
 
     def _wanted(self) -> list[tuple]:
-        model = self.window.model
+        """(model, method) keys of what should be on screen; the model with one fixed method
+        setting, so a formulation's page is shared by every selected method."""
+        model = self.window.model.with_settings(method="lagrange")
         if self.panel.tabs.currentIndex() == 1:
             return [(model, self.panel.left_box.currentText()), (model, self.panel.right_box.currentText())]
-        return [(model, model.settings.method)]
+        return [(model, self.window.model.settings.method)]
 
     def update(self) -> None:
         """Show what is wanted from the cache, and ask the worker for what is missing."""
@@ -256,7 +261,7 @@ class EquationsView(QObject):
         what = {"symbols", "numbers"} if numbers else {"symbols"}
         model, method = key
         self.numbers = None
-        self.worker.submit((self.generation, model, method, self._state(), what))
+        self.worker.submit((self.generation, model, method, self._state(), what, frozenset(self.svg_cache)))
         self.poll_timer.start()
 
     def _state(self):
@@ -300,6 +305,7 @@ class EquationsView(QObject):
                 del self.pending[generation]
             elif kind == "svg":
                 part, index, svg, note = value
+                svg, note = self._remember(entry, part, index, svg, note)
                 if part == "numbers" and self.numbers is not None:
                     self.numbers[2][index] = (svg, note)
                     self._deliver_number(index, svg, note)
@@ -312,6 +318,18 @@ class EquationsView(QObject):
             self._show()
         if not self.pending:
             self.poll_timer.stop()
+
+    def _remember(self, entry: Entry, part: str, index: int, svg, note):
+        """Keep a new SVG by its LaTeX; fill in one the worker knew we had."""
+        page = entry.page if part == "page" else (self.numbers[1] if self.numbers else None)
+        if page is None:
+            return svg, note
+        latex = page.formulas()[index]
+        if note == "known":
+            return self.svg_cache.get(latex), ""
+        if svg is not None and len(self.svg_cache) < SVG_CACHE_SIZE:
+            self.svg_cache[latex] = svg
+        return svg, note
 
     def _show(self) -> None:
         if self.panel.tabs.currentIndex() == 1:

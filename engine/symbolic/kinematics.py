@@ -68,6 +68,30 @@ def quaternion_rate_matrices(p) -> tuple[sp.Matrix, sp.Matrix]:
     return Q, G
 
 
+def z_angle(R: sp.Matrix):
+    """φ when R is the rotation about z by φ (the identity: 0), else None."""
+    if R == sp.eye(3):
+        return sp.Integer(0)
+    if R[2, 2] != 1 or any(R[i, j] != 0 for i, j in ((0, 2), (1, 2), (2, 0), (2, 1))):
+        return None
+    c, s = R[0, 0], R[1, 0]
+    if isinstance(c, sp.cos) and isinstance(s, sp.sin) and c.args == s.args and R[0, 1] == -s and R[1, 1] == c:
+        return c.args[0]
+    return None
+
+
+def compose(*rotations: sp.Matrix) -> sp.Matrix:
+    """The product of rotations; rotations about z alone are composed by adding their angles
+    (a planar chain's bodies turn by θ1 + θ2 + …: short sums instead of nested products)."""
+    angles = [z_angle(R) for R in rotations]
+    if all(a is not None for a in angles):
+        return elementary("z", sp.Add(*angles))
+    product = sp.eye(3)
+    for R in rotations:
+        product = product * R
+    return product
+
+
 def euler_body_rate_matrix(sequence: str, theta: sp.Expr, phi: sp.Expr) -> sp.Matrix:
     """E with ω_body = E (ψ̇, θ̇, φ̇) for R = R_a(ψ) R_b(θ) R_c(φ)."""
     a, b, c = sequence
@@ -230,8 +254,8 @@ class SymbolicTree:
         R_joint = exact_matrix(joint.rotation)
         R_rel, translation = self._joint_pose(joint, q)
         w_rel_rates, w_rel_speeds = self._kinematic_equations(joint, q, qd, u)
-        R_jw = self.simplify(R_parent * R_joint)
-        rotation = self.simplify(R_jw * R_rel)
+        R_jw = self.simplify(compose(R_parent, R_joint))
+        rotation = self.simplify(compose(R_jw, R_rel))
         offset = self.params.hinge(body) + R_joint * translation  # hinge from parent origin, parent axes
         origin = self.simplify(origin_parent + R_parent * offset)
         to_body = (R_joint * R_rel).T  # parent axes -> body axes
