@@ -145,8 +145,8 @@ def _heading(text: str, level: int, base: QFont) -> QLabel:
     return label
 
 
-def _role_frame(role: str, inner: QWidget) -> QWidget:
-    """A formula marked with its role: a coloured bar and the role's name in the same colour."""
+def _role_frame(role: str, inner: QWidget, tagged: bool = True) -> QWidget:
+    """A formula marked with its role: a coloured bar and (`tagged`) the role's name in that colour."""
     label, colour = ROLES[role]
     frame = QFrame()
     frame.setObjectName("role_frame")
@@ -155,9 +155,10 @@ def _role_frame(role: str, inner: QWidget) -> QWidget:
     layout = QVBoxLayout(frame)
     layout.setContentsMargins(8, 0, 0, 0)
     layout.setSpacing(0)
-    tag = _label(label, "role_tag")
-    tag.setStyleSheet(f"color: {colour}; font-weight: bold;")
-    layout.addWidget(tag)
+    if tagged:
+        tag = _label(label, "role_tag")
+        tag.setStyleSheet(f"color: {colour}; font-weight: bold;")
+        layout.addWidget(tag)
     layout.addWidget(inner)
     return frame
 
@@ -275,7 +276,7 @@ class CompareView(QWidget):
                 all_formulas = page.formulas()
                 for formula in formulas:
                     slot = FormulaSlot()
-                    layout.addWidget(_role_frame(role, slot))
+                    layout.addWidget(_role_frame(role, slot, tagged=False))
                     self.slots.append((side, all_formulas.index(formula.latex), line, slot))
                 if not formulas:
                     layout.addWidget(_label("no term of this kind", "equations_prose"))

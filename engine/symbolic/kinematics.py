@@ -206,6 +206,7 @@ class SymbolicTree:
         self.qdot_in_speeds: dict[sp.Symbol, sp.Expr] = {}  # q̇ = W(q) u
         self.speeds_in_rates: dict[sp.Symbol, sp.Expr] = {}  # u = W(q)⁻¹ q̇
         self.bodies: dict[str, BodyFrame] = {}
+        self.lagrange_core = None  # (T, V, M, Γ, h, Q) once a formulation has formed them
         self._build()
         ops = sum(sp.count_ops(self.com_position(b.name)) for b in model.bodies)
         check_operations(ops, len(self.q))

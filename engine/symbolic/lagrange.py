@@ -11,6 +11,8 @@ from .kinematics import SymbolicTree
 
 #: more nonzero Christoffel symbols than this are summarized, not listed
 CHRISTOFFEL_LISTING_LIMIT = 30
+#: beyond this many coordinates the Christoffel symbols are not formed (n³ derivatives)
+CHRISTOFFEL_DOF_LIMIT = 5
 
 
 def christoffel_symbols(tree: SymbolicTree, M: sp.Matrix) -> list[list[list[sp.Expr]]]:
@@ -38,17 +40,27 @@ def christoffel_terms(tree: SymbolicTree, gamma) -> sp.Matrix:
 
 
 def lagrange_core(tree: SymbolicTree):
-    """T, V, M, Γ, h and Q in the rates q̇ (shared by Lagrange, Maggi and Udwadia–Kalaba)."""
+    """T, V, M, Γ, h and Q in the rates q̇ (shared by Lagrange, Maggi, Udwadia–Kalaba and the tree
+    view, so computed once per tree). Beyond CHRISTOFFEL_DOF_LIMIT coordinates Γ is None and
+    h = ∂(M q̇)/∂q · q̇ − ∂T/∂q directly: n² derivatives instead of the n³ of the symbols."""
+    if getattr(tree, "lagrange_core", None) is not None:
+        return tree.lagrange_core
     tree.progress.checkpoint("kinetic energy")
     T = kinetic_energy(tree, speeds=False)
     tree.progress.checkpoint("mass matrix")
     M = tree.simplify(sp.hessian(T, tree.qd))
-    gamma = christoffel_symbols(tree, M)
-    h = christoffel_terms(tree, gamma)
+    if len(tree.q) <= CHRISTOFFEL_DOF_LIMIT:
+        gamma = christoffel_symbols(tree, M)
+        h = christoffel_terms(tree, gamma)
+    else:
+        tree.progress.checkpoint("velocity terms")
+        qd, q = sp.Matrix(tree.qd), sp.Matrix(tree.q)
+        gamma, h = None, tree.simplify((M * qd).jacobian(q) * qd - sp.Matrix([T]).jacobian(q).T)
     tree.progress.checkpoint("generalized forces")
     Q = generalized_active_forces(tree, speeds=False)
     V = potential_energy(tree)
-    return T, V, M, gamma, h, Q
+    tree.lagrange_core = (T, V, M, gamma, h, Q)
+    return tree.lagrange_core
 
 
 def rate_constraints(tree: SymbolicTree) -> AccelerationRows:
@@ -97,13 +109,17 @@ def add_christoffel_section(eq: Equations, tree: SymbolicTree, gamma, h) -> None
     christoffel.add("definition", Tex(r"\Gamma_{\sigma,\alpha\beta} = \tfrac12\Big(\frac{\partial M_{\sigma\alpha}}"
                                       r"{\partial q^\beta} + \frac{\partial M_{\sigma\beta}}{\partial q^\alpha}"
                                       r" - \frac{\partial M_{\alpha\beta}}{\partial q^\sigma}\Big)"))
-    listed = nonzero_christoffel(tree, gamma)
-    if len(listed) <= CHRISTOFFEL_LISTING_LIMIT:
+    listed = nonzero_christoffel(tree, gamma) if gamma is not None else None
+    if listed is None:
+        christoffel.add("count", f"With {len(tree.q)} coordinates the symbols are not formed one by one; the "
+                                 "velocity terms come directly from the mass matrix and the kinetic energy:")
+        christoffel.add("", Tex(r"h = \frac{\partial (M\dot q)}{\partial q}\,\dot q - \frac{\partial T}{\partial q}"))
+    elif len(listed) <= CHRISTOFFEL_LISTING_LIMIT:
         for (s, a, b), value in listed.items():
             christoffel.add("", value, tex=christoffel_tex(s, a, b))
     else:
         christoffel.add("count", f"{len(listed)} symbols are nonzero, too many to list; their sums follow.")
-    if not listed:
+    if listed == {}:
         christoffel.add("count", "All Christoffel symbols are zero.")
     christoffel.add("velocity terms", h, "h", tex=r"h_\sigma = \Gamma_{\sigma,\alpha\beta}\,\dot q^\alpha \dot q^\beta",
                     role="forcing")

@@ -24,7 +24,7 @@ def maggi_equations(tree: SymbolicTree) -> Equations:
         accelerations=list(tree.qdd), mass_matrix=M, forcing=Y, parameters=dict(tree.params.values))
     free = eq.section("The unconstrained system")
     free.add("", Tex(r"M\,\ddot q = Q - h"))
-    free.add("the mass matrix", M, "M", tex="M", role="mass").add("applied and velocity forces", Y, "Y", tex="Q - h")
+    free.add("the mass matrix", M, "M", tex="M").add("applied and velocity forces", Y, "Y", tex="Q - h")
     if rows.A.rows and constraints_too_long(rows.A, rows.b):
         add_constraint_sections(eq, tree, rows, M, Y, saddle_point=False)
         eq.section("First group, free of multipliers").add(

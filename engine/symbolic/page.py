@@ -134,16 +134,22 @@ def numeric_page(title: str, method: str, model_name: str, t: float, M, forcing,
 
 # --- side by side ----------------------------------------------------------------------------
 
-#: at most this many formulas of one role per side (the rest are on the full pages)
-ROLE_FORMULAS = 3
+#: at most this many formulas of one role per side, none longer than ROLE_CHARS (the rest are on
+#: the full pages)
+ROLE_FORMULAS = 2
+ROLE_CHARS = 700
+
+
+def _of_role(page: Page, role: str) -> list[Formula]:
+    found = [b for b in page.blocks if isinstance(b, Formula) and b.role == role and len(b.latex) <= ROLE_CHARS]
+    return found[:ROLE_FORMULAS]
 
 
 def corresponding(left: Page, right: Page) -> list[tuple[str, list[Formula], list[Formula]]]:
     """(role, left formulas, right formulas) for each role either page marks, in ROLES order."""
     rows = []
     for role in ROLES:
-        mine = [b for b in left.blocks if isinstance(b, Formula) and b.role == role][:ROLE_FORMULAS]
-        theirs = [b for b in right.blocks if isinstance(b, Formula) and b.role == role][:ROLE_FORMULAS]
+        mine, theirs = _of_role(left, role), _of_role(right, role)
         if mine or theirs:
             rows.append((role, mine, theirs))
     return rows
