@@ -39,6 +39,7 @@ import numpy as np
 from eomlab.engine.lazy_imports import sympy as sp
 
 from eomlab.engine.expressions import FUNCTIONS, excerpt, expression_names, parse_expression, symbol
+from eomlab.engine.methods import METHODS
 from eomlab.engine.model import (
     COORDINATES,
     MAGGI_BASES,
@@ -47,7 +48,6 @@ from eomlab.engine.model import (
     INTEGRATORS,
     JOINT_DOFS,
     JOINT_TYPES,
-    METHODS,
     SHAPE_KINDS,
     STABILIZATIONS,
     Body,
