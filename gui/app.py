@@ -20,7 +20,7 @@ def load_start_model(model_path: str | None):
         try:
             return load_model(model_path)
         except ModelError as error:
-            raise error if error.source else error.with_source(model_path)
+            raise (error if error.source else error.with_source(model_path)) from None
         except OSError as error:
             raise ModelError("", f"cannot read the file: {error.strerror or error}", model_path) from error
     from eomlab.engine.presets import DEFAULT_PRESET, preset
@@ -33,8 +33,8 @@ def run_gui(model_path: str | None = None, run_for: float | None = None, screens
     """Open the window on `model_path` (default: the default preset), running at once.
 
     With `run_for` (seconds of wall time) and/or `screenshot` (a PNG path) the window runs that
-    long, saves a picture of the whole window, closes and returns 0. `compare` overlays the four
-    formulations. A bad model file raises its `ModelError` before any window opens.
+    long, saves a picture of the whole window, closes and returns 0. `compare` overlays every
+    formulation. A bad model file raises its `ModelError` before any window opens.
     """
     model = load_start_model(model_path)
 

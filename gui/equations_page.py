@@ -22,8 +22,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from eomlab.engine.symbolic.about import ROLES
-from eomlab.engine.symbolic.page import Definition, Formula, Heading, Page, Prose
 from eomlab.gui.equations_render import INK, TYPESET_PX
 
 #: the SVG is drawn at this many times the window's font size over the typesetting size
@@ -145,9 +143,8 @@ def _heading(text: str, level: int, base: QFont) -> QLabel:
     return label
 
 
-def _role_frame(role: str, inner: QWidget, tagged: bool = True) -> QWidget:
+def _role_frame(role: str, label: str, colour: str, inner: QWidget, tagged: bool = True) -> QWidget:
     """A formula marked with its role: a coloured bar and (`tagged`) the role's name in that colour."""
-    label, colour = ROLES[role]
     frame = QFrame()
     frame.setObjectName("role_frame")
     frame.setProperty("role", role)
@@ -182,20 +179,21 @@ class PageView(QWidget):
                 item.widget().deleteLater()
         self.slots = {}
 
-    def add_page(self, page: Page, kind: str) -> None:
+    def add_page(self, page: dict, kind: str) -> None:
+        """Lay out a page (`engine.symbolic.page_data`): headings, prose, and a slot per formula."""
         slots = self.slots.setdefault(kind, [])
-        for block in page.blocks:
-            if isinstance(block, Heading):
-                self.layout_.addWidget(_heading(block.text, block.level, self.font()))
-            elif isinstance(block, Prose):
-                self.layout_.addWidget(_label(block.text))
+        for block in page["blocks"]:
+            if block[0] == "heading":
+                self.layout_.addWidget(_heading(block[1], block[2], self.font()))
+            elif block[0] == "prose":
+                self.layout_.addWidget(_label(block[1]))
             else:
                 slot = self._slot(kind, len(slots))
                 slots.append(slot)
-                if isinstance(block, Definition):
-                    self.layout_.addWidget(self._definition(slot, block.text))
+                if block[0] == "definition":
+                    self.layout_.addWidget(self._definition(slot, block[1]))
                 else:
-                    self.layout_.addWidget(self._formula_block(slot, block.caption, block.role))
+                    self.layout_.addWidget(self._formula_block(slot, *block[1:]))
 
     def add_message(self, text: str) -> None:
         self.layout_.addWidget(_label(text, "equations_message"))
@@ -218,7 +216,7 @@ class PageView(QWidget):
         return row
 
     @staticmethod
-    def _formula_block(slot: FormulaSlot, caption: str, role: str) -> QWidget:
+    def _formula_block(slot: FormulaSlot, caption: str, role: str, label: str, colour: str) -> QWidget:
         box = QWidget()
         layout = QVBoxLayout(box)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -226,7 +224,7 @@ class PageView(QWidget):
         if caption:
             layout.addWidget(_label(caption, "formula_caption"))
         layout.addWidget(slot)
-        return _role_frame(role, box) if role in ROLES else box
+        return _role_frame(role, label, colour, box) if role else box
 
     def set_svg(self, kind: str, index: int, svg: bytes | None, note: str) -> None:
         slots = self.slots.get(kind, [])
@@ -257,28 +255,31 @@ class CompareView(QWidget):
                 item.widget().deleteLater()
         self.slots = []
 
-    def show_rows(self, left: Page, right: Page, rows) -> None:
+    def show_rows(self, left: dict, right: dict) -> None:
+        """One row per role either page marks (`page_data`'s roles), its formulas left and right."""
         self.clear()
-        self.grid.addWidget(_heading(left.title, 2, self.font()), 0, 0)
-        self.grid.addWidget(_heading(right.title, 2, self.font()), 0, 1)
+        self.grid.addWidget(_heading(left["title"], 2, self.font()), 0, 0)
+        self.grid.addWidget(_heading(right["title"], 2, self.font()), 0, 1)
+        mine = {role: (label, colour, indices) for role, label, colour, indices in left["roles"]}
+        theirs = {role: (label, colour, indices) for role, label, colour, indices in right["roles"]}
+        order = list(mine) + [role for role in theirs if role not in mine]
         line = 1
-        for role, mine, theirs in rows:
-            label, colour = ROLES[role]
+        for role in order:
+            label, colour, _ = mine.get(role) or theirs[role]
             tag = _label(label, "role_tag")
             tag.setStyleSheet(f"color: {colour}; font-weight: bold; border-bottom: 2px solid {colour};")
             tag.setProperty("role", role)
             self.grid.addWidget(tag, line, 0, 1, 2)
             line += 1
-            for column, (side, page, formulas) in enumerate((("left", left, mine), ("right", right, theirs))):
+            for column, (side, found) in enumerate((("left", mine), ("right", theirs))):
                 cell = QWidget()
                 layout = QVBoxLayout(cell)
                 layout.setContentsMargins(0, 0, 0, 0)
-                all_formulas = page.formulas()
-                for formula in formulas:
+                for index in found.get(role, ("", "", []))[2]:
                     slot = FormulaSlot()
-                    layout.addWidget(_role_frame(role, slot, tagged=False))
-                    self.slots.append((side, all_formulas.index(formula.latex), line, slot))
-                if not formulas:
+                    layout.addWidget(_role_frame(role, label, colour, slot, tagged=False))
+                    self.slots.append((side, index, line, slot))
+                if role not in found:
                     layout.addWidget(_label("no term of this kind", "equations_prose"))
                 self.grid.addWidget(cell, line, column, Qt.AlignTop)
             line += 1

@@ -89,9 +89,9 @@ def numeric_snapshot(model: Model, method: str, state):
     """The numbers at `state` ((columns, row) of the window's run, or None: the start) as a page."""
     import numpy as np
 
+    from eomlab.engine import symbolic  # the symbolic entry point (sympy: loaded here, in the worker)
+    from eomlab.engine.methods import label
     from eomlab.engine.simulation import Simulation
-    from eomlab.engine.symbolic.about import ABOUTS
-    from eomlab.engine.symbolic.page import numeric_page
 
     simulation = Simulation(model, method=method if method != "roberson_wittenburg" else "lagrange")
     columns, row = (simulation.columns, simulation.samples()[0]) if state is None else state
@@ -102,22 +102,23 @@ def numeric_snapshot(model: Model, method: str, state):
     u = np.array([value[n] for n in system.speed_names])
     evaluation = formulation.evaluate(t, formulation.qu_to_state(q, formulation.model_to_own(q, u)))
     rows = evaluation.rows
-    title = ABOUTS[method].name if method in ABOUTS else method
-    return numeric_page(title, method, model.name, t, evaluation.dynamics.M, evaluation.dynamics.forcing,
-                        None if rows is None else rows.A, None if rows is None else rows.b)
+    title = label(method) if method != "roberson_wittenburg" else "Roberson–Wittenburg"
+    return symbolic.page_data(symbolic.numeric_page(
+        title, method, model.name, t, evaluation.dynamics.M, evaluation.dynamics.forcing,
+        None if rows is None else rows.A, None if rows is None else rows.b))
 
 
 def symbolic_page(model: Model, method: str):
-    """Derive and lay out; raises SymbolicTooLarge (a ModelError) for a model too large."""
-    from eomlab.engine.symbolic import derive
-    from eomlab.engine.symbolic.page import build_page
+    """Derive and lay out (plain data, `page_data`); raises SymbolicTooLarge (a ModelError) for a
+    model too large."""
+    from eomlab.engine import symbolic
 
-    return build_page(derive(model, method, parameters="numbers"), model.name)
+    return symbolic.page_data(symbolic.build_page(symbolic.derive(model, method, parameters="numbers"), model.name))
 
 
 def _typeset_all(page, generation: int, kind: str, results, known=frozenset()) -> None:
     """Every formula in page order; those the panel already has (`known`) only by name."""
-    for index, latex in enumerate(page.formulas()):
+    for index, latex in enumerate(page["formulas"]):
         if latex in known:
             results.put(("svg", generation, (kind, index, None, "known")))
             continue

@@ -30,14 +30,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from eomlab.engine.model import Model
-from eomlab.engine.symbolic import SYMBOLIC_METHODS
-from eomlab.engine.symbolic.page import corresponding, html_document, latex_document
+from eomlab.engine.methods import METHODS
 from eomlab.gui.equations_page import CompareView, PageView
 from eomlab.gui.equations_render import serve
 
 #: how often the GUI thread looks for the worker's results (ms)
 POLL_MS = 50
+#: what the panel offers: the registry's formulations and the tree view (symbolic only)
+SYMBOLIC_METHODS = (*METHODS, "roberson_wittenburg")
 #: typeset formulas kept by their LaTeX (the general forms recur on every model)
 SVG_CACHE_SIZE = 3000
 #: the floating window's share of the screen
@@ -324,7 +324,7 @@ class EquationsView(QObject):
         page = entry.page if part == "page" else (self.numbers[1] if self.numbers else None)
         if page is None:
             return svg, note
-        latex = page.formulas()[index]
+        latex = page["formulas"][index]
         if note == "known":
             return self.svg_cache.get(latex), ""
         if svg is not None and len(self.svg_cache) < SVG_CACHE_SIZE:
@@ -383,7 +383,7 @@ class EquationsView(QObject):
         if self.compared == (keys, id(left.page), id(right.page)):
             return
         self.compared = (keys, id(left.page), id(right.page))
-        self.panel.compare.show_rows(left.page, right.page, corresponding(left.page, right.page))
+        self.panel.compare.show_rows(left.page, right.page)
         for side, entry in (("left", left), ("right", right)):
             for index, (svg, note) in entry.svgs.items():
                 self.panel.compare.set_svg(side, index, svg, note)
@@ -408,7 +408,7 @@ class EquationsView(QObject):
             return
         self.generation += 1
         self.pending[self.generation] = key
-        self.worker.submit(("typeset", self.generation, kind, index, entry.page.formulas()[index]))
+        self.worker.submit(("typeset", self.generation, kind, index, entry.page["formulas"][index]))
         self.poll_timer.start()
 
     # --- output ----------------------------------------------------------------------------
@@ -420,13 +420,13 @@ class EquationsView(QObject):
     def copy_latex(self) -> None:
         page = self.current_page()
         if page is not None:
-            QGuiApplication.clipboard().setText(latex_document(page))
+            QGuiApplication.clipboard().setText(page["latex"])
             self.window.statusBar().showMessage("Copied the equations as LaTeX", 5000)
 
     def export(self, path: str) -> None:
         """The whole page as a standalone LaTeX file (.tex) or HTML with MathML (anything else)."""
         page = self.current_page()
-        text = latex_document(page) if path.lower().endswith(".tex") else html_document(page)
+        text = page["latex"] if path.lower().endswith(".tex") else page["html"]
         partial = path + ".part"
         with open(partial, "w", encoding="utf-8") as out:
             out.write(text)

@@ -137,6 +137,7 @@ def test_the_panel_lays_out_every_page_without_markup_or_missing_glyphs(qtbot):
     import latex2mathml.converter
     from PySide6.QtWidgets import QLabel
 
+    from eomlab.engine.symbolic import page_data
     from eomlab.gui.equations_page import PageView
     from eomlab.gui.equations_render import missing_glyphs
 
@@ -146,7 +147,7 @@ def test_the_panel_lays_out_every_page_without_markup_or_missing_glyphs(qtbot):
         if isinstance(shown, str):
             view.add_message(shown)
         else:
-            view.add_page(shown, "page")
+            view.add_page(page_data(shown), "page")
             assert len(view.slots["page"]) == len(shown.formulas())
             for latex in shown.formulas():
                 assert not missing_glyphs(latex2mathml.converter.convert(latex)), (preset, method, latex)

@@ -116,5 +116,5 @@ def _constrained(eq: Equations, tree: SymbolicTree, rows, table, M, forcing) -> 
     reduced.add("the forcing over the independent speeds", f_reduced, "reduced_forcing", tex=r"\tilde f",
                 role="forcing")
     lhs = M_reduced * sp.Matrix([tree.ud[i] for i in split.independent])
-    for r, speed in enumerate(independent):
+    for r in range(len(independent)):
         reduced.add("", sp.Eq(lhs[r], f_reduced[r]), role="reduced")

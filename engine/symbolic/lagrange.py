@@ -97,7 +97,7 @@ def lagrange_equations(tree: SymbolicTree) -> Equations:
     lam = sp.Matrix([sp.Symbol(f"lambda_{name}", real=True) for name in rows.names])
     lhs = M * sp.Matrix(tree.qdd) + h
     rhs = Q + (rows.A.T * lam if rows.A.rows else sp.zeros(len(tree.q), 1))
-    for i, name in enumerate(tree.coordinate_names):
+    for i, _name in enumerate(tree.coordinate_names):
         motion.add("", sp.Eq(lhs[i], rhs[i]), role="general")
     if rows.A.rows:
         add_constraint_sections(eq, tree, rows, M, Q - h)

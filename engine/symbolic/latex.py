@@ -110,7 +110,7 @@ def equation_latex(lhs: str, value, names=None) -> str:
     if lines is None:
         return f"{lhs} = {expression_latex(value, names)}" if lhs else expression_latex(value, names)
     # array rather than aligned: latex2mathml (the HTML and the panel) knows array only
-    body = rf" \\ & \quad {{}} ".join(lines)
+    body = r" \\ & \quad {} ".join(lines)
     return rf"\begin{{array}}{{rl}} {lhs} & {{}} = {body} \end{{array}}"
 
 

@@ -52,7 +52,7 @@ def maggi_equations(tree: SymbolicTree) -> Equations:
     first.add("the forces in the allowed directions", f_reduced, "reduced_forcing",
               tex=r"C^{\mathsf T}\big(Q - h - M\,\ddot q_p\big)", role="forcing")
     lhs = M_reduced * w
-    for i, name in enumerate(independent):
+    for i in range(len(independent)):
         first.add("", sp.Eq(lhs[i], f_reduced[i]), role="reduced")
     if rows.A.rows:
         add_constraint_sections(eq, tree, rows, M, Y, saddle_point=False)

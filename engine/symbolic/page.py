@@ -17,7 +17,7 @@ import sympy as sp
 
 from .about import ABOUTS, ROLES
 from .base import Equations, Item, Tex
-from .latex import display_latex, expression_latex, symbol_names, too_long
+from .latex import display_latex, expression_latex, symbol_names, text_latex, too_long
 
 
 @dataclass(frozen=True)
@@ -72,7 +72,8 @@ def _item_blocks(item: Item, names) -> list:
     if too_long(value):
         return [Prose(f"{item.label.capitalize() or 'This expression'}: {sp.count_ops(value)} operations, too "
                       "long to print; the JSON output carries it.")]
-    shown = display_latex(item.tex, value, names, _entry_symbol(item.tex) if item.tex else "")
+    entry = _entry_symbol(item.tex) if item.tex else rf"\mathrm{{{text_latex(item.symbol or 'X')}}}"
+    shown = display_latex(item.tex, value, names, entry)
     first = [Formula(shown[0], item.label, item.role)]
     return first + [Formula(latex, "", item.role) for latex in shown[1:]]
 
@@ -229,3 +230,27 @@ def html_document(page: Page) -> str:
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>{title}</title><style>{HTML_STYLE}</style></head><body>\n"
             + "\n".join(html_blocks(page)) + "\n</body></html>\n")
+
+
+# --- for the window: plain data (the window process never loads sympy) ------------------------
+
+def page_data(page: Page) -> dict:
+    """The page as builtins: blocks as tuples, its formulas, its LaTeX and HTML documents, and
+    for each role (about.ROLES order) its label, colour and the formulas the side-by-side view shows."""
+    blocks = []
+    for block in page.blocks:
+        if isinstance(block, Heading):
+            blocks.append(("heading", block.text, block.level))
+        elif isinstance(block, Prose):
+            blocks.append(("prose", block.text))
+        elif isinstance(block, Definition):
+            blocks.append(("definition", block.text))
+        else:
+            role = ROLES.get(block.role)
+            blocks.append(("formula", block.caption, block.role if role else "", *(role or ("", ""))))
+    formulas = page.formulas()
+    roles = [(role, label, colour, [formulas.index(f.latex) for f in _of_role(page, role)])
+             for role, (label, colour) in ROLES.items()]
+    return {"title": page.title, "method": page.method, "model": page.model_name, "blocks": blocks,
+            "formulas": formulas, "latex": latex_document(page), "html": html_document(page),
+            "roles": [r for r in roles if r[3]]}

@@ -7,15 +7,19 @@ from __future__ import annotations
 
 import sys
 
+from eomlab.engine.methods import METHODS
 from eomlab.engine.model import ModelError
 
 from .arguments import load, with_source
 
 
-def add_parser(sub) -> None:
-    from eomlab.engine.symbolic import SYMBOLIC_METHODS
-    from eomlab.engine.symbolic.render import FORMATS
+#: the registry's formulations and the tree view (named here: importing sympy for the parser
+#: would slow every subcommand)
+SYMBOLIC_METHODS = (*METHODS, "roberson_wittenburg")
+FORMATS = ("text", "latex", "html", "json")
 
+
+def add_parser(sub) -> None:
     eq = sub.add_parser("equations", help="print the equations of motion")
     eq.add_argument("model", help="a model file (*.eom.json)")
     eq.add_argument("--method", choices=SYMBOLIC_METHODS, help="formulation (default: the model's settings.method)")
