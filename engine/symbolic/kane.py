@@ -58,7 +58,7 @@ def _kinematic_section(eq: Equations, tree: SymbolicTree) -> None:
         section.add("speeds", "The speeds equal the rates of " + ", ".join(str(r)[:-4] for r in trivial) + ".")
     for rate in tree.qd:
         if tree.qdot_in_speeds[rate] != rate:
-            section.add("", sp.Eq(rate, tree.qdot_in_speeds[rate]))
+            section.add("", sp.Eq(rate, tree.qdot_in_speeds[rate], evaluate=False))
 
 
 def _partials_section(eq: Equations, tree: SymbolicTree, table) -> None:
@@ -117,4 +117,4 @@ def _constrained(eq: Equations, tree: SymbolicTree, rows, table, M, forcing) -> 
                 role="forcing")
     lhs = M_reduced * sp.Matrix([tree.ud[i] for i in split.independent])
     for r in range(len(independent)):
-        reduced.add("", sp.Eq(lhs[r], f_reduced[r]), role="reduced")
+        reduced.add("", sp.Eq(lhs[r], f_reduced[r], evaluate=False), role="reduced")

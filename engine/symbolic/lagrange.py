@@ -98,7 +98,7 @@ def lagrange_equations(tree: SymbolicTree) -> Equations:
     lhs = M * sp.Matrix(tree.qdd) + h
     rhs = Q + (rows.A.T * lam if rows.A.rows else sp.zeros(len(tree.q), 1))
     for i, _name in enumerate(tree.coordinate_names):
-        motion.add("", sp.Eq(lhs[i], rhs[i]), role="general")
+        motion.add("", sp.Eq(lhs[i], rhs[i], evaluate=False), role="general")
     if rows.A.rows:
         add_constraint_sections(eq, tree, rows, M, Q - h)
     return eq

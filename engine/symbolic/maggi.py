@@ -53,7 +53,7 @@ def maggi_equations(tree: SymbolicTree) -> Equations:
               tex=r"C^{\mathsf T}\big(Q - h - M\,\ddot q_p\big)", role="forcing")
     lhs = M_reduced * w
     for i in range(len(independent)):
-        first.add("", sp.Eq(lhs[i], f_reduced[i]), role="reduced")
+        first.add("", sp.Eq(lhs[i], f_reduced[i], evaluate=False), role="reduced")
     if rows.A.rows:
         add_constraint_sections(eq, tree, rows, M, Y, saddle_point=False)
         second = eq.section("Second group: the multipliers")
