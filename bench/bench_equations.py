@@ -60,6 +60,7 @@ def cached(name: str, method: str) -> float:
 
     app = QApplication.instance() or QApplication([])
     window = MainWindow(model_of(name).with_settings(method=method), None, run=False)
+    window.show()
     view = window.equations_view
     view.show()
     while view.pending:

@@ -52,6 +52,7 @@ class Entry:
     refused: str = ""
     svgs: dict = field(default_factory=dict)  # formula index -> (svg bytes or None, note)
     done: bool = False
+    view: object = None  # its PageView once laid out (shown again at once)
 
 
 class DerivationProcess:
@@ -117,7 +118,7 @@ class EquationsPanel(QWidget):
         for button in (self.copy_button, self.export_button, self.window_button, self.cancel_button):
             buttons.addWidget(button)
         buttons.addStretch(1)
-        self.page = PageView()
+        self.scratch = PageView()  # numbers, messages
         self.compare = CompareView()
         self.left_box, self.right_box = QComboBox(), QComboBox()
         for box in (self.left_box, self.right_box):
@@ -133,7 +134,8 @@ class EquationsPanel(QWidget):
         side_layout.addLayout(picks)
         side_layout.addWidget(_scroll(self.compare), 1)
         self.tabs = QTabWidget()
-        self.tabs.addTab(_scroll(self.page), "Equations")
+        self.scroll = _scroll(self.scratch)
+        self.tabs.addTab(self.scroll, "Equations")
         self.tabs.addTab(side, "Side by side")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -142,6 +144,16 @@ class EquationsPanel(QWidget):
         layout.addWidget(self.busy)
         layout.addWidget(self.tabs, 1)
         self.set_exportable(False)
+
+    @property
+    def page(self) -> PageView:
+        """The page on display."""
+        return self.scroll.widget()
+
+    def show_view(self, view: PageView) -> None:
+        if self.scroll.widget() is not view:
+            self.scroll.takeWidget()  # kept alive by its cache entry (or as the scratch page)
+            self.scroll.setWidget(view)
 
     def set_exportable(self, ready: bool) -> None:
         self.copy_button.setEnabled(ready)
@@ -186,7 +198,6 @@ class EquationsView(QObject):
         p.export_button.clicked.connect(self.export_dialog)
         p.window_button.clicked.connect(self.own_window)
         p.cancel_button.clicked.connect(self.cancel)
-        p.page.typeset_requested.connect(self._typeset_deferred)
         p.left_box.currentTextChanged.connect(lambda *_: self.update())
         p.right_box.currentTextChanged.connect(lambda *_: self.update())
         p.tabs.currentChanged.connect(lambda *_: self.update())
@@ -345,23 +356,33 @@ class EquationsView(QObject):
         if shown == self.shown and not (numbers and entry.page is None):
             self._busy_state(entry)
             return
-        self.panel.page.clear()
+        scratch = self.panel.scratch
+        scratch.clear()
+        self.panel.show_view(scratch)
         self.shown = None
         if entry is None:
             return
         if entry.refused:
-            self.panel.page.add_message(entry.refused)
+            scratch.add_message(entry.refused)
             self.shown = shown
         elif entry.page is not None:
-            self.panel.page.add_page(entry.page, "page")
-            for index, (svg, note) in entry.svgs.items():
-                self.panel.page.set_svg("page", index, svg, note)
+            self.panel.show_view(self._view_of(entry))
             self.shown = shown
         elif numbers:
-            self.panel.page.add_page(self.numbers[1], "numbers")
+            scratch.add_page(self.numbers[1], "numbers")
             for index, (svg, note) in self.numbers[2].items():
-                self.panel.page.set_svg("numbers", index, svg, note)
+                scratch.set_svg("numbers", index, svg, note)
         self._busy_state(entry)
+
+    def _view_of(self, entry: Entry) -> PageView:
+        """The entry's page laid out, once: shown again it is only swapped in."""
+        if entry.view is None:
+            entry.view = PageView()
+            entry.view.typeset_requested.connect(self._typeset_deferred)
+            entry.view.add_page(entry.page, "page")
+            for index, (svg, note) in entry.svgs.items():
+                entry.view.set_svg("page", index, svg, note)
+        return entry.view
 
     def _busy_state(self, entry) -> None:
         if entry is not None and not entry.done:
@@ -390,16 +411,17 @@ class EquationsView(QObject):
 
     def _deliver(self, key, index, svg, note) -> None:
         wanted = self._wanted()
-        if self.panel.tabs.currentIndex() == 0 and self.shown and self.shown[0] == key:
-            self.panel.page.set_svg("page", index, svg, note)
-        elif self.panel.tabs.currentIndex() == 1 and key in wanted:
+        entry = self.cache.get(key)
+        if entry is not None and entry.view is not None:
+            entry.view.set_svg("page", index, svg, note)
+        if self.panel.tabs.currentIndex() == 1 and key in wanted:
             for side, other in zip(("left", "right"), wanted):
                 if other == key:
                     self.panel.compare.set_svg(side, index, svg, note)
 
     def _deliver_number(self, index, svg, note) -> None:
         if self.shown is None and self.panel.tabs.currentIndex() == 0:
-            self.panel.page.set_svg("numbers", index, svg, note)
+            self.panel.scratch.set_svg("numbers", index, svg, note)
 
     def _typeset_deferred(self, kind: str, index: int) -> None:
         key = self._wanted()[0]
