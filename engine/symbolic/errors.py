@@ -14,7 +14,7 @@ import sympy as sp
 from eomlab.engine.model import ModelError
 
 #: most degrees of freedom (joint coordinates) we derive symbolically
-DOF_LIMIT = 12
+DOF_LIMIT = 8
 #: most operations in the mass-centre positions before the derivation refuses
 OPERATION_LIMIT = 4000
 #: up to this many coordinates the expressions are simplified (trigsimp pays off)
