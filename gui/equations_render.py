@@ -30,7 +30,7 @@ def _install_speedup() -> None:
     """ziamath measures every child of every row twice (once to size stretchy fences, once for
     real), so typesetting time doubles with each level of nesting: a 3 × 3 mass matrix took 20 s.
     A row without a stretchy operator among its children needs no measuring pass: skip it there
-    (same output; checked by tests/gui/test_equations_render.py)."""
+    (same output: tests/gui/test_equations_view.py)."""
     from ziamath.nodes.mrow import Mrow
 
     if getattr(Mrow, "_eomlab_fast", False):
@@ -44,6 +44,7 @@ def _install_speedup() -> None:
 
     Mrow._get_height_nostretch = measure_if_stretchy
     Mrow._eomlab_fast = True
+    Mrow._eomlab_original = measure
 
 
 def missing_glyphs(mathml: str) -> set[str]:

@@ -101,9 +101,19 @@ def test_export_html_and_latex(qtbot, make_window, tmp_path):
     assert (tmp_path / "eq.tex").read_text(encoding="utf-8").rstrip().endswith("\\end{document}")
 
 
-def test_typesetter_refuses_missing_glyphs_and_keeps_output():
+def test_typesetter_refuses_missing_glyphs_and_keeps_output(qtbot):
     with pytest.raises(equations_render.TypesetError):
         equations_render.typeset("A\u1d40")  # the transpose sign the old panel drew as a box
     svg = equations_render.typeset(r"\left[\begin{matrix}\frac{1}{2} & \cos(\theta)\\ x & \left(y\right)\end{matrix}\right]")
     assert svg.startswith(b"<svg") and equations_render.INK.encode() in svg
     assert equations_page.FormulaView(svg).renderer.isValid()
+
+
+def test_the_typesetting_speedup_changes_no_output(monkeypatch):
+    """Skipping ziamath's measuring pass in rows without stretchy operators gives the same SVG."""
+    from ziamath.nodes.mrow import Mrow
+
+    latex = r"\left(\frac{a}{b}\right) \cos(\theta) + \sum_{i=1}^n x_i^{2} \left[\begin{matrix}1 & \frac{\sqrt{2}}{3}\\ 2 & \left(x\right)\end{matrix}\right]"
+    fast = equations_render.typeset(latex)
+    monkeypatch.setattr(Mrow, "_get_height_nostretch", Mrow._eomlab_original)
+    assert equations_render.typeset(latex) == fast
