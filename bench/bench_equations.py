@@ -34,9 +34,14 @@ def cold(name: str, method: str) -> dict:
     from eomlab.engine.symbolic.page import build_page
     from eomlab.gui.equations_render import DEFERRED_CHARS, typeset
 
+    from eomlab.engine.model import ModelError
+
     model = model_of(name)
     start = time.perf_counter()
-    equations = derive(model, method)
+    try:
+        equations = derive(model, method)
+    except ModelError as refusal:  # the size guard
+        return {"refused": str(refusal), "seconds": time.perf_counter() - start}
     derived = time.perf_counter()
     page = build_page(equations, model.name)
     laid_out = time.perf_counter()
@@ -95,6 +100,9 @@ def main() -> None:
         run = [sys.executable, __file__]
         result = json.loads(subprocess.run(run + ["--cold", name, method], capture_output=True, text=True,
                                            check=True).stdout.splitlines()[-1])
+        if "refused" in result:
+            print(f"| {name} | {method} | refused in {result['seconds']:.2f} s: {result['refused']} |||||| |")
+            continue
         again = float(subprocess.run(run + ["--cached", name, method], capture_output=True, text=True,
                                      check=True).stdout.splitlines()[-1]) if name == "four_bar" and method != "roberson_wittenburg" \
             else float("nan")  # the window's method box offers the registry's formulations
