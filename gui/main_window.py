@@ -20,10 +20,9 @@ from PySide6.QtWidgets import (QComboBox, QDockWidget, QFileDialog, QLabel, QMai
                                QStackedWidget, QToolBar, QWidget)
 
 from eomlab.engine.methods import BAUMGARTE_DEFAULT, METHODS, REGISTRY
-from eomlab.engine.model import COORDINATES, GROUND, INTEGRATORS, STABILIZATIONS, Model, ModelError
+from eomlab.engine.model import COORDINATES, GROUND, INTEGRATORS, STABILIZATIONS, Model, ModelError, is_planar
 from eomlab.gui import edits, recovery
 from eomlab.gui.document import ModelDocument
-from eomlab.gui.geometry import is_planar
 from eomlab.gui.inspector import Inspector
 from eomlab.gui.model_tree import ModelTree
 from eomlab.gui.plots import PALETTE, PLOT_TITLES, PlotPanel, RunSeries, configure_pyqtgraph

@@ -304,13 +304,3 @@ def _independent_rows(A: np.ndarray, scale: float = 0.0) -> np.ndarray:
     r = numerical_rank(A, scale)
     _, _, piv = scipy.linalg.qr(A.T, pivoting=True, mode="economic")
     return np.sort(piv[:r])
-
-
-class _Subset:
-    """Row labels of a subset of a ConstraintSet's rows."""
-
-    def __init__(self, constraints, rows):
-        self.constraints, self.rows = constraints, rows
-
-    def row_label(self, i):
-        return self.constraints.row_label(int(self.rows[i]))
