@@ -72,10 +72,10 @@ def render_thumbnail(model: Model, size: QSize = THUMBNAIL_SIZE) -> QPixmap:
 
     scene = Scene2D()
     scene.resize(size)
-    for side in ("left", "bottom"):
+    scene.set_model(model, planar=is_planar(model))
+    for side in ("left", "bottom"):  # after set_model, which labels (and so shows) the axes
         scene.getPlotItem().hideAxis(side)
     scene.time_label.setText("")
-    scene.set_model(model, planar=is_planar(model))
     try:
         scene.show_frame(initial_frame(model))
         scene.time_label.setText("")
@@ -123,7 +123,10 @@ class PresetGallery(QDialog):
         self.list.setObjectName("preset_list")
         self.list.setViewMode(QListWidget.IconMode)
         self.list.setIconSize(THUMBNAIL_SIZE)
-        self.list.setGridSize(THUMBNAIL_SIZE + QSize(30, 40))
+        # room under each picture for a name of two lines (spherical pendulum cartesian)
+        self.list.setGridSize(THUMBNAIL_SIZE + QSize(40, 56))
+        self.list.setWordWrap(True)
+        self.list.setTextElideMode(Qt.ElideNone)
         self.list.setResizeMode(QListWidget.Adjust)
         self.list.setMovement(QListWidget.Static)
         for name in preset_names():
