@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (QComboBox, QDockWidget, QFileDialog, QLabel, QMai
 
 from eomlab.engine.model import COORDINATES, GROUND, INTEGRATORS, METHODS, STABILIZATIONS, Model, ModelError
 from eomlab.gui import edits, recovery
+from eomlab.gui.dialogs import new_empty_action
 from eomlab.gui.document import ModelDocument
 from eomlab.gui.geometry import is_planar
 from eomlab.gui.inspector import Inspector
@@ -270,6 +271,7 @@ class MainWindow(QMainWindow):
     def _build_menus(self) -> None:
         menu = self.menuBar()
         file_menu = menu.addMenu("&File")
+        file_menu.addAction(new_empty_action(self))  # File ▸ New empty model (gui/dialogs.py)
         for action in (self.act_new_preset, self.act_new_chain, self.act_open):
             file_menu.addAction(action)
         self.recent_menu = file_menu.addMenu("Open recent")

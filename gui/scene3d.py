@@ -125,6 +125,17 @@ def make_scene3d(parent=None):
             self.traces = [(model.body_index(c.body), float(c.radius), deque(maxlen=TRACE_LENGTH))
                            for c in model.constraints if c.type == "rolling_disk"]
             self.clear_trail()
+            self._show_initial_pose()
+
+        def _show_initial_pose(self) -> None:
+            """Draw the model at rest before its run reports (or if it cannot start)."""
+            from eomlab.gui.dialogs import initial_frame
+
+            try:
+                frame = initial_frame(self.model)
+            except (ValueError, ArithmeticError):  # nothing to draw: the run will say why
+                return
+            self.show_frame(frame)
 
         def clear_trail(self) -> None:
             """A fresh run: trails and traces empty, the camera frames the mechanism again."""
