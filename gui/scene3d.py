@@ -14,7 +14,7 @@ from collections import deque
 
 import numpy as np
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction, QActionGroup, QColor, QGuiApplication, QMatrix4x4
+from PySide6.QtGui import QAction, QActionGroup, QGuiApplication, QMatrix4x4
 from PySide6.QtWidgets import QLabel, QMenu
 
 from eomlab.gui.camera3d import MARGIN_RUN, Framing, anchors, floor_height, travels, with_shadows
@@ -62,7 +62,7 @@ def make_scene3d(parent=None):
     """Build the GL view lazily so importing this module never needs OpenGL."""
     import pyqtgraph.opengl as gl
     from OpenGL import GL
-    from pyqtgraph import Vector
+    from pyqtgraph import Vector, mkColor
 
     from eomlab.gui.solids_gl import SolidsItem
 
@@ -342,8 +342,7 @@ def make_scene3d(parent=None):
         def setBackgroundColor(self, *args, **kwargs) -> None:
             super().setBackgroundColor(*args, **kwargs)
             if hasattr(self, "clock"):  # presentation mode's dark theme: a dark ground
-                colour = QColor(*args[0]) if isinstance(args[0], tuple) else QColor(args[0])
-                self._set_palette(light=colour.lightness() > 128)
+                self._set_palette(light=mkColor(*args, **kwargs).lightness() > 128)
 
         def _style_clock(self) -> None:
             pixels = max(14, round(self.height() / 40))  # readable from the back row
