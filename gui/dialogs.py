@@ -51,21 +51,10 @@ def chain_model(links: int, spatial: bool, kind: str, length: float, mass: float
     return model_from_dict(data)
 
 
-def initial_frame(model: Model):
-    """The model's initial pose as the engine computes it (joint coordinates, q0 as given),
-    without the checks a run makes at t = 0: a model that cannot start still has a pose."""
-    from eomlab.engine.system import build_system
-    from eomlab.gui.runner import Frame
-
-    system = build_system(model, "joint")
-    q = np.asarray(system.q0, dtype=float)
-    rotations, origins = system.poses(q)
-    return Frame(0.0, np.asarray(rotations), np.asarray(origins), np.asarray(system.com_positions(q)))
-
-
 def render_thumbnail(model: Model, size: QSize = THUMBNAIL_SIZE) -> QPixmap:
     """Draw the model's initial pose with the 2-D scene into a pixmap."""
-    from eomlab.gui.geometry import is_planar
+    from eomlab.engine.model import is_planar
+    from eomlab.engine.simulation import initial_frame
     from eomlab.gui.scene2d import Scene2D
 
     scene = Scene2D()

@@ -26,7 +26,6 @@ QCoreApplication.setAttribute(Qt.AA_ShareOpenGLContexts)  # as gui/app.py: one s
 app = QApplication(sys.argv[:1])
 from eomlab.engine.presets import preset
 from eomlab.engine.simulation import Simulation
-from eomlab.gui.runner import Frame
 from eomlab.gui.scene3d import make_scene3d
 
 def frames(model, t_end, step):
@@ -35,9 +34,7 @@ def frames(model, t_end, step):
     t = 0.0
     while True:
         row = sim.samples()[-1]
-        q = row[1:1 + n_q]
-        rotations, origins = system.poses(q)
-        yield Frame(float(row[0]), np.asarray(rotations), np.asarray(origins), np.asarray(system.com_positions(q)))
+        yield sim.frame(row[1:1 + n_q], float(row[0]))
         if t >= t_end - 1e-9 or sim.failure:
             return
         t = min(t + step, t_end)
