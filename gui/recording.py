@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 
-from PySide6.QtCore import QObject, QRect, QRectF
+from PySide6.QtCore import QEvent, QObject, QRect, QRectF
 from PySide6.QtGui import QAction, QActionGroup, QPainter
 from PySide6.QtWidgets import QFileDialog, QLabel
 
@@ -80,6 +80,12 @@ class Recording(QObject):
             self.fps = DEFAULT_FPS
         if self.target not in TARGETS:
             self.target = "view"
+        window.installEventFilter(self)  # closing the window finishes the file being recorded
+
+    def eventFilter(self, watched, event) -> bool:
+        if event.type() == QEvent.Close and self.recording:
+            self.stop()
+        return False
 
     @property
     def recording(self) -> bool:

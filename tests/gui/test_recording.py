@@ -93,3 +93,18 @@ def test_mp4_action_says_why_when_the_encoder_is_missing(make_window, monkeypatc
 
 def test_mp4_encoder_ships_with_the_package():
     assert mp4_unavailable_reason() == ""
+
+
+def test_closing_the_window_finishes_the_recording(qtbot, make_window, tmp_path):
+    window = make_window(preset("simple_pendulum"), run=True)
+    recording = window.recording
+    recording.set_fps(10)
+    assert recording.start("mp4", str(tmp_path / "closed.mp4"))
+    qtbot.wait(300)
+    window.close()
+    assert not recording.recording
+    import imageio_ffmpeg
+
+    reader = imageio_ffmpeg.read_frames(str(tmp_path / "closed.mp4"))
+    next(reader)
+    assert sum(1 for _ in reader) == recording.recorder.frames >= 1
