@@ -4,9 +4,10 @@ Xvfb; `opengl_available()` says whether to use it or the 2-D projection fallback
 Each body is a lit, striped solid (`gui.meshes`) uploaded once and moved by a 4×4 transform per
 frame; its shadow is the same mesh flattened onto the ground plane by one more matrix. The ground
 lies below everything the mechanism can reach (or is the plane a disk rolls on); rolling disks
-leave their contact trace on it. The camera (`gui.camera3d`) frames the mechanism's reach and
-follows a travelling one until the user turns or zooms the view; a fresh run (Reset, an edit)
-frames it again. Right-click: body axes, trails, shadows, reset camera.
+leave their contact trace on it. The camera (`gui.camera3d`) frames the mechanism and its shadow,
+backs off when a part would leave the view and follows a travelling body, until the user turns or
+zooms the view; a fresh run (Reset, an edit) frames it again. Right-click: body axes, trails,
+shadows, reset camera.
 """
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ _NO_GL_PLATFORMS = ("offscreen", "minimal", "vnc", "linuxfb")
 TRAIL_LENGTH, TRACE_LENGTH = 400, 4000
 #: trail choices: none, the last body's mass centre, every body's
 TRAILS = ("none", "last body", "every body")
+
 
 def opengl_available() -> bool:
     if QGuiApplication.platformName() in _NO_GL_PLATFORMS:
@@ -84,7 +86,7 @@ def make_scene3d(parent=None):
             self.trail_choice = "last body"
             self.solids: list[tuple[int, float]] = []  # bodies drawn: index, extent of the mesh
             self.trails: list[deque] = []
-            self.traces: list[tuple[int, float, deque]] = []  # rolling disks: body index, radius, points
+            self.traces: list[tuple] = []  # rolling disks: body index, radius, axis (body), contact points
             self.floor = gl.GLMeshItem(vertexes=np.zeros((2, 3, 3)), color=(0.9, 0.9, 0.9, 1), shader=None,
                                        computeNormals=False)
             self.grid = gl.GLGridItem(color=(0, 0, 0, 40))
@@ -93,10 +95,12 @@ def make_scene3d(parent=None):
             self.posts = gl.GLLinePlotItem(mode="lines", color=(0.6, 0.6, 0.63, 1), width=2, antialias=True)
             self.trail_item = gl.GLLinePlotItem(mode="lines", color=(0.45, 0.55, 0.7, 0.9), width=2,
                                                 antialias=True)
-            self.trace_item = gl.GLLinePlotItem(mode="lines", color=(0.7, 0.2, 0.15, 1), width=3, antialias=True)
+            self.trace_item = gl.GLLinePlotItem(mode="lines", color=(0.7, 0.2, 0.15, 1), width=4, antialias=True)
             self.axes_item = gl.GLLinePlotItem(mode="lines", width=3, antialias=True)
             self.solid_item = SolidsItem()
             for item in (self.floor, self.grid, self.posts, self.solid_item, self.trace_item):
+                if item in (self.posts, self.trace_item):
+                    item.setGLOptions("translucent")  # hidden behind a body like the ground they lie on
                 self.addItem(item)
             for item in (self.links, self.trail_item, self.hinges, self.axes_item):
                 item.setGLOptions(on_top if item in (self.hinges, self.axes_item) else "translucent")
@@ -122,8 +126,8 @@ def make_scene3d(parent=None):
                     self.solids.append((i, mesh.extent))
                     meshes.append(mesh)
             self.solid_item.set_meshes(meshes)
-            self.traces = [(model.body_index(c.body), float(c.radius), deque(maxlen=TRACE_LENGTH))
-                           for c in model.constraints if c.type == "rolling_disk"]
+            self.traces = [(model.body_index(c.body), float(c.radius), np.asarray(c.axis, dtype=float),
+                            deque(maxlen=TRACE_LENGTH)) for c in model.constraints if c.type == "rolling_disk"]
             self.clear_trail()
             self._show_initial_pose()
 
@@ -140,7 +144,7 @@ def make_scene3d(parent=None):
         def clear_trail(self) -> None:
             """A fresh run: trails and traces empty, the camera frames the mechanism again."""
             self.trails = []
-            for _index, _radius, points in self.traces:
+            for *_disk, points in self.traces:
                 points.clear()
             self.trail_item.setData(pos=np.zeros((0, 3)))
             self.trace_item.setData(pos=np.zeros((0, 3)))
@@ -163,7 +167,7 @@ def make_scene3d(parent=None):
             if self.framing is None:
                 self._frame_view(picture, centres)
             flatten = np.eye(4)
-            flatten[2, 2], flatten[2, 3] = 0.0, self.floor_z + 0.002 * self.framing.radius
+            flatten[2, 2], flatten[2, 3] = 0.0, self.floor_z + 0.003 * self.framing.radius
             self.solid_item.set_poses([_matrix(rotations[i], centres[i]) for i, _extent in self.solids],
                                       QMatrix4x4(*flatten.ravel()) if self.show_shadows else None)
             self.links.setData(pos=_segments(picture.links))
@@ -187,12 +191,12 @@ def make_scene3d(parent=None):
             self.trail_item.setData(pos=_segments([np.asarray(t) for t in self.trails[:len(indices)]]))
             if not self.traces:
                 return
-            lift = self.floor_z + 0.004 * self.framing.radius
-            for index, radius, points in self.traces:
-                contact = disk_contact(centres[index], rotations[index][:, 2], radius)
+            lift = self.floor_z + 0.008 * self.framing.radius
+            for index, radius, axis, points in self.traces:
+                contact = disk_contact(centres[index], rotations[index] @ axis, radius)
                 if contact is not None:
                     points.append(np.array([contact[0], contact[1], lift]))
-            self.trace_item.setData(pos=_segments([np.asarray(p) for _i, _r, p in self.traces]))
+            self.trace_item.setData(pos=_segments([np.asarray(points) for *_disk, points in self.traces]))
 
         def _update_axes(self, rotations: np.ndarray, centres: np.ndarray) -> None:
             points, colours = [], []
@@ -227,7 +231,8 @@ def make_scene3d(parent=None):
             parts = [picture.points()]
             for i, extent in self.solids:
                 parts.append(centres[i] + extent * np.concatenate([np.eye(3), -np.eye(3)]))
-            return np.concatenate([p.reshape(-1, 3) for p in parts if len(p)])
+            parts = [p.reshape(-1, 3) for p in parts if len(p)]
+            return np.concatenate(parts) if parts else np.zeros((0, 3))
 
         def _place_ground(self) -> None:
             f = self.framing
@@ -239,7 +244,7 @@ def make_scene3d(parent=None):
             self.grid.setSize(size, size)
             self.grid.setSpacing(spacing, spacing)
             self.grid.resetTransform()
-            self.grid.translate(x0, y0, self.floor_z + 0.001 * f.radius)
+            self.grid.translate(x0, y0, self.floor_z + 0.0015 * f.radius)
 
         def _follow(self, picture, centres: np.ndarray) -> None:
             """Keep the mechanism and its shadow in view: follow a travelling one's mass centre

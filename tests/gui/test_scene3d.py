@@ -68,12 +68,12 @@ for name in sys.argv[1:]:
         centres = frame.mass_centres @ turn.T
         lowest_gap = min(lowest_gap, float(np.min(centres[:, 2]) - scene.floor_z))
         shown += 1
-    traces = [np.asarray(p) for _i, _r, p in scene.traces]
+    traces = [np.asarray(points) for *_disk, points in scene.traces]
     contact = None
     if traces:  # the last trace point: on the ground, one radius from the centre, in the disk's plane
-        index, radius, points = scene.traces[0]
+        index, radius, body_axis, points = scene.traces[0]
         c = (scene.frame.mass_centres @ scene.turn.T)[index]
-        axis = (scene.turn @ scene.frame.rotations)[index][:, 2]
+        axis = (scene.turn @ scene.frame.rotations)[index] @ body_axis
         last = np.asarray(points)[-1]
         contact = [float(abs(np.linalg.norm(last[:2] - c[:2]) ** 2 + c[2] ** 2 - radius ** 2)),
                    float(abs((np.array([last[0], last[1], 0.0]) - c) @ axis))]
