@@ -133,7 +133,7 @@ def make_scene3d(parent=None):
 
         def _show_initial_pose(self) -> None:
             """Draw the model at rest before its run reports (or if it cannot start)."""
-            from eomlab.engine.frames import initial_frame
+            from eomlab.engine.simulation import initial_frame
 
             try:
                 frame = initial_frame(self.model)

@@ -9,7 +9,7 @@ import pytest
 from eomlab.engine.model import Shape
 from eomlab.engine.presets import preset
 from eomlab.gui.camera3d import anchors, floor_height, nice_spacing
-from eomlab.engine.frames import initial_frame
+from eomlab.engine.simulation import initial_frame
 from eomlab.gui.geometry import drawing, reach, up_basis
 from eomlab.gui.meshes import ROD_RADIUS, ROUND_SEGMENTS, body_mesh, face_normals
 
