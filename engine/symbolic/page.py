@@ -138,7 +138,7 @@ def numeric_page(title: str, method: str, model_name: str, t: float, M, forcing,
 #: at most this many formulas of one role per side, none longer than ROLE_CHARS (the rest are on
 #: the full pages)
 ROLE_FORMULAS = 2
-ROLE_CHARS = 700
+ROLE_CHARS = 1000  # at least latex.MATRIX_CHARS: a matrix the page shows whole qualifies
 
 
 def _of_role(page: Page, role: str) -> list[Formula]:
