@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import time
+from contextlib import contextmanager
 from dataclasses import replace
 
 import numpy as np
@@ -21,6 +22,7 @@ from .formulations import ConstraintFailure, make_formulation
 from .formulations.rank import condition_number, dependent_rows, numerical_rank
 from .integrate import Stepper
 from .kinematics import GimbalLock
+from .limits import check_settings
 from .model import Model, ModelError, Stabilization
 from .projection import ProjectionFailure, _rows as constraint_residuals, project_positions, project_velocities
 from .system import SingularMassMatrix, build_system
@@ -58,6 +60,24 @@ def _check_run_length(settings) -> None:
                          f"{MAX_FIXED_STEPS:.0e}); use a larger dt or a shorter t_end")
 
 
+@contextmanager
+def _refused_at_start():
+    """Whatever fails before the first sample is bad input: a ModelError naming t = 0, never a
+    traceback or numpy's warnings (non-finite values are named by the checks they reach)."""
+    try:
+        with np.errstate(all="ignore"):
+            yield
+    except ModelError:
+        raise
+    except (SingularMassMatrix, GimbalLock) as err:
+        raise ModelError("bodies", f"at t = 0: {err}") from None
+    except (ConstraintFailure, ProjectionFailure) as err:
+        raise ModelError("constraints", f"at t = 0: {err}") from None
+    except RUN_ERRORS as err:
+        raise ModelError("", f"at t = 0: the equations of motion cannot be evaluated ({err}): "
+                         "a number of the model out of range?") from None
+
+
 def csv_columns(system, formulation) -> list[str]:
     cols = ["t", *system.coordinate_names, *system.speed_names]
     for name in system.body_names:
@@ -67,6 +87,7 @@ def csv_columns(system, formulation) -> list[str]:
 
 
 class Simulation:
+    @_refused_at_start()
     def __init__(self, model: Model, method=None, coordinates=None, integrator=None, rtol=None,
                  atol=None, t_end=None, dt_out=None, dt=None, stabilization: Stabilization | None = None,
                  variant: str | None = None, max_samples: int | None = None):
@@ -76,6 +97,7 @@ class Simulation:
                          atol=atol, t_end=t_end, dt_out=dt_out, dt=dt, stabilization=stabilization)
         self.settings = replace(model.settings, **{k: v for k, v in overrides.items() if v is not None})
         _check_run_length(self.settings)
+        check_settings(self.settings)
         self.model = model
         self.system = build_system(model, self.settings.coordinates)
         if self.system.n_u == 0:
