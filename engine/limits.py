@@ -11,8 +11,9 @@ field's path and the limit:
   of size 1 still leaves four significant digits of that part (double precision keeps about 16);
 - rates and tolerances below what the integrator can honour (rtol under 100 machine epsilons,
   which scipy would silently raise with a warning) are refused too;
-- directions and axes must be unit vectors here: the loader scales a finite nonzero vector to
-  unit length (by its largest component first, so that its norm cannot overflow).
+- directions and axes: each component within the same limit, checked by the loader before it
+  scales the vector to unit length (by its largest component first, so that a tiny but nonzero
+  direction keeps its precision); the model holds unit vectors, checked here.
 
 `check_limits(model, data)` is called by the loader once the model is built; `data` (the decoded
 file, optional) gives each body's index in the file, which the model's tree order may differ from.
@@ -49,6 +50,12 @@ def check_limits(model: Model, data: dict | None = None) -> Model:
 def check_settings(settings: Settings) -> None:
     """The settings' limits alone (for settings overridden after loading, e.g. on the command line)."""
     _settings(settings, "settings")
+
+
+def check_direction(vector: Iterable[float], path: str) -> None:
+    """A direction or axis as given in the file, before it is scaled to unit length: each
+    component within the same limit as a length (its norm then cannot overflow)."""
+    _magnitudes(vector, path, "")
 
 
 def _file_indices(model: Model, data: dict | None) -> dict[str, int]:
