@@ -274,6 +274,11 @@ class Simulation:
         return np.array(self._samples) if self._samples else np.zeros((0, len(self.columns)))
 
     @property
+    def sampled_until(self) -> float:
+        """Time of the latest sample (a step may pass many sampling times: it can lead self.t)."""
+        return float(self._samples[-1][0]) if self._samples else self.t
+
+    @property
     def finished(self) -> bool:
         return self.failure is not None or self.t >= self.settings.t_end
 

@@ -72,6 +72,13 @@ def _is_number(value) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
+def _scaled(number, factor: float):
+    try:
+        return number * factor
+    except OverflowError:  # an integer like 10**400 from an earlier mutation: stays an integer
+        return number * 10**12
+
+
 def mutate(document, rng: random.Random, repeated: dict) -> str:
     """Apply one mutation to `document` in place (a repeated key goes into `repeated`, see
     `to_json`); returns what it did, for the report."""
@@ -83,7 +90,7 @@ def mutate(document, rng: random.Random, repeated: dict) -> str:
         container, key, where = rng.choice(numbers)
         old = container[key]
         new = {"extreme": lambda: rng.choice(EXTREME_NUMBERS), "non_finite": lambda: rng.choice(NON_FINITE),
-               "scale": lambda: old * rng.choice(SCALES)}[kind]()
+               "scale": lambda: _scaled(old, rng.choice(SCALES))}[kind]()
         container[key] = new
         return f"{kind} {where}: {old!r} -> {new!r}"
     container, key, where = rng.choice(places)

@@ -7,6 +7,7 @@ import json
 import signal
 import subprocess
 import sys
+import time
 
 import numpy as np
 
@@ -27,20 +28,24 @@ def _stiff_pendulum() -> dict:
     return data
 
 
+def _interrupted_after(sim, seconds: float):
+    """Press Ctrl+C (as Python raises it) `seconds` into the run, from the sampling path."""
+    start = time.perf_counter()
+    sample = sim._sample
+
+    def sample_then_ctrl_c(t, y):
+        if time.perf_counter() - start > seconds:
+            raise KeyboardInterrupt
+        return sample(t, y)
+
+    sim._sample = sample_then_ctrl_c
+
+
 def test_a_slow_run_says_so_once_and_ctrl_c_keeps_its_samples(monkeypatch):
     monkeypatch.setattr(run_watch, "NOTICE_AFTER", 0.3)
-    monkeypatch.setattr(run_watch, "SLICE", 0.05)
+    monkeypatch.setattr(run_watch, "CHECK_EVERY", 0.05)
     sim = Simulation(loads_model(json.dumps(_stiff_pendulum())), t_end=0.05, dt_out=1e-6)
-    calls = {"n": 0}
-    advance = sim.advance
-
-    def advance_then_ctrl_c(t_stop, wall_budget=None):
-        calls["n"] += 1
-        if calls["n"] > 12:  # ≥ 0.6 s: past the notice; then the user presses Ctrl+C
-            raise KeyboardInterrupt
-        return advance(t_stop, wall_budget)
-
-    monkeypatch.setattr(sim, "advance", advance_then_ctrl_c)
+    _interrupted_after(sim, 1.0)
     stream = io.StringIO()
     watch = RunWatch(stream)
     rows = watch.run(sim, "stiff.eom.json: kane")
@@ -50,8 +55,21 @@ def test_a_slow_run_says_so_once_and_ctrl_c_keeps_its_samples(monkeypatch):
     step = float(lines[0].split("steps of ")[1].split(" s")[0])
     assert 1e-9 < step < 1e-5  # ω ≈ 1e6 rad/s
     assert watch.interrupted and sim.failure.endswith("interrupted (Ctrl+C)")
-    assert sim.failure.startswith(f"run stopped at t = {sim.t:.6g} s")
-    assert len(rows) >= 2 and np.all(np.isfinite(rows)) and rows[-1, 0] <= sim.t
+    assert sim.failure.startswith(f"run stopped at t = {max(sim.t, sim.sampled_until):.6g} s")
+    assert len(rows) >= 2 and np.all(np.isfinite(rows)) and rows[-1, 0] == sim.sampled_until
+
+
+def test_a_run_lost_in_one_step_of_millions_of_samples_speaks_too(monkeypatch):
+    """The fuzzer found it: dt_out = 1e-8 makes one step emit 5e6 samples; t only moves per step."""
+    monkeypatch.setattr(run_watch, "NOTICE_AFTER", 0.3)
+    monkeypatch.setattr(run_watch, "CHECK_EVERY", 0.05)
+    sim = Simulation(loads_model(json.dumps(asset_dict("rigid_body_fixed_point"))), t_end=0.05, dt_out=1e-8)
+    _interrupted_after(sim, 1.0)
+    stream = io.StringIO()
+    rows = RunWatch(stream).run(sim, "body")
+    assert "slow run" in stream.getvalue() and "a sample every 1e-08 s" in stream.getvalue()
+    assert sim.t == 0.0 < sim.sampled_until and len(rows) > 10
+    assert sim.failure == f"run stopped at t = {rows[-1, 0]:.6g} s: interrupted (Ctrl+C)"
 
 
 def test_a_quick_run_says_nothing():
