@@ -9,8 +9,8 @@ field's path and the limit:
 - with every input at most 1e12, the products the equations of motion form (m·g·l, ½·m·u²,
   m·l², k·x², Jᵀ·M·J) stay below about 1e60, far from overflow (1.8e308), and 1e12 next to a part
   of size 1 still leaves four significant digits of that part (double precision keeps about 16);
-- rates and tolerances below what the integrator can honour (rtol under 100 machine epsilons,
-  which scipy would silently raise with a warning) are refused too;
+- a tolerance the integrator cannot honour (rtol under 100 machine epsilons, which scipy would
+  raise to that floor, printing a warning) is refused too;
 - directions and axes: each component within the same limit, checked by the loader before it
   scales the vector to unit length (by its largest component first, so that a tiny but nonzero
   direction keeps its precision); the model holds unit vectors, checked here.

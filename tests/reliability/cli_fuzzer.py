@@ -269,9 +269,6 @@ class Report:
 def fuzz(seeds, seconds: float | None = None, count: int | None = None, workers: int = 2,
          bound: float = TIME_BOUND, progress=None) -> Report:
     """Run mutants from each seed (round robin) for `seconds` or `count` mutants in total."""
-    import eomlab.cli  # noqa: F401 - imported once here, shared by the forked workers
-    import eomlab.engine.simulation  # noqa: F401
-
     sources = [mutants(seed) for seed in seeds]
 
     def items():
@@ -282,7 +279,10 @@ def fuzz(seeds, seconds: float | None = None, count: int | None = None, workers:
 
     report = Report(0, [], [])
     deadline = None if seconds is None else time.monotonic() + seconds
-    context = multiprocessing.get_context("fork")
+    # a fork server: workers start from a clean process (not from the test process and its Qt
+    # threads) that has imported the engine once
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["eomlab.cli", "eomlab.commands.run", "eomlab.engine.simulation", __name__])
     with context.Pool(workers, initializer=_worker_init, maxtasksperchild=200) as pool:
         for mutant, outcome, problem in pool.imap_unordered(_work, items()):
             report.ran += 1
