@@ -109,8 +109,7 @@ def _map(plt, spec, table):
     positive = data[np.isfinite(data)]
     log = value.startswith("flip_time") and positive.size and positive.min() > 0
     norm = matplotlib_lognorm(positive) if log else None
-    cmap = plt.get_cmap("viridis").copy()
-    cmap.set_bad("#f0f0f0")
+    cmap = plt.get_cmap("viridis").with_extremes(bad="#f0f0f0")  # runs that never flip
     if spec.mode == "grid":
         grid = table.pivot_table(index=vy.name, columns=vx.name, values=value, dropna=False, aggfunc="first")
         x, y = grid.columns.to_numpy(float), grid.index.to_numpy(float)

@@ -128,8 +128,13 @@ class BatchedRungeKutta:
         members = np.arange(B)
         with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
             f = self._evaluate(members, self.t, self.y)
-            h_abs = self._initial_step(members, self.y, f)
-            self._loop(members, f, h_abs)
+            bad = ~np.all(np.isfinite(f), axis=1)
+            if np.any(bad):  # e.g. a singular mass matrix: nothing to integrate
+                self._fail(members[bad], "the equations of motion are NaN or infinite at the start (singular mass matrix?)")
+                members, f = members[~bad], f[~bad]
+            if members.size:
+                h_abs = self._initial_step(members, self.y[members], f)
+                self._loop(members, f, h_abs)
 
     def _fail(self, members, why: str) -> None:
         for m in members:

@@ -18,7 +18,7 @@ from eomlab.engine.model import ModelError
 
 from .integrator import BATCHED_INTEGRATORS, BatchedRungeKutta
 from .measures import Measurements
-from .members import Member, members, with_initial_state
+from .members import RUN_COLUMNS, Member, members, with_initial_state
 from .planar import PlanarChains, structure_key, unsupported_reason
 
 
@@ -64,7 +64,7 @@ def run_chunk(sweep, start: int, stop: int, batched: bool = True) -> tuple[dict,
     for v in sweep.varies:
         out[v.name] = table[v.name]
     for col in sweep.columns:
-        if col in results:
+        if col in results and col not in RUN_COLUMNS:
             out[col] = results[col]
     out["engine"] = np.array(engine, dtype=object)
     out["failure"] = results.get("failure", np.array([""] * n, dtype=object))
