@@ -6,9 +6,8 @@ ODE, the unconstrained tree's equations in joint coordinates (THEORY.md (2.6)):
 
     M(θ) θ̈ = Σ_i m_i J_iᵀ (g − a_i) − k (θ − θ_rest) − c θ̇,
 
-with J_i the partial velocities of mass centre i and a_i its acceleration at θ̈ = 0. Points in
-the plane are complex numbers (x + i y); a turn by φ multiplies by e^{iφ}. Every array carries
-the batch first: states B × n, M B × n × n, solved by one batched ``np.linalg.solve``. Each
+with J_i the partial velocities of mass centre i and a_i its acceleration at θ̈ = 0. Every array carries
+the batch first: states B × n, M B × n × n, solved by one batched ``np.linalg.solve`` (two links: Cramer). Each
 member may have its own parameters (masses, lengths, gravity, springs); the tree is shared.
 """
 from __future__ import annotations
@@ -101,70 +100,95 @@ class PlanarChains:
             while k >= 0:
                 T[k, i] = 1.0
                 k = self.parent[k]
-        self.T, self.Tc = T, T.astype(complex)
+        self.T = T
         self.S = T.T * first.sign  # S[i, k]: body i's angular velocity per unit θ̇_k
         self.sign = first.sign
 
         def stack(name):
             return np.array([getattr(p, name) for p in params])
 
-        self.beta, self.at, self.com = stack("beta"), stack("at"), stack("com")
+        self.beta, at, com = stack("beta"), stack("at"), stack("com")
+        self.at_x, self.at_y, self.com_x, self.com_y = at.real, at.imag, com.real, com.imag
         self.mass, self.izz, self.height = stack("mass"), stack("izz"), stack("height")
-        self.g, self.gz = stack("g"), stack("gz")
+        g = stack("g")
+        self.g_x, self.g_y, self.gz = g.real[:, None], g.imag[:, None], stack("gz")[:, None]
         self.k, self.c, self.rest = stack("k"), stack("c"), stack("rest")
         # the rotational part of M is constant: Σ_i Izz_i S_ik S_il
         self.M_rot = np.einsum("ik,bi,il->bkl", self.S, self.izz, self.S)
+        self._members, self._selected = None, {}
 
-    def _parent_values(self, values: np.ndarray, ground) -> np.ndarray:
+    def _parent_values(self, values: np.ndarray, ground: float) -> np.ndarray:
         out = np.full_like(values, ground)
         has = self.parent >= 0
         out[:, has] = values[:, self.parent[has]]
         return out
 
-    def _kinematics(self, members, theta):
-        """Body angles e^{iφ}, joint origins, mass centres, J and the pieces the bias needs."""
-        phi = (self.beta[members] + self.sign * theta) @ self.T
-        e = np.exp(1j * phi)
-        r = self._parent_values(e, 1.0) * self.at[members]  # origin_i − origin_parent
-        origin = r @ self.Tc
-        rho = e * self.com[members]  # mass centre − origin
-        com = origin + rho
-        # J[b, i, k] = S[i, k] · i (com_i − origin_k)
-        J = 1j * (com[:, :, None] - origin[:, None, :]) * self.S
-        return r, rho, com, J
+    def _member_parameters(self, members: np.ndarray) -> dict:
+        """The parameters of these members; the integrator passes the same array for every stage
+        until a member drops out, so the selection is made once per change, not per call."""
+        if members is not self._members:
+            self._members = members
+            self._selected = {name: getattr(self, name)[members] for name in
+                              ("beta", "at_x", "at_y", "com_x", "com_y", "mass", "izz", "height", "g_x", "g_y",
+                               "gz", "k", "c", "rest", "M_rot")}
+            self._selected["m2"] = np.concatenate((self._selected["mass"],) * 2, axis=1)
+        return self._selected
+
+    def _kinematics(self, p: dict, theta: np.ndarray):
+        """Joint-origin steps r, mass-centre offsets ρ (x and y parts), mass centres and J (B × 2nb × n)."""
+        phi = (p["beta"] + self.sign * theta) @ self.T
+        cos, sin = np.cos(phi), np.sin(phi)
+        cos_p, sin_p = self._parent_values(cos, 1.0), self._parent_values(sin, 0.0)
+        r_x = cos_p * p["at_x"] - sin_p * p["at_y"]  # origin_i − origin_parent, world
+        r_y = sin_p * p["at_x"] + cos_p * p["at_y"]
+        o_x, o_y = r_x @ self.T, r_y @ self.T
+        rho_x = cos * p["com_x"] - sin * p["com_y"]
+        rho_y = sin * p["com_x"] + cos * p["com_y"]
+        c_x, c_y = o_x + rho_x, o_y + rho_y
+        # J[b, i, k] = S[i, k] ẑ × (com_i − origin_k): x rows then y rows
+        J = np.concatenate((-(c_y[:, :, None] - o_y[:, None, :]) * self.S,
+                            (c_x[:, :, None] - o_x[:, None, :]) * self.S), axis=1)
+        return (r_x, r_y), (rho_x, rho_y), (c_x, c_y), J
 
     def derivative(self, members: np.ndarray, t: np.ndarray, y: np.ndarray) -> np.ndarray:
         n = self.n
+        p = self._member_parameters(members)
         theta, omega_rel = y[:, :n], y[:, n:]
-        r, rho, _, J = self._kinematics(members, theta)
+        (r_x, r_y), (rho_x, rho_y), _, J = self._kinematics(p, theta)
         omega = (self.sign * omega_rel) @ self.T
-        w_parent = self._parent_values(omega, 0.0)
-        a = (-(w_parent * w_parent) * r) @ self.Tc - omega * omega * rho  # mass-centre acceleration at θ̈ = 0
-        m = self.mass[members]
-        mJ = m[:, :, None] * J
-        M = np.einsum("bik,bil->bkl", mJ.conj(), J).real + self.M_rot[members]
-        pull = self.g[members][:, None] - a
-        forcing = np.einsum("bik,bi->bk", mJ.conj(), pull).real
-        forcing -= self.k[members] * (theta - self.rest[members]) + self.c[members] * omega_rel
+        w2_parent = self._parent_values(omega, 0.0) ** 2
+        w2 = omega * omega
+        # mass-centre acceleration at θ̈ = 0: every rotating step pulls inwards
+        a_x = -(w2_parent * r_x) @ self.T - w2 * rho_x
+        a_y = -(w2_parent * r_y) @ self.T - w2 * rho_y
+        pull = np.concatenate((p["g_x"] - a_x, p["g_y"] - a_y), axis=1) * p["m2"]
+        Jt = J.transpose(0, 2, 1)
+        M = Jt @ (p["m2"][:, :, None] * J) + p["M_rot"]
+        forcing = (Jt @ pull[:, :, None])[:, :, 0]
+        forcing -= p["k"] * (theta - p["rest"]) + p["c"] * omega_rel
         return np.concatenate((omega_rel, _solve(M, forcing)), axis=1)
 
     def energy(self, members: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Kinetic and potential energy (gravity and springs) of each member."""
         n = self.n
+        p = self._member_parameters(members)
         theta, omega_rel = y[:, :n], y[:, n:]
-        _, _, com, J = self._kinematics(members, theta)
-        m = self.mass[members]
-        v = np.einsum("bik,bk->bi", J, omega_rel)
+        _, _, (c_x, c_y), J = self._kinematics(p, theta)
+        v = (J @ omega_rel[:, :, None])[:, :, 0]
         omega = (self.sign * omega_rel) @ self.T
-        T = 0.5 * np.sum(m * np.abs(v) ** 2 + self.izz[members] * omega * omega, axis=1)
-        g = self.g[members][:, None]
-        V = -np.sum(m * ((g.conj() * com).real + self.gz[members][:, None] * self.height[members]), axis=1)
-        V += 0.5 * np.sum(self.k[members] * (theta - self.rest[members]) ** 2, axis=1)
+        T = 0.5 * np.sum(p["m2"] * v * v, axis=1) + 0.5 * np.sum(p["izz"] * omega * omega, axis=1)
+        V = -np.sum(p["mass"] * (p["g_x"] * c_x + p["g_y"] * c_y + p["gz"] * p["height"]), axis=1)
+        V += 0.5 * np.sum(p["k"] * (theta - p["rest"]) ** 2, axis=1)
         return T, V
 
 
 def _solve(M: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """Batched M x = rhs; a member whose M is singular gets NaN (its run then stops), not the batch."""
+    if M.shape[1] == 2:  # Cramer's rule: one pass of arithmetic instead of LAPACK per member
+        a, b, c, d = M[:, 0, 0], M[:, 0, 1], M[:, 1, 0], M[:, 1, 1]
+        det = a * d - b * c
+        det = np.where(np.abs(det) > 1e-300 * np.abs(a * d), det, np.nan)
+        return np.column_stack(((d * rhs[:, 0] - b * rhs[:, 1]) / det, (a * rhs[:, 1] - c * rhs[:, 0]) / det))
     try:
         return np.linalg.solve(M, rhs[:, :, None])[:, :, 0]
     except np.linalg.LinAlgError:
