@@ -168,7 +168,11 @@ def _work_precision(plt, spec, table):
         for ax, cost in zip(axes[0], ("rhs_evals", "wall_time")):
             ax.loglog(part[cost], np.maximum(part[error], 1e-17), marker=markers[n % len(markers)], lw=1.8, ms=6,
                       label=label)
+    from matplotlib.ticker import LogFormatterSciNotation, NullFormatter
+
     for ax, cost in zip(axes[0], ("rhs_evals", "wall_time")):
+        ax.xaxis.set_major_formatter(LogFormatterSciNotation())
+        ax.xaxis.set_minor_formatter(NullFormatter())  # 2×10², 3×10², … ran into each other
         ax.set_xlabel("right-hand-side evaluations per run" if cost == "rhs_evals" else "wall time per run (s)")
         ax.set_ylabel(error)
         ax.grid(alpha=0.3, which="both")

@@ -50,7 +50,9 @@ def run_sweep(spec: Sweep, output: str | None = None, *, resume: bool = False, o
         notes = execute(spec, store, size, client=active, workers=workers, batched=batched, on_chunk=on_chunk)
         if on_notes is not None and notes:
             on_notes(notes)
-        return store.finish()
+        table = store.finish()
+        table.attrs["notes"] = notes  # which runs fell back to single runs, and why
+        return table
 
 
 class _client:
@@ -98,7 +100,8 @@ def sweep(model: Model | str, vary, measure, *, mode: str = "grid", samples: int
     -------
     pandas.DataFrame
         One row per run: ``run``, a column per varied name and per measure (named as given),
-        ``engine`` ("batched" or "single") and ``failure`` ("" or why the run stopped early).
+        ``engine`` ("batched" or "single") and ``failure`` ("" or why the run stopped early);
+        ``table.attrs["notes"]`` says which runs fell back to single runs and why.
     """
     spec = prepare(model, vary, measure, mode, samples, seed, t_end)
     return run_sweep(spec, output, resume=resume, overwrite=overwrite, workers=workers, scheduler=scheduler,

@@ -15,7 +15,7 @@ from typing import Callable
 
 from eomlab.engine.model import ModelError
 
-from .runner import run_chunk
+from .runner import describe_fallbacks, run_chunk
 
 MAX_CHUNK, MIN_CHUNK = 1000, 16
 CONNECT_TIMEOUT = "5s"
@@ -47,28 +47,29 @@ def local_workers(workers: int | None) -> int:
 
 
 def execute(sweep, store, chunk_size: int, *, client=None, workers: int | None = None, batched: bool = True,
-            on_chunk: Callable[[int, dict, list[str]], None] | None = None) -> list[str]:
-    """Run every chunk not yet in `store`; returns the notes (fallbacks to single runs), once each.
+            on_chunk: Callable[[int, dict, dict], None] | None = None) -> list[str]:
+    """Run every chunk not yet in `store`; returns the notes (runs that fell back to single runs, why).
 
     workers = 0 runs the chunks here, one after another; otherwise `client` (an existing
     ``dask.distributed.Client``) or a LocalCluster of `workers` processes (default: one per core).
     """
     finished = store.done()
     todo = [c for c in chunks(sweep.n_runs, chunk_size) if c[0] not in finished]
-    notes: dict[str, None] = {}
+    fallbacks: dict[str, int] = {}
 
-    def deliver(k, columns, chunk_notes):
+    def deliver(k, columns, chunk_fallbacks):
         store.write(k, columns)
-        notes.update(dict.fromkeys(chunk_notes))
+        for why, n in chunk_fallbacks.items():
+            fallbacks[why] = fallbacks.get(why, 0) + n
         if on_chunk is not None:
-            on_chunk(k, columns, chunk_notes)
+            on_chunk(k, columns, chunk_fallbacks)
 
-    if not todo:
-        return list(notes)
     if client is None and workers == 0:
         for k, start, stop in todo:
             deliver(k, *run_chunk(sweep, start, stop, batched))
-        return list(notes)
+        return describe_fallbacks(fallbacks)
+    if not todo:
+        return []
     with ExitStack() as stack:
         if client is None:
             from dask.distributed import Client, LocalCluster
@@ -78,7 +79,7 @@ def execute(sweep, store, chunk_size: int, *, client=None, workers: int | None =
                                                        silence_logs=logging.ERROR))
             client = stack.enter_context(Client(cluster, set_as_default=False))
         _run_on(client, sweep, todo, batched, deliver)
-    return list(notes)
+    return describe_fallbacks(fallbacks)
 
 
 def _run_on(client, sweep, todo, batched, deliver) -> None:

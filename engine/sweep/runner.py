@@ -29,8 +29,8 @@ def batched_reason(model) -> str | None:
     return unsupported_reason(model)
 
 
-def run_chunk(sweep, start: int, stop: int, batched: bool = True) -> tuple[dict, list[str]]:
-    """Columns of runs start … stop−1 (in run order) and notes (fallbacks, with their reasons)."""
+def run_chunk(sweep, start: int, stop: int, batched: bool = True) -> tuple[dict, dict[str, int]]:
+    """Columns of runs start … stop−1 (in run order), and how many ran singly for which reason."""
     table = sweep.run_table(start, stop)
     runs, reasons = members(sweep, table)
     n = len(runs)
@@ -68,8 +68,12 @@ def run_chunk(sweep, start: int, stop: int, batched: bool = True) -> tuple[dict,
             out[col] = results[col]
     out["engine"] = np.array(engine, dtype=object)
     out["failure"] = results.get("failure", np.array([""] * n, dtype=object))
-    notes = [f"{count} run{'s' if count > 1 else ''} as single runs: {why}" for why, count in fallback.items()]
-    return out, notes
+    return out, dict(fallback)
+
+
+def describe_fallbacks(counts: dict[str, int]) -> list[str]:
+    """One line per reason the batched path could not take runs, with how many."""
+    return [f"{n} run{'s' if n > 1 else ''} as single runs: {why}" for why, n in counts.items()]
 
 
 def _store(results: dict, idx, n: int, columns: dict, failures) -> None:

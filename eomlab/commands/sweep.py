@@ -119,7 +119,7 @@ def main(args) -> int:
         progress = _Progress(spec.n_runs, done, args.quiet)
         table = run_sweep(spec, output, resume=args.resume, overwrite=args.overwrite, workers=args.workers,
                           client=client, chunk_size=settings.get("chunk_size"), batched=not args.no_batch,
-                          on_chunk=progress.chunk, on_notes=lambda notes: [print(f"sweep: {n}", file=sys.stderr) for n in notes])
+                          on_chunk=progress.chunk, on_notes=_print_notes)
     finally:
         if progress is not None:
             progress.close()
@@ -134,6 +134,11 @@ def main(args) -> int:
         plot_sweep(spec, table, args.plot)
         print(f"wrote {args.plot}", file=sys.stderr)
     return 0
+
+
+def _print_notes(notes: list[str]) -> None:
+    for note in notes:
+        print(f"sweep: {note}", file=sys.stderr)
 
 
 def _done_runs(output: str, resume: bool, spec) -> int:

@@ -11,7 +11,7 @@ from eomlab.engine.modelfile import load_model, save_model
 from eomlab.engine.presets import preset
 from eomlab.engine.sweep.integrator import BatchedRungeKutta
 from eomlab.engine.sweep.members import members, with_initial_state
-from eomlab.engine.sweep.runner import run_chunk
+from eomlab.engine.sweep.runner import describe_fallbacks, run_chunk
 from eomlab.engine.sweep.spec import make_sweep
 
 from sweep_helpers import DOUBLE, five_link_chain
@@ -40,7 +40,7 @@ def test_every_member_equals_eomlab_run(which, method, tmp_path):
         model, vary = five_link_chain(), ["link3_theta=-1,2.5", "link5_theta_dot=6", f"method={method}", "tol=1e-10"]
     sweep = make_sweep(model, vary, ["final", "flip_time:" + model.coordinate_names[-1]], **SETTINGS)
     columns, notes = run_chunk(sweep, 0, sweep.n_runs)
-    assert notes == [] and set(columns["engine"]) == {"batched"}
+    assert notes == {} and set(columns["engine"]) == {"batched"}
     runs, _ = members(sweep, sweep.run_table())
     for i, member in enumerate(runs):
         reference = _eomlab_run_final(with_initial_state(member.model, member.q0, member.u0), method, tmp_path)
@@ -53,7 +53,7 @@ def test_single_runs_give_the_same_table_when_batching_is_off():
                        ["final", "flip_time:lower_theta", "energy_drift", "rhs_evals"], **SETTINGS)
     batched, _ = run_chunk(sweep, 0, sweep.n_runs)
     single, notes = run_chunk(sweep, 0, sweep.n_runs, batched=False)
-    assert notes == ["4 runs as single runs: batching turned off"]
+    assert notes == {"batching turned off": 4}
     for name in ("final:upper_theta", "final:lower_theta_dot"):
         np.testing.assert_allclose(batched[name], single[name], atol=1e-9)
     # flip times: cubic Hermite between step ends (batched) or samples every 0.01 s (single)
@@ -99,7 +99,7 @@ def test_other_integrators_batched_or_single_agree(integrator):
     single, _ = run_chunk(sweep, 0, 2, batched=False)
     assert set(batched["engine"]) == ({"batched"} if integrator == "RK45" else {"single"})
     if integrator == "Radau":
-        assert notes == ["2 runs as single runs: integrator Radau (batched: DOP853, RK45)"]
+        assert notes == {"integrator Radau (batched: DOP853, RK45)": 2}
     np.testing.assert_allclose(batched["final:upper_theta"], single["final:upper_theta"], atol=1e-8)
 
 
@@ -107,4 +107,4 @@ def test_absolute_coordinates_fall_back_to_single_runs_and_say_why():
     sweep = make_sweep(load_model(DOUBLE), ["upper_theta=0.5", "coordinates=absolute"], ["final:upper_theta"], t_end=0.2)
     columns, notes = run_chunk(sweep, 0, 1)
     assert list(columns["engine"]) == ["single"]
-    assert notes == ["1 run as single runs: coordinates 'absolute' (the batched path runs joint coordinates)"]
+    assert describe_fallbacks(notes) == ["1 run as single runs: coordinates 'absolute' (the batched path runs joint coordinates)"]
