@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from eomlab.engine.model import COORDINATES, INTEGRATORS, METHODS, Model, ModelError, speed_names
+from eomlab.engine.methods import METHODS
+from eomlab.engine.model import COORDINATES, INTEGRATORS, Model, ModelError, speed_names
 
 from .measures import Measure, parse_measure
 
@@ -34,15 +35,6 @@ METHOD_NAMES = ("method", "formulation")
 CHOICE_SETTINGS = {"coordinates": COORDINATES, "integrator": INTEGRATORS}
 TOLERANCE_NAMES = ("rtol", "atol", "tol")
 _PATH = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[0-9]+\])*(\.[A-Za-z_][A-Za-z0-9_]*(\[[0-9]+\])*)*\Z")
-
-
-def method_names() -> tuple[str, ...]:
-    """The formulations, from the registry when it is there."""
-    try:
-        from eomlab.engine import methods as registry  # noqa: PLC0415 - lands with the method registry
-        return tuple(getattr(registry, "METHODS", METHODS))
-    except ImportError:
-        return METHODS
 
 
 @dataclass(frozen=True)
@@ -156,7 +148,7 @@ def parse_values(model: Model, name: str, text: str, mode: str) -> Vary:
     if not text:
         raise ModelError(where, "no values (write A:B:N, A,B,C or, for random sampling, A:B)")
     if kind == "setting" and name not in TOLERANCE_NAMES:
-        options = method_names() if name in METHOD_NAMES else CHOICE_SETTINGS[name]
+        options = METHODS if name in METHOD_NAMES else CHOICE_SETTINGS[name]
         values = tuple(v.strip() for v in text.split(","))
         for v in values:
             if v not in options:

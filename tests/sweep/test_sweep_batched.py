@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from eomlab.cli import main
-from eomlab.engine.model import METHODS
+from eomlab.engine.methods import METHODS
 from eomlab.engine.modelfile import load_model, save_model
 from eomlab.engine.presets import preset
 from eomlab.engine.sweep.integrator import BatchedRungeKutta
