@@ -75,17 +75,23 @@ def evaluate_expression(m: Measure, names: tuple[str, ...], t: np.ndarray, state
     return np.broadcast_to(np.asarray(value, float).reshape(-1), (len(t),)).copy()
 
 
-def hermite_crossing(t0, t1, q0, q1, v0, v1, target) -> np.ndarray:
-    """When the cubic Hermite interpolant of q (values q, rates v at t0, t1) reaches `target`:
-    bisection on arrays, the crossing bracketed by the step's ends."""
+def hermite_crossing(t0, t1, q0, q1, v0, v1, target, a0=None, a1=None) -> np.ndarray:
+    """When the Hermite interpolant of q over a step reaches `target`: cubic from values q and rates v
+    at t0, t1, quintic when the accelerations a are given too; bisection on arrays (the crossing is
+    bracketed by the step's ends)."""
     h = t1 - t0
     lo, hi = np.zeros_like(h), np.ones_like(h)
     rising = q1 > q0
 
     def at(s):
-        h00, h10 = 2 * s**3 - 3 * s**2 + 1, s**3 - 2 * s**2 + s
-        h01, h11 = -2 * s**3 + 3 * s**2, s**3 - s**2
-        return h00 * q0 + h10 * h * v0 + h01 * q1 + h11 * h * v1
+        s2, s3 = s * s, s * s * s
+        if a0 is None:
+            return ((2 * s3 - 3 * s2 + 1) * q0 + (s3 - 2 * s2 + s) * h * v0 + (-2 * s3 + 3 * s2) * q1
+                    + (s3 - s2) * h * v1)
+        s4, s5 = s3 * s, s3 * s2
+        return ((1 - 10 * s3 + 15 * s4 - 6 * s5) * q0 + (s - 6 * s3 + 8 * s4 - 3 * s5) * h * v0
+                + (0.5 * s2 - 1.5 * s3 + 1.5 * s4 - 0.5 * s5) * h * h * a0 + (0.5 * s3 - s4 + 0.5 * s5) * h * h * a1
+                + (-4 * s3 + 7 * s4 - 3 * s5) * h * v1 + (10 * s3 - 15 * s4 + 6 * s5) * q1)
 
     for _ in range(45):  # 2⁻⁴⁵ of a step: far below the interpolant's own error
         mid = 0.5 * (lo + hi)
@@ -124,14 +130,17 @@ class Measurements:
         self._maxima(members, np.zeros(len(members)), y0)
 
     def step(self, members, t0, y0, f0, t1, y1, f1, energy=None) -> None:
-        """After an accepted step from (t0, y0) to (t1, y1); f are the derivatives ẏ there."""
+        """After an accepted step from (t0, y0) to (t1, y1); f are the derivatives ẏ there, and the
+        speeds are the coordinates' rates (the batched path), so f's speed part is q̈."""
         for j, m in enumerate(self.flips):
             c = self.model.coordinate_names.index(m.arg)
             new = np.isnan(self.flip_time[members, j]) & (np.abs(y1[:, c]) >= math.pi)
             if np.any(new):
                 k = np.flatnonzero(new)
                 target = math.pi * np.sign(y1[k, c])
-                self.flip_time[members[k], j] = hermite_crossing(t0[k], t1[k], y0[k, c], y1[k, c], f0[k, c], f1[k, c], target)
+                a = self.n_q + c
+                self.flip_time[members[k], j] = hermite_crossing(t0[k], t1[k], y0[k, c], y1[k, c], f0[k, c], f1[k, c],
+                                                                 target, f0[k, a], f1[k, a])
         if self.wants_energy:
             T, V = energy(members, y1)
             drift = np.abs(T + V - self.E0[members]) / self.E_scale[members]

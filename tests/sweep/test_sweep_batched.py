@@ -108,3 +108,18 @@ def test_absolute_coordinates_fall_back_to_single_runs_and_say_why():
     columns, notes = run_chunk(sweep, 0, 1)
     assert list(columns["engine"]) == ["single"]
     assert describe_fallbacks(notes) == ["1 run as single runs: coordinates 'absolute' (the batched path runs joint coordinates)"]
+
+
+def test_flip_time_of_a_pendulum_going_over_the_top_equals_the_quadrature():
+    """From the bottom with θ̇0 > 2√(g/l): t_flip = ∫₀^π dθ / √(θ̇0² − 2 (g/l)(1 − cos θ))."""
+    from scipy.integrate import quad
+
+    model = preset("simple_pendulum", theta0=0.0)
+    speeds = [6.5, 7.0, 9.0]
+    sweep = make_sweep(model, [f"bob_theta_dot={','.join(map(str, speeds))}", "tol=1e-10"], ["flip_time:bob_theta"],
+                       t_end=3.0)
+    columns, _ = run_chunk(sweep, 0, 3)
+    g_over_l = 9.81
+    for w0, t_flip in zip(speeds, columns["flip_time:bob_theta"]):
+        exact, _ = quad(lambda th: 1.0 / np.sqrt(w0**2 - 2 * g_over_l * (1 - np.cos(th))), 0.0, np.pi, epsabs=1e-13)
+        assert abs(t_flip - exact) < 1e-8, (w0, t_flip, exact)
