@@ -29,8 +29,8 @@ from eomlab.gui.plots import PALETTE, PLOT_TITLES, PlotPanel, RunSeries, configu
 from eomlab.gui.ring_buffer import DEFAULT_CAPACITY, RingBuffer
 from eomlab.gui.runner import AS_FAST_AS_POSSIBLE, PROCESS_WORKERS, RunThread
 from eomlab.gui.scene2d import Scene2D
-from eomlab.gui.sweep_panel import open_for as open_sweep_panel
 from eomlab.gui.scene3d import make_scene3d, opengl_available
+from eomlab.gui.sweep_panel import open_for as open_sweep_panel
 
 #: the redraw timer's period: 16 ms ≈ 60 Hz
 REDRAW_MS = 16
