@@ -168,11 +168,14 @@ def _work_precision(plt, spec, table):
         for ax, cost in zip(axes[0], ("rhs_evals", "wall_time")):
             ax.loglog(part[cost], np.maximum(part[error], 1e-17), marker=markers[n % len(markers)], lw=1.8, ms=6,
                       label=label)
-    from matplotlib.ticker import LogFormatterSciNotation, NullFormatter
+    from matplotlib.ticker import FuncFormatter
+
+    def leading_1_2_5(value, _position):  # every tick labelled ran into each other; 1, 2, 5 × 10^k read well
+        return f"{value:g}" if value > 0 and f"{value:.0e}"[0] in "125" else ""
 
     for ax, cost in zip(axes[0], ("rhs_evals", "wall_time")):
-        ax.xaxis.set_major_formatter(LogFormatterSciNotation())
-        ax.xaxis.set_minor_formatter(NullFormatter())  # 2×10², 3×10², … ran into each other
+        ax.xaxis.set_major_formatter(FuncFormatter(leading_1_2_5))
+        ax.xaxis.set_minor_formatter(FuncFormatter(leading_1_2_5))
         ax.set_xlabel("right-hand-side evaluations per run" if cost == "rhs_evals" else "wall time per run (s)")
         ax.set_ylabel(error)
         ax.grid(alpha=0.3, which="both")
