@@ -11,8 +11,9 @@ Things that vary, by name:
 
 Values: ``A:B:N`` is N evenly spaced values from A to B (tolerances: spaced evenly in their
 logarithm), ``A,B,C`` a list, and in random mode ``A:B`` a uniform range. Modes: ``grid`` (every
-combination), ``list`` (the i-th value of each, all lists of one length) and ``random`` (`samples`
-draws with `seed`). Bad input raises ModelError whose path names the option (``--vary lower_theta``).
+combination), ``list`` (the i-th value of each, all lists of one length; a single value goes with
+every run) and ``random`` (`samples` draws with `seed`). Bad input raises ModelError whose path names
+the option (``--vary lower_theta``).
 """
 from __future__ import annotations
 
@@ -74,8 +75,9 @@ class Sweep:
             for v, pos in zip(self.varies, positions):
                 table[v.name] = np.asarray(v.values, dtype=float if _numeric(v) else object)[pos]
         elif self.mode == "list":
-            for v in self.varies:
-                table[v.name] = np.asarray(v.values, dtype=float if _numeric(v) else object)[index]
+            for v in self.varies:  # a single value goes with every run
+                values = np.asarray(v.values, dtype=float if _numeric(v) else object)
+                table[v.name] = values[index] if len(values) > 1 else np.repeat(values, len(index))
         else:
             draws = np.random.default_rng(self.seed).random((self.n_runs, len(self.varies)))[index]
             for j, v in enumerate(self.varies):
@@ -107,7 +109,7 @@ def count_runs(varies, mode: str, samples: int) -> int:
     if mode == "random":
         return samples
     if mode == "list":
-        return len(varies[0].values) if varies else 1
+        return max((len(v.values) for v in varies), default=1)
     return math.prod(len(v.values) for v in varies)
 
 
@@ -207,8 +209,8 @@ def make_sweep(model: Model, vary: dict | list, measures: list[str], mode: str =
         raise ModelError("--vary", f"a name is varied twice: {', '.join(sorted({n for n in names if names.count(n) > 1}))}")
     if mode == "random" and samples < 1:
         raise ModelError("--samples", "random sampling needs the number of samples (at least 1)")
-    if mode == "list" and len({len(v.values) for v in varies}) > 1:
-        raise ModelError("--vary", "list mode takes the i-th value of every list: give lists of one length")
+    if mode == "list" and len({len(v.values) for v in varies if len(v.values) > 1}) > 1:
+        raise ModelError("--vary", "list mode takes the i-th value of every list: give lists of one length (or one value)")
     n = count_runs(varies, mode, samples)
     if n > MAX_RUNS:
         raise ModelError("--vary", f"{n:.3g} runs is too many (at most {MAX_RUNS:.0e} in one sweep)")

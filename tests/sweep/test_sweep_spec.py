@@ -30,6 +30,8 @@ def test_grid_is_every_combination_in_order(model):
 def test_list_mode_pairs_the_values_and_wants_equal_lengths(model):
     s = make_sweep(model, ["upper_theta=1,2,3", "lower_theta=4,5,6"], ["final"], mode="list")
     assert s.n_runs == 3 and s.run_table()["lower_theta"].tolist() == [4, 5, 6]
+    one = make_sweep(model, ["upper_theta=1,2,3", "tol=1e-9"], ["final"], mode="list")
+    assert one.n_runs == 3 and one.run_table(1, 3)["tol"].tolist() == [1e-9, 1e-9]
     with pytest.raises(ModelError, match="lists of one length"):
         make_sweep(model, ["upper_theta=1,2,3", "lower_theta=4,5"], ["final"], mode="list")
 
