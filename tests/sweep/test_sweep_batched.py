@@ -121,5 +121,5 @@ def test_flip_time_of_a_pendulum_going_over_the_top_equals_the_quadrature():
     columns, _ = run_chunk(sweep, 0, 3)
     g_over_l = 9.81
     for w0, t_flip in zip(speeds, columns["flip_time:bob_theta"]):
-        exact, _ = quad(lambda th: 1.0 / np.sqrt(w0**2 - 2 * g_over_l * (1 - np.cos(th))), 0.0, np.pi, epsabs=1e-13)
+        exact, _ = quad(lambda th, w=w0: 1.0 / np.sqrt(w**2 - 2 * g_over_l * (1 - np.cos(th))), 0.0, np.pi, epsabs=1e-13)
         assert abs(t_flip - exact) < 1e-8, (w0, t_flip, exact)
