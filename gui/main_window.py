@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (QComboBox, QDockWidget, QFileDialog, QLabel, QMai
                                QStackedWidget, QToolBar, QWidget)
 
 from eomlab.engine.model import COORDINATES, GROUND, INTEGRATORS, METHODS, STABILIZATIONS, Model, ModelError
+from eomlab.engine.sample_files import CsvWriter
 from eomlab.gui import edits, recovery
 from eomlab.gui.document import ModelDocument
 from eomlab.gui.geometry import is_planar
@@ -579,9 +580,8 @@ class MainWindow(QMainWindow):
 
     def export_csv(self, path: str) -> int:
         columns, rows = self.samples()
-        with open(path, "w", encoding="utf-8", newline="") as out:
-            out.write(",".join(columns) + "\n")
-            np.savetxt(out, rows, delimiter=",", fmt="%.12g")
+        with CsvWriter(path, columns) as out:
+            out.write(rows)
         return len(rows)
 
     def export_csv_dialog(self) -> None:
