@@ -91,7 +91,7 @@ _RESERVED_COORDINATES = frozenset({"t", "pi"} | set(FUNCTIONS) | set(keyword.kwl
 
 _TOP_FIELDS = ("eomlab", "name", "gravity", "bodies", "constraints", "forces", "settings")
 _BODY_FIELDS = ("name", "parent", "joint", "mass", "com", "inertia", "shape")
-_JOINT_FIELDS = ("type", "axis", "at", "rotation", "q0", "u0", "sequence", "speeds", "names", "orientation")
+_JOINT_FIELDS = ("type", "axis", "at", "rotation", "q0", "u0", "sequence", "speeds", "names", "orientation", "limits")
 _SHAPE_FIELDS = ("kind", "length", "radius", "size")
 _SHAPE_DIMENSION = {"rod": "length", "disk": "radius", "sphere": "radius", "box": "size", "point": None}
 _SETTINGS_FIELDS = ("method", "coordinates", "integrator", "rtol", "atol", "t_end", "dt_out", "dt", "stabilization", "maggi_basis")
@@ -441,6 +441,7 @@ def _joint(data: object, path: str, body_name: str) -> Joint:
         speeds=speeds,
         names=names,
         orientation=orientation,
+        limits=_numbers(data["limits"], f"{path}.limits", 2 * dof, " (lower, upper per speed)") if "limits" in data else (),
     )
 
 
@@ -947,6 +948,8 @@ def _joint_out(joint: Joint) -> dict:
         out["speeds"] = joint.speeds
     if joint.names:  # a joint built in code may leave them to the loader's defaults
         out["names"] = list(joint.names)
+    if joint.limits:
+        out["limits"] = _floats(joint.limits)
     return out
 
 

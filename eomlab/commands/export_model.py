@@ -1,0 +1,36 @@
+"""`eomlab export MODEL.eom.json -o MODEL.xml`: the model as MJCF, to run it in MuJoCo.
+
+What MuJoCo cannot express (nonholonomic or acceleration constraints, expression forces...) is
+listed on standard error and left out of the file.
+"""
+from __future__ import annotations
+
+import sys
+
+from eomlab.engine.model import ModelError
+
+from .arguments import load, with_source
+
+
+def add_parser(sub) -> None:
+    cmd = sub.add_parser("export", help="write a model as MJCF (MuJoCo)",
+                         description="Write an eomlab model as MJCF: bodies with MuJoCo joints, closed loops as "
+                         "connect equality constraints, initial conditions as the first keyframe.")
+    cmd.add_argument("model", help="a model file (*.eom.json)")
+    cmd.add_argument("-o", "--out", required=True, metavar="MODEL.xml", help="the MJCF file to write")
+
+
+def main(args) -> int:
+    from eomlab.engine.modelfile import _write_atomic
+    from eomlab.engine.robot_formats import export_mjcf
+
+    model = load(args.model)
+    try:
+        text, notes = export_mjcf(model)
+    except ModelError as err:
+        raise with_source(err, args.model) from None
+    for note in notes:
+        print(f"{args.model}: note: {note}", file=sys.stderr)
+    _write_atomic(args.out, text)
+    print(f"wrote {args.out}", file=sys.stderr)
+    return 0
