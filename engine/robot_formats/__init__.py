@@ -32,6 +32,6 @@ def import_model(path: str | os.PathLike) -> tuple[Model, list[str]]:
 
 def export_mjcf(model: Model) -> tuple[str, list[str]]:
     """MJCF text for `model` and notes on what MuJoCo cannot express."""
-    from .export_mjcf import mjcf_text
+    from .mjcf_export import mjcf_text
 
     return mjcf_text(model)

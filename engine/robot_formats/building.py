@@ -20,9 +20,9 @@ def numbers(text: str | None, count: int, where: str, default=None) -> np.ndarra
     try:
         values = np.array([float(v) for v in text.split()], dtype=float)
     except ValueError:
-        raise ModelError(where, f"expected {count} numbers, got {text!r}") from None
+        raise ModelError(where, f"expected {count} number(s), got {text!r}") from None
     if len(values) != count or not np.all(np.isfinite(values)):
-        raise ModelError(where, f"expected {count} finite numbers, got {text!r}")
+        raise ModelError(where, f"expected {count} finite number(s), got {text!r}")
     return values
 
 

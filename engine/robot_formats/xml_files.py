@@ -29,8 +29,10 @@ def parse_xml(path: str | os.PathLike) -> ET.Element:
     try:
         return fromstring(data, forbid_dtd=False, forbid_entities=True, forbid_external=True)
     except DefusedXmlException as err:
-        raise ModelError("<!ENTITY>" if "ntit" in type(err).__name__ else "<!DOCTYPE>",
-                         f"refused: {type(err).__name__} ({err}); entities and external references are not read") from None
+        name = getattr(err, "name", None)
+        where = f"<!ENTITY {name}>" if name else "<!DOCTYPE>"
+        raise ModelError(where, "refused: XML entities and external references are not read (entity bombs, "
+                         "other files)") from None
     except ET.ParseError as err:
         raise ModelError("", f"not well-formed XML: {err}") from None
 

@@ -5,7 +5,9 @@ listed on standard error and left out of the file.
 """
 from __future__ import annotations
 
+import os
 import sys
+import tempfile
 
 from eomlab.engine.model import ModelError
 
@@ -20,8 +22,19 @@ def add_parser(sub) -> None:
     cmd.add_argument("-o", "--out", required=True, metavar="MODEL.xml", help="the MJCF file to write")
 
 
+def write_atomic(path: str, text: str) -> None:
+    """The whole file or none: written beside the target, then renamed over it."""
+    fd, tmp = tempfile.mkstemp(prefix=".eomlab-", suffix=".tmp", dir=os.path.dirname(os.path.abspath(path)))
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
 def main(args) -> int:
-    from eomlab.engine.modelfile import _write_atomic
     from eomlab.engine.robot_formats import export_mjcf
 
     model = load(args.model)
@@ -31,6 +44,6 @@ def main(args) -> int:
         raise with_source(err, args.model) from None
     for note in notes:
         print(f"{args.model}: note: {note}", file=sys.stderr)
-    _write_atomic(args.out, text)
+    write_atomic(args.out, text)
     print(f"wrote {args.out}", file=sys.stderr)
     return 0
