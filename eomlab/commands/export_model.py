@@ -42,8 +42,11 @@ def main(args) -> int:
         text, notes = export_mjcf(model)
     except ModelError as err:
         raise with_source(err, args.model) from None
+    try:
+        write_atomic(args.out, text)
+    except OSError as err:
+        raise ModelError("--out", f"cannot write {args.out}: {err.strerror or err}") from None
     for note in notes:
         print(f"{args.model}: note: {note}", file=sys.stderr)
-    write_atomic(args.out, text)
     print(f"wrote {args.out}", file=sys.stderr)
     return 0

@@ -31,6 +31,9 @@ def main(args) -> int:
         raise with_source(err, args.robot) from None
     for warning in warnings:
         print(f"{args.robot}: warning: {warning}", file=sys.stderr)
-    save(model, args.out)
+    try:
+        save(model, args.out)
+    except OSError as err:
+        raise ModelError("--out", f"cannot write {args.out}: {err.strerror or err}") from None
     print(f"wrote {args.out} ({len(model.bodies)} bodies, {len(model.coordinate_names)} coordinates)", file=sys.stderr)
     return 0

@@ -91,12 +91,12 @@ class ProgressBar:
             sys.stderr.flush()
 
 
-def run_one(args, method: str, target: str | None, fmt: str) -> str | None:
+def run_one(args, model, method: str, target: str | None, fmt: str) -> str | None:
     """Run one formulation, writing its samples to `target` as they come; its failure or None."""
     from eomlab.api import Run
 
     try:
-        run = Run(args.model_object, method=method, coordinates=args.coordinates, integrator=args.integrator,
+        run = Run(model, method=method, coordinates=args.coordinates, integrator=args.integrator,
                   t_end=args.t_end, dt_out=args.dt_out, dt=args.dt, rtol=args.rtol, atol=args.atol,
                   maggi_basis=args.maggi_basis)
     except ModelError as err:
@@ -106,7 +106,11 @@ def run_one(args, method: str, target: str | None, fmt: str) -> str | None:
     label = f"{method} " if args.method == "all" else ""
     progress = ProgressBar(label, run.t_end, enabled=not args.quiet and sys.stderr.isatty())
     try:
-        with open_writer(fmt, target if target is not None else sys.stdout, run.columns) as writer:
+        writer = open_writer(fmt, target if target is not None else sys.stdout, run.columns)
+    except OSError as err:
+        raise ModelError("--out", f"cannot write {target}: {err.strerror or err}") from None
+    try:
+        with writer:
             for batch in run:
                 writer.write(batch.rows)
                 progress.update(run.t)
@@ -126,7 +130,8 @@ def main(args) -> int:
             pyarrow_modules()
         except MissingPackage as missing:
             raise ModelError("--format", str(missing)) from None
-    args.model_object = load(args.model)
-    methods = list(METHODS) if args.method == "all" else [args.method or args.model_object.settings.method]
-    failures = [run_one(args, method, target, fmt) for method, target in zip(methods, output_paths(args, methods, fmt))]
+    model = load(args.model)
+    methods = list(METHODS) if args.method == "all" else [args.method or model.settings.method]
+    targets = output_paths(args, methods, fmt)
+    failures = [run_one(args, model, method, target, fmt) for method, target in zip(methods, targets)]
     return 1 if any(failures) else 0

@@ -119,3 +119,10 @@ def test_progress_bar_on_a_terminal(monkeypatch, capsys, tmp_path):
     assert main(["run", "assets/models/simple_pendulum.eom.json", "--t-end", "2", "--quiet", "--out",
                  str(tmp_path / "p.csv")]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_run_to_a_missing_folder_is_one_line(tmp_path, capsys):
+    out = tmp_path / "no" / "such" / "dir.csv"
+    assert main(["run", "assets/models/simple_pendulum.eom.json", "--t-end", "0.1", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"--out: cannot write {out}: No such file or directory" in err
