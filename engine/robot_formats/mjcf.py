@@ -159,7 +159,8 @@ class Reader:
         get = lambda key, default=None: self.defaults.get(geom, key, active, default)  # noqa: E731
         kind = get("type", "sphere")
         gwhere = f"{where}/geom"
-        size = [float(v) for v in (get("size") or "0").split()]
+        text = get("size") or "0"
+        size = list(numbers(text, len(text.split()), f"{gwhere} size")) + [0.0, 0.0, 0.0]
         fromto = get("fromto")
         if kind in ("capsule", "cylinder"):
             length = (float(np.linalg.norm(np.subtract(*np.split(numbers(fromto, 6, f"{gwhere} fromto"), 2))))
@@ -168,7 +169,7 @@ class Reader:
         if kind == "sphere":
             return shape_for("sphere", np.array(size[:1]))
         if kind in ("box", "ellipsoid"):
-            return shape_for("box", 2 * np.array((size * 3)[:3]))
+            return shape_for("box", 2 * np.array(size[:3]))
         if kind == "mesh":
             return self.mesh_shape(get("mesh"), gwhere)
         self.unmapped.add("geoms", f"{gwhere} ({kind})", "no matching eomlab shape")
@@ -195,7 +196,7 @@ class Reader:
         get = lambda key, default=None: self.defaults.get(element, key, active, default)  # noqa: E731
         anchor = numbers(get("pos"), 3, f"{where} pos", (0.0, 0.0, 0.0)) if kind != "free" else np.zeros(3)
         for key in ("armature", "frictionloss", "ref"):
-            if float(get(key, "0")) != 0:
+            if scalar(get(key), f"{where} {key}") != 0:
                 self.unmapped.add(f"joint {key}", where, "eomlab joints are ideal")
         if kind == "free":
             return kind, Joint("free", orientation="quaternion",
@@ -209,9 +210,11 @@ class Reader:
         if get("range") is not None and limited in ("true", "auto"):
             low, high = numbers(get("range"), 2, f"{where} range")
             limits = (self.angle(low), self.angle(high)) if kind == "hinge" else (low, high)
-        stiffness, damping = float(get("stiffness", "0")), float(get("damping", "0"))
+        stiffness, damping = scalar(get("stiffness"), f"{where} stiffness"), scalar(get("damping"), f"{where} damping")
+        if stiffness < 0 or damping < 0:
+            raise ModelError(f"{where} {'stiffness' if stiffness < 0 else 'damping'}", "must be >= 0")
         if stiffness or damping:
-            rest = float(get("springref", "0"))
+            rest = scalar(get("springref"), f"{where} springref")
             self.springs[name] = (stiffness, self.angle(rest) if kind == "hinge" else rest, damping)
         joint = Joint("revolute" if kind == "hinge" else "prismatic", axis=tuple(axis), names=(name,), limits=limits)
         return kind, joint, anchor
@@ -307,6 +310,11 @@ class Reader:
             bodies[index] = replace(b, joint=replace(b.joint, **changes))
             i, j = i + QPOS_SIZE[kind], j + QVEL_SIZE[kind]
         return bodies
+
+
+def scalar(text: str | None, where: str) -> float:
+    """One number from an attribute; 0 when it is absent."""
+    return float(numbers(text, 1, where, (0.0,))[0])
 
 
 def _quaternion(R: np.ndarray) -> tuple:

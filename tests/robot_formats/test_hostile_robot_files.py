@@ -71,3 +71,39 @@ def test_mesh_outside_the_folder_is_refused(tmp_path, capsys):
     assert main(["import", str(source), "-o", str(folder / "out.eom.json")]) == 2
     assert "leaves the model's folder" in capsys.readouterr().err
     assert not (folder / "out.eom.json").exists()
+
+
+JUNK = ("", "abc", "nan", "1e400", "-1", "0 0 0", "1 2", "0 0 0 0")
+
+
+def _every_attribute_spoiled(text: str):
+    """The file once per (attribute, junk value), that attribute's value replaced."""
+    import re
+
+    for match in re.finditer(r'(\w+)="([^"]*)"', text):
+        for junk in JUNK:
+            if junk != match.group(2):
+                yield f"{match.group(1)}={junk!r}", text[:match.start(2)] + junk + text[match.end(2):]
+
+
+@pytest.mark.parametrize("suffix", [".xml", ".urdf"])
+def test_spoiled_attributes_import_or_are_refused_by_name(tmp_path, suffix):
+    from eomlab.engine.model import Model, ModelError
+    from eomlab.api import checked
+    from eomlab.engine.robot_formats import import_model
+    from test_import_details import MJCF, URDF
+
+    (tmp_path / "meshes").mkdir()
+    (tmp_path / "meshes" / "hand.stl").write_text("solid h\nvertex 0 0 0\nvertex 1 0 0\nvertex 0 1 0\nendsolid h\n")
+    path = tmp_path / f"model{suffix}"
+    refused = 0
+    for label, text in _every_attribute_spoiled(MJCF if suffix == ".xml" else URDF):
+        path.write_text(text)
+        try:
+            model = checked(import_model(path)[0])  # as `eomlab import` does before writing
+        except ModelError as err:
+            refused += 1
+            assert "\n" not in str(err) and err.path, (label, err)
+        else:
+            assert isinstance(model, Model)
+    assert refused > 50

@@ -72,9 +72,7 @@ def test_mjcf_details_and_warnings(tmp_path):
     assert eomlab.simulate(model, t_end=0.2).failure is None
 
 
-def test_urdf_warnings_limits_and_root_link(tmp_path):
-    path = tmp_path / "r.urdf"
-    path.write_text("""<robot name="r">
+URDF = """<robot name="r">
       <link name="base"><inertial><mass value="3"/><inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/></inertial></link>
       <link name="arm-1"><inertial><origin xyz="0.5 0 0"/><mass value="1"/>
         <inertia ixx="0.01" iyy="0.1" izz="0.1" ixy="0" ixz="0" iyz="0"/></inertial>
@@ -82,7 +80,12 @@ def test_urdf_warnings_limits_and_root_link(tmp_path):
       <joint name="shoulder" type="revolute"><parent link="base"/><child link="arm-1"/>
         <axis xyz="0 0 2"/><limit lower="-1" upper="1.5" effort="10" velocity="2"/><dynamics damping="0.1"/></joint>
       <transmission name="t1"/><gazebo/>
-    </robot>""")
+    </robot>"""
+
+
+def test_urdf_warnings_limits_and_root_link(tmp_path):
+    path = tmp_path / "r.urdf"
+    path.write_text(URDF)
     model, warnings = import_model(path)
     base, arm = model.bodies
     assert base.joint.type == "fixed" and base.parent == "ground"  # a root link with mass is welded
