@@ -50,8 +50,9 @@ class SampleWriter:
         self.rows_written = 0
 
     def write(self, rows: np.ndarray) -> None:
-        rows = np.asarray(rows, dtype=float).reshape(-1, len(self.columns))
-        if len(rows):
+        rows = np.asarray(rows, dtype=float)
+        if rows.size:
+            rows = rows.reshape(-1, len(self.columns))
             self._write(rows)
             self.rows_written += len(rows)
 

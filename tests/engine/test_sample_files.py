@@ -126,3 +126,9 @@ def test_run_to_a_missing_folder_is_one_line(tmp_path, capsys):
     assert main(["run", "assets/models/simple_pendulum.eom.json", "--t-end", "0.1", "--out", str(out)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"--out: cannot write {out}: No such file or directory" in err
+
+
+def test_no_samples_writes_the_header_only(tmp_path):
+    with CsvWriter(tmp_path / "e.csv", []) as out:  # the window with nothing run yet
+        out.write(np.zeros((0, 0)))
+    assert (tmp_path / "e.csv").read_text() == "\n" and out.rows_written == 0
