@@ -11,7 +11,8 @@ import os
 import sys
 import time
 
-from eomlab.engine.model import COORDINATES, INTEGRATORS, MAGGI_BASES, METHODS, ModelError
+from eomlab.engine.methods import METHODS
+from eomlab.engine.model import COORDINATES, INTEGRATORS, MAGGI_BASES, ModelError
 from eomlab.engine.sample_files import FORMATS, MissingPackage, open_writer, pyarrow_modules
 
 from .arguments import load, positive, with_source
