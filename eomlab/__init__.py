@@ -31,5 +31,15 @@ __all__ = [
     "load", "save", "preset", "presets", "checked", "simulate", "stream", "equations", "Result", "Run", "Batch",
     "Model", "Body", "Joint", "Shape", "Settings", "Stabilization", "PointRef", "Coincident", "Distance",
     "Prescribed", "KnifeEdge", "RollingDisk", "ExpressionConstraint", "Spring", "JointSpring", "JointEffort",
-    "PointForce", "BodyTorque", "ModelError",
+    "PointForce", "BodyTorque", "ModelError", "sweep",
 ]
+
+
+def __getattr__(name: str):
+    """`eomlab.sweep` (the Python API of `eomlab sweep`) loads on first use: it pulls in scipy and sympy,
+    which `import eomlab` (the window's start, `eomlab run`) does not wait for."""
+    if name == "sweep":
+        from eomlab.engine.sweep import sweep
+
+        return sweep
+    raise AttributeError(f"module 'eomlab' has no attribute {name!r}")

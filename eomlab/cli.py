@@ -22,6 +22,7 @@ COMMANDS = {
     "equations": "equations",
     "import": "import_model",
     "export": "export_model",
+    "sweep": "sweep",
 }
 
 
