@@ -40,13 +40,14 @@ def axis_angle_matrix(axis, angle: float) -> np.ndarray:
 
 
 def elementary(letter: str, angle: float) -> np.ndarray:
-    """Rotation about the x, y or z axis."""
+    """Rotation about the x, y or z axis: the plane of the two other axes (j, k, cyclic) turns."""
+    i = "xyz".index(letter)
+    j, k = (i + 1) % 3, (i + 2) % 3
     c, s = math.cos(angle), math.sin(angle)
-    if letter == "x":
-        return np.array([[1.0, 0.0, 0.0], [0.0, c, -s], [0.0, s, c]])
-    if letter == "y":
-        return np.array([[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]])
-    return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+    R = np.eye(3)
+    R[j, j] = R[k, k] = c
+    R[k, j], R[j, k] = s, -s
+    return R
 
 
 class EulerSequence:
