@@ -20,11 +20,11 @@ def expression_arguments(coordinate_names) -> list[str]:
 
 
 class ForceElement:
+    """A force of the model as generalized forces in the speeds; springs also give their potential
+    (`SpringElement.potential_at`, `JointSpringElement.potential_q`)."""
+
     def generalized(self, ctx: StateContext) -> np.ndarray:
         raise NotImplementedError
-
-    def potential(self, ctx_q: np.ndarray, positions) -> float:
-        return 0.0
 
 
 class _Compiled:
