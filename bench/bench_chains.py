@@ -13,7 +13,7 @@ Prints the tables and writes them, with the machine they were measured on, into 
    ``.eom.json`` file to the first integrated step, the cost of one right-hand side (BLAS limited
    to one thread / default threads, other core idle / busy) and the real-time factor (DOP853).
 2. the same chains derived with sympy.physics.mechanics' KanesMethod + lambdify(cse=True).
-3. constrained systems, all four formulations side by side.
+3. constrained systems, all the formulations side by side.
 4. the targets from the issues, each marked met / not met.
 """
 from __future__ import annotations
@@ -82,7 +82,7 @@ README_HEAD = """# bench/ — eomlab performance measurements
     .venv/bin/python bench/bench_chains.py --no-readme            # print only
     .venv/bin/python bench/bench_chains.py --sympy-limit 60       # stop a sympy derivation after 60 s
     .venv/bin/python bench/bench_chains.py --profile              # cProfile of the RHS (10, 100 links; 20 absolute), printed only
-    .venv/bin/python bench/bench_chains.py --constrained          # section 3 (four formulations) and its targets, printed only
+    .venv/bin/python bench/bench_chains.py --constrained          # section 3 (every formulation) and its targets, printed only
     .venv/bin/python bench/bench_chains.py --chains-only --sizes 50 [--spatial]  # section 1 at n = 50 (--spatial: the general 3-D kinematics forced)
     make bench                                                    # the full run through the Makefile
 
@@ -105,7 +105,7 @@ def main(argv=None) -> int:
     parser.add_argument("--readme", default=os.path.join(HERE, "README.md"), help=argparse.SUPPRESS)
     parser.add_argument("--profile", action="store_true", help="cProfile one RHS of the 10- and 100-link chain")
     parser.add_argument("--constrained", action="store_true",
-                        help="section 3 (constrained systems, the four formulations) and its targets, printed only")
+                        help="section 3 (constrained systems, every formulation) and its targets, printed only")
     parser.add_argument("--chains-only", action="store_true",
                         help="section 1 only (joint-coordinate chains), printed only")
     parser.add_argument("--sizes", type=int, nargs="+", metavar="N", help="chain sizes of section 1 (e.g. 50)")

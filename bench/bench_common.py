@@ -19,6 +19,7 @@ ROOT = os.path.dirname(HERE)
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
+from eomlab.engine.methods import METHODS  # noqa: E402, F401  (bench_constrained runs each)
 from eomlab.engine.presets import preset  # noqa: E402
 from eomlab.engine.simulation import Simulation  # noqa: E402
 
@@ -32,7 +33,6 @@ def one_thread():
     return BLAS.limit(limits=1)
 
 GRAVITY = 9.81
-METHODS = ("lagrange", "maggi", "udwadia_kalaba", "kane")
 
 
 # --- configuration -------------------------------------------------------------------------

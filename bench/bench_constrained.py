@@ -57,7 +57,7 @@ def constrained_section(cfg: Config) -> dict:
 
 
 def render_constrained(res: dict, cfg: Config, rep: Report):
-    rep.add("### 3. Constrained systems, the four formulations side by side (rtol = atol = 1e-8, DOP853)")
+    rep.add("### 3. Constrained systems, the formulations side by side (rtol = atol = 1e-8, DOP853)")
     rep.add()
     rep.add(f"RHS at the initial state (timeit, best of {cfg.rhs_repeats}), 1 thread and default threads, other core "
             f"idle. Real-time factor as in 1c ({cfg.t_sim:g} s simulated, at most {cfg.wall_budget:g} s wall). "

@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Optional, Union
 
+from .methods import METHODS  # noqa: F401  (the formulations' keys; the registry owns them)
+
 Vec3 = tuple[float, float, float]
 Mat3 = tuple[Vec3, Vec3, Vec3]
 
@@ -25,7 +27,6 @@ GROUND = "ground"
 
 JOINT_TYPES = ("revolute", "prismatic", "spherical", "planar", "free", "fixed")
 SHAPE_KINDS = ("rod", "disk", "box", "sphere", "point")
-METHODS = ("lagrange", "maggi", "udwadia_kalaba", "kane")
 COORDINATES = ("joint", "absolute")
 INTEGRATORS = ("DOP853", "RK45", "Radau", "BDF", "LSODA", "RK4")
 STABILIZATIONS = ("none", "baumgarte", "projection")

@@ -17,7 +17,7 @@ import numpy as np
 from threadpoolctl import ThreadpoolController
 
 from .constraints import HOLONOMIC
-from .formulations import ConstraintFailure, make_formulation
+from .formulations import FORMULATIONS, ConstraintFailure, make_formulation
 from .formulations.rank import condition_number, dependent_rows, numerical_rank
 from .frames import Frame, frame_at, initial_frame  # noqa: F401  (initial_frame: for the window)
 from .integrate import Stepper
@@ -199,7 +199,7 @@ class Simulation:
                 raise ModelError("constraints", f"inconsistent constraints: rows {names} cannot all hold (rank of A is {r} of {A.shape[0]})")
             if not f.handles_redundant:
                 raise ModelError("constraints", f"redundant constraint rows (rank {r} of {A.shape[0]}): {names}; "
-                                 f"{f.name} needs independent rows, udwadia_kalaba, maggi and kane handle them")
+                                 f"{f.name} needs independent rows, {_handling_redundant_rows()} handle them")
             self.notes.append(f"redundant constraint rows (rank {r} of {A.shape[0]}): {names}; {f.name} handles them")
         self.diagnostics["condition_number"] = self.condition
 
@@ -454,3 +454,7 @@ class Simulation:
         q, _ = project_positions(f.system, t, q, tol=tol * 1e-2)
         u, _ = project_velocities(f.system, t, q, u, tol=tol * 1e-2)
         return f.qu_to_state(q, u)
+
+
+def _handling_redundant_rows() -> str:
+    return ", ".join(key for key, cls in FORMULATIONS.items() if cls.handles_redundant)

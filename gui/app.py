@@ -33,8 +33,8 @@ def run_gui(model_path: str | None = None, run_for: float | None = None, screens
     """Open the window on `model_path` (default: the default preset), running at once.
 
     With `run_for` (seconds of wall time) and/or `screenshot` (a PNG path) the window runs that
-    long, saves a picture of the whole window, closes and returns 0. `compare` overlays the four
-    formulations. A bad model file raises its `ModelError` before any window opens.
+    long, saves a picture of the whole window, closes and returns 0. `compare` overlays every
+    formulation. A bad model file raises its `ModelError` before any window opens.
     """
     model = load_start_model(model_path)
 

@@ -37,7 +37,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from eomlab.engine.model import INTEGRATORS, METHODS, STABILIZATIONS, Model, Stabilization
+from eomlab.engine.methods import BAUMGARTE_DEFAULT, METHODS, REGISTRY
+from eomlab.engine.model import INTEGRATORS, STABILIZATIONS, Model, Stabilization
 from eomlab.gui.geometry import drawing
 from eomlab.gui.plots import without_si_prefix
 from eomlab.gui.runner import PROCESS_WORKERS, RunThread
@@ -46,15 +47,13 @@ from eomlab.gui.scene2d import Scene2D, _pairs
 #: the Okabe–Ito palette: distinguishable with every common colour-vision deficiency
 OKABE_ITO = {"orange": "#E69F00", "sky_blue": "#56B4E9", "green": "#009E73", "blue": "#0072B2",
              "vermillion": "#D55E00", "purple": "#CC79A7", "yellow": "#F0E442"}
+#: colour and dash pattern of the formulations in the registry's order (cycled past the end)
+STYLES = ((OKABE_ITO["orange"], Qt.SolidLine), (OKABE_ITO["blue"], Qt.DashLine), (OKABE_ITO["green"], Qt.DotLine),
+          (OKABE_ITO["vermillion"], Qt.DashDotLine), (OKABE_ITO["purple"], Qt.DashDotDotLine),
+          (OKABE_ITO["sky_blue"], Qt.DashLine), (OKABE_ITO["yellow"], Qt.DotLine))
 #: each formulation keeps its colour and dash pattern whatever subset runs, so a picture reads alike
-METHOD_STYLES = {
-    "lagrange": (OKABE_ITO["orange"], Qt.SolidLine),
-    "maggi": (OKABE_ITO["blue"], Qt.DashLine),
-    "udwadia_kalaba": (OKABE_ITO["green"], Qt.DotLine),
-    "kane": (OKABE_ITO["vermillion"], Qt.DashDotLine),
-}
-METHOD_LABELS = {"lagrange": "Lagrange multipliers", "maggi": "Maggi", "udwadia_kalaba": "Udwadia–Kalaba",
-                 "kane": "Kane"}
+METHOD_STYLES = {key: STYLES[i % len(STYLES)] for i, key in enumerate(METHODS)}
+METHOD_LABELS = {key: entry.label for key, entry in REGISTRY.items()}
 #: opacity of a ghost mechanism (0–255)
 GHOST_ALPHA = 110
 #: log plots cannot show zero: identical samples are drawn at this floor
@@ -64,7 +63,7 @@ COST_COLUMNS = ("method", "rhs evals", "steps", "wall s / sim s", "integrates", 
 
 
 def method_style(method: str) -> tuple[str, Qt.PenStyle]:
-    return METHOD_STYLES.get(method, (OKABE_ITO["purple"], Qt.SolidLine))
+    return METHOD_STYLES[method]
 
 
 class LockStep:
@@ -151,7 +150,8 @@ class RunSettings:
         if self.stabilization == current.kind:
             stabilization = current
         elif self.stabilization == "baumgarte":  # critically damped default, as the toolbar does
-            stabilization = replace(current, kind="baumgarte", alpha=current.alpha or 5.0, beta=current.beta or 5.0)
+            stabilization = replace(current, kind="baumgarte",
+                                    **{k: getattr(current, k) or v for k, v in BAUMGARTE_DEFAULT.items()})
         else:
             stabilization = Stabilization(kind=self.stabilization, tolerance=current.tolerance)
         return model.with_settings(method=method, integrator=self.integrator, rtol=self.rtol, atol=self.atol,
@@ -160,7 +160,7 @@ class RunSettings:
 
 def run_models(model: Model, methods: list[str], own: dict[str, RunSettings] | None = None) -> list[Model]:
     """One model per formulation to run: the model's own method first, then the others in the
-    order of `engine.model.METHODS`; `own` overrides settings per method (None: the same for all)."""
+    order of the registry `engine.methods.METHODS`; `own` overrides settings per method (None: the same for all)."""
     main = model.settings.method
     chosen = [main] + [m for m in METHODS if m in methods and m != main]
     models = []

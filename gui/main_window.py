@@ -19,7 +19,8 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QComboBox, QDockWidget, QFileDialog, QLabel, QMainWindow, QMessageBox, QSizePolicy,
                                QStackedWidget, QToolBar, QWidget)
 
-from eomlab.engine.model import COORDINATES, GROUND, INTEGRATORS, METHODS, STABILIZATIONS, Model, ModelError, is_planar
+from eomlab.engine.methods import BAUMGARTE_DEFAULT, METHODS, REGISTRY
+from eomlab.engine.model import COORDINATES, GROUND, INTEGRATORS, STABILIZATIONS, Model, ModelError, is_planar
 from eomlab.gui import edits, recovery
 from eomlab.gui.document import ModelDocument
 from eomlab.gui.inspector import Inspector
@@ -45,8 +46,7 @@ FILE_FILTER = "eomlab models (*.eom.json);;JSON (*.json);;All files (*)"
 SPEEDS = [("0.1×", 0.1), ("0.25×", 0.25), ("0.5×", 0.5), ("1×", 1.0), ("2×", 2.0), ("5×", 5.0), ("10×", 10.0),
           ("as fast as possible", AS_FAST_AS_POSSIBLE)]
 TOLERANCES = ["1e-4", "1e-6", "1e-8", "1e-9", "1e-10", "1e-12"]
-METHOD_LABELS = {"lagrange": "Lagrange multipliers", "maggi": "Maggi", "udwadia_kalaba": "Udwadia–Kalaba",
-                 "kane": "Kane"}
+METHOD_LABELS = {key: entry.label for key, entry in REGISTRY.items()}
 
 
 @dataclass
@@ -202,7 +202,7 @@ class MainWindow(QMainWindow):
         self.act_pause = a("Pause", self.pause, "F6")
         self.act_step = a("Step", self.step, "F7", "Advance one output step")
         self.act_reset = a("Reset", self.reset, "F8", "Back to t = 0")
-        self.act_compare = a("Compare the four formulations", lambda: self.set_compare(not self.compare))
+        self.act_compare = a("Compare the formulations", lambda: self.set_compare(not self.compare))
         self.act_compare.setCheckable(True)
         self.act_compare.setChecked(self.compare)
         for action in (self.act_add_child, self.act_add_body, self.act_delete, self.act_add_constraint,
@@ -391,7 +391,7 @@ class MainWindow(QMainWindow):
         current = self.model.settings.stabilization
         value = {"kind": kind}
         if kind == "baumgarte":  # a critically damped default when none is set
-            value.update(alpha=current.alpha or 5.0, beta=current.beta or 5.0)
+            value.update({k: getattr(current, k) or v for k, v in BAUMGARTE_DEFAULT.items()})
         self.edit(lambda m: edits.set_field(m, ("settings", "stabilization"), value), f"stabilization = {kind}")
         self._sync_toolbar(self.model.settings)
 

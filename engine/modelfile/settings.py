@@ -1,7 +1,8 @@
 """The settings section."""
 from __future__ import annotations
 
-from ..model import COORDINATES, INTEGRATORS, MAGGI_BASES, METHODS, STABILIZATIONS, Settings, Stabilization
+from ..methods import METHODS
+from ..model import COORDINATES, INTEGRATORS, MAGGI_BASES, STABILIZATIONS, Settings, Stabilization
 from .fields import _choice, _fields, _number
 from .schema import _SETTINGS_FIELDS, _STABILIZATION_FIELDS
 

@@ -1,11 +1,11 @@
-"""Compare mode: four formulations at once on the four-bar, their differences, cost and styles."""
+"""Compare mode: every formulation at once on the four-bar, their differences, cost and styles."""
 from __future__ import annotations
 
 import os
 
 import numpy as np
 
-from eomlab.engine.model import METHODS
+from eomlab.engine.methods import METHODS
 from eomlab.engine.modelfile import load_model
 from eomlab.gui.compare import (
     METHOD_STYLES,
@@ -61,7 +61,8 @@ def test_each_method_has_its_colour_and_dashes_in_the_plots(qtbot, make_window):
     window = make_window(four_bar(t_end=0.2), compare=True)
     qtbot.waitUntil(lambda: all(h.series is not None for h in window.runs), timeout=20000)
     assert {c for c, _ in METHOD_STYLES.values()} <= set(OKABE_ITO.values())
-    assert len({s for _, s in METHOD_STYLES.values()}) == 4
+    assert set(METHOD_STYLES) == set(METHODS)  # every registered formulation has its own colour and dash
+    assert len({c for c, _ in METHOD_STYLES.values()}) == len({s for _, s in METHOD_STYLES.values()}) == len(METHODS)
     for handle in window.runs:
         color, style = METHOD_STYLES[handle.thread.model.settings.method]
         pen = handle.series.curves["E"].opts["pen"]
