@@ -306,22 +306,23 @@ class ComparePanel(QWidget):
             box.toggled.connect(lambda _on: self.changed.emit())
             self.method_boxes[method] = box
             controls.addWidget(box, i // 2, 1 + i % 2)
-        controls.addWidget(QLabel("Difference from"), 2, 0)
+        row = (len(METHODS) + 1) // 2  # below the formulations, however many the registry holds
+        controls.addWidget(QLabel("Difference from"), row, 0)
         self.reference_box = QComboBox()
         for method in METHODS:
             self.reference_box.addItem(METHOD_LABELS[method], method)
         self.reference_box.setToolTip("The reference run: each curve is max |q − q_ref| over the coordinates")
-        controls.addWidget(self.reference_box, 2, 1)
+        controls.addWidget(self.reference_box, row, 1)
         self.layout_box = QComboBox()
         self.layout_box.addItem("mechanisms overlaid", "overlay")
         self.layout_box.addItem("mechanisms tiled", "tiled")
-        controls.addWidget(self.layout_box, 2, 2)
+        controls.addWidget(self.layout_box, row, 2)
         self.same_settings = QCheckBox("same settings for all")
         self.same_settings.setToolTip("The same integrator, tolerances and stabilization for every formulation "
                                       "(the model's); untick to give each its own")
         self.same_settings.setChecked(True)
         self.same_settings.toggled.connect(self._show_own_settings)
-        controls.addWidget(self.same_settings, 3, 1, 1, 2)
+        controls.addWidget(self.same_settings, row + 1, 1, 1, 2)
         controls.setColumnStretch(3, 1)
 
         self.settings_table = QTableWidget(len(METHODS), 5)

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (QComboBox, QDockWidget, QFileDialog, QLabel, QMai
 from eomlab.engine.methods import BAUMGARTE_DEFAULT, METHODS, REGISTRY
 from eomlab.engine.model import COORDINATES, GROUND, INTEGRATORS, STABILIZATIONS, Model, ModelError, is_planar
 from eomlab.gui import edits, recovery
+from eomlab.gui.dialogs import new_empty_action
 from eomlab.gui.document import ModelDocument
 from eomlab.gui.inspector import Inspector
 from eomlab.gui.model_tree import ModelTree
@@ -30,6 +31,7 @@ from eomlab.gui.ring_buffer import DEFAULT_CAPACITY, RingBuffer
 from eomlab.gui.runner import AS_FAST_AS_POSSIBLE, PROCESS_WORKERS, RunThread
 from eomlab.gui.scene2d import Scene2D
 from eomlab.gui.scene3d import make_scene3d, opengl_available
+from eomlab.gui.sweep_panel import open_for as open_sweep_panel
 
 #: the redraw timer's period: 16 ms ≈ 60 Hz
 REDRAW_MS = 16
@@ -269,6 +271,7 @@ class MainWindow(QMainWindow):
     def _build_menus(self) -> None:
         menu = self.menuBar()
         file_menu = menu.addMenu("&File")
+        file_menu.addAction(new_empty_action(self))  # File ▸ New empty model (gui/dialogs.py)
         for action in (self.act_new_preset, self.act_new_chain, self.act_open):
             file_menu.addAction(action)
         self.recent_menu = file_menu.addMenu("Open recent")
@@ -297,6 +300,7 @@ class MainWindow(QMainWindow):
             run_menu.addAction(action)
         run_menu.addSeparator()
         run_menu.addAction(self.act_compare)
+        run_menu.addAction("Sweep…", lambda: open_sweep_panel(self))
         view_menu = menu.addMenu("&View")
         for dock in (self.tree_dock, self.inspector_dock, self.plots_dock):
             view_menu.addAction(dock.toggleViewAction())
