@@ -50,6 +50,7 @@ def _joint(data: object, path: str, body_name: str) -> Joint:
         speeds=speeds,
         names=names,
         orientation=orientation,
+        limits=_numbers(data["limits"], f"{path}.limits", 2 * dof, " (lower, upper per speed)") if "limits" in data else (),
     )
 
 

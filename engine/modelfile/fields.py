@@ -8,6 +8,7 @@ from typing import Iterable
 import numpy as np
 
 from ..expressions import excerpt
+from ..limits import check_direction
 from ..model import Mat3, ModelError, Vec3, as_mat3
 from ..rotations import axis_angle_matrix
 from .json_text import _DuplicateKey, _NonFinite
@@ -109,12 +110,16 @@ def _vec3(value: object, path: str, **limits) -> Vec3:
 def _unit_vec3(value: object, path: str) -> Vec3:
     """A nonzero 3-vector scaled to unit length (left alone when already unit to 1e-12)."""
     vector = _vec3(value, path)
-    norm = math.sqrt(sum(c * c for c in vector))
-    if norm == 0.0:
+    check_direction(vector, path)
+    largest = max(abs(c) for c in vector)
+    if largest == 0.0:
         raise ModelError(path, "must be a nonzero vector")
+    norm = math.sqrt(sum(c * c for c in vector))
     if abs(norm - 1.0) <= UNIT_TOLERANCE:
         return vector
-    return tuple(c / norm for c in vector)  # type: ignore[return-value]
+    scaled = [c / largest for c in vector]  # first by the largest component: the norm cannot overflow or vanish
+    norm = math.sqrt(sum(c * c for c in scaled))
+    return tuple(c / norm for c in scaled)  # type: ignore[return-value]
 
 
 def _string(value: object, path: str) -> str:

@@ -3,6 +3,9 @@ from __future__ import annotations
 
 import os
 
+import numpy as np
+
+from ..limits import check_limits
 from ..model import Model, ModelError, Settings
 from .bodies import _body, _tree_order
 from .constraints import _check_prescribed_once, _constraint
@@ -30,7 +33,8 @@ def model_from_dict(data: dict, source: str | None = None) -> Model:
         The first problem found, with its field path.
     """
     try:
-        return _build_model(data)
+        with np.errstate(all="ignore"):  # a number out of range is named by its check, not by numpy's warnings
+            return check_limits(_build_model(data), data)
     except ModelError as error:
         if source is None:
             raise

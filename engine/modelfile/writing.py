@@ -39,8 +39,10 @@ def _joint_out(joint: Joint) -> dict:
     out["at"] = _floats(joint.at)
     if joint.rotation != IDENTITY3:
         out["rotation"] = _matrix_out(joint.rotation)
-    out["q0"] = _floats(joint.q0)
-    out["u0"] = _floats(joint.u0)
+    if joint.q0 or not joint.dof:  # empty in a joint built in code: the loader's defaults
+        out["q0"] = _floats(joint.q0)
+    if joint.u0 or not joint.dof:
+        out["u0"] = _floats(joint.u0)
     angular = joint.type in ("spherical", "free")
     if joint.quaternion:
         out["orientation"] = joint.orientation
@@ -48,7 +50,10 @@ def _joint_out(joint: Joint) -> dict:
         out["sequence"] = joint.sequence
     if (angular and not joint.quaternion) or joint.speeds != defaults.speeds:
         out["speeds"] = joint.speeds
-    out["names"] = list(joint.names)
+    if joint.names:  # a joint built in code may leave them to the loader's defaults
+        out["names"] = list(joint.names)
+    if joint.limits:
+        out["limits"] = _floats(joint.limits)
     return out
 
 
