@@ -20,7 +20,7 @@ from threadpoolctl import ThreadpoolController
 from .constraints import HOLONOMIC
 from .formulations import FORMULATIONS, ConstraintFailure, make_formulation
 from .formulations.rank import condition_number, dependent_rows, numerical_rank
-from .frames import Frame, frame_at, initial_frame  # noqa: F401  (initial_frame: for the window)
+from .frames import Frame, PoseMap, frame_at, initial_frame  # noqa: F401  (PoseMap, initial_frame: for the window)
 from .integrate import Stepper
 from .kinematics import GimbalLock
 from .limits import check_settings
