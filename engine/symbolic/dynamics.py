@@ -1,4 +1,5 @@
-"""Pieces shared by the formulations: Kane's generalized inertia forces and M, forcing from them."""
+"""Pieces shared by the formulations: Kane's generalized inertia forces and M, forcing from them;
+the kinematic equations' section."""
 from __future__ import annotations
 
 import sympy as sp
@@ -40,3 +41,14 @@ def split_linear(expressions: sp.Matrix, accelerations) -> tuple[sp.Matrix, sp.M
     M = expressions.jacobian(sp.Matrix(accelerations))
     rest = expressions.xreplace({a: 0 for a in accelerations})
     return M, rest
+
+
+def show_kinematic_equations(eq, tree: SymbolicTree) -> None:
+    """The section q̇ = W(q) u of the Equations `eq` (formulations written in the model's speeds)."""
+    section = eq.section("Generalized speeds and kinematic equations q̇ = W(q) u")
+    trivial = [str(r) for r in tree.qd if tree.qdot_in_speeds[r] == r]
+    if trivial:
+        section.add("speeds equal to the rates", ", ".join(trivial))
+    for rate in tree.qd:
+        if tree.qdot_in_speeds[rate] != rate:
+            section.add(str(rate), sp.Eq(rate, tree.qdot_in_speeds[rate]))

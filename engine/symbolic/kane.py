@@ -4,12 +4,10 @@ from __future__ import annotations
 import sympy as sp
 
 from .base import Equations
-from .constraints import acceleration_rows, constraint_rows
-from .dynamics import generalized_inertia_forces, partial_velocities, split_linear
-from .errors import constraints_too_long
+from .constraints import acceleration_rows, constraint_rows, partitioned_rows
+from .dynamics import generalized_inertia_forces, partial_velocities, show_kinematic_equations, split_linear
 from .forces import generalized_active_forces
 from .kinematics import SymbolicTree
-from .partition import partition
 
 
 def kane_equations(tree: SymbolicTree) -> Equations:
@@ -28,7 +26,7 @@ def kane_equations(tree: SymbolicTree) -> Equations:
         method="kane", title="Kane's equations", reference="seed 003; THEORY.md §3 (Kane)",
         coordinates=list(tree.coordinate_names), speeds=list(tree.speed_names),
         accelerations=list(tree.ud), mass_matrix=M, forcing=forcing, parameters=dict(tree.params.values))
-    _kinematic_section(eq, tree)
+    show_kinematic_equations(eq, tree)
     _partials_section(eq, tree, table)
     forces = eq.section("Generalized active and inertia forces")
     forces.add("F_r", F, "F").add("F_r*", F_star, "F_star")
@@ -43,16 +41,6 @@ def kane_equations(tree: SymbolicTree) -> Equations:
     return eq
 
 
-def _kinematic_section(eq: Equations, tree: SymbolicTree) -> None:
-    section = eq.section("Generalized speeds and kinematic equations q̇ = W(q) u")
-    trivial = [str(r) for r in tree.qd if tree.qdot_in_speeds[r] == r]
-    if trivial:
-        section.add("speeds equal to the rates", ", ".join(trivial))
-    for rate in tree.qd:
-        if tree.qdot_in_speeds[rate] != rate:
-            section.add(str(rate), sp.Eq(rate, tree.qdot_in_speeds[rate]))
-
-
 def _partials_section(eq: Equations, tree: SymbolicTree, table) -> None:
     section = eq.section("Partial velocities v_B^(r) (mass centres, world axes) and partial angular "
                          "velocities ω_B^(r) (body axes)")
@@ -65,16 +53,11 @@ def _partials_section(eq: Equations, tree: SymbolicTree, table) -> None:
 
 def _constrained(eq: Equations, tree: SymbolicTree, rows, table, M, forcing) -> None:
     """u̇_d from A u̇ = b; the reduced equations C̃ᵀ(M u̇ − forcing) = 0 over the independent speeds."""
-    eq.constraint_matrix, eq.constraint_rhs, eq.constraint_names = rows.A, rows.b, list(rows.names)
-    section = eq.section("Constraints in the speeds: A u̇ = b (velocity rows J u + j = 0)")
-    section.add("A", rows.A, "A").add("b", rows.b, "b")
-    if constraints_too_long(rows.A, rows.b):
-        eq.section("Kane's equations over the independent speeds").add(
-            "reduction", "the constraint rows are too long to reduce symbolically; the numeric engine solves "
-            "u_d = A_d u_i + B_d and F̃_r + F̃_r* = 0 at each step")
+    split = partitioned_rows(eq, tree, rows, "Constraints in the speeds: A u̇ = b (velocity rows J u + j = 0)",
+                             "Kane's equations over the independent speeds",
+                             "solves u_d = A_d u_i + B_d and F̃_r + F̃_r* = 0")
+    if split is None:
         return
-    tree.progress.checkpoint("dependent speeds")
-    split = partition(tree, rows.A, rows.b)
     independent = [tree.speed_names[i] for i in split.independent]
     dependent = [tree.speed_names[i] for i in split.dependent]
     A_d = split.C.extract(split.dependent, list(range(len(split.independent))))
