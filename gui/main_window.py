@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (QComboBox, QDockWidget, QFileDialog, QLabel, QMai
 from eomlab.engine.methods import BAUMGARTE_DEFAULT, METHODS, REGISTRY
 from eomlab.engine.model import COORDINATES, GROUND, INTEGRATORS, STABILIZATIONS, Model, ModelError, is_planar
 from eomlab.gui import edits, recovery
+from eomlab.gui.dialogs import new_empty_action
 from eomlab.gui.document import ModelDocument
 from eomlab.gui.inspector import Inspector
 from eomlab.gui.model_tree import ModelTree
@@ -269,6 +270,7 @@ class MainWindow(QMainWindow):
     def _build_menus(self) -> None:
         menu = self.menuBar()
         file_menu = menu.addMenu("&File")
+        file_menu.addAction(new_empty_action(self))  # File ▸ New empty model (gui/dialogs.py)
         for action in (self.act_new_preset, self.act_new_chain, self.act_open):
             file_menu.addAction(action)
         self.recent_menu = file_menu.addMenu("Open recent")
