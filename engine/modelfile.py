@@ -38,6 +38,7 @@ from typing import Any, Iterable
 import numpy as np
 from eomlab.engine.lazy_imports import sympy as sp
 
+from eomlab.engine.limits import check_direction, check_limits
 from eomlab.engine.rotations import axis_angle_matrix
 from eomlab.engine.expressions import FUNCTIONS, excerpt, expression_names, parse_expression, symbol
 from eomlab.engine.methods import METHODS
@@ -93,7 +94,7 @@ _RESERVED_COORDINATES = frozenset({"t", "pi"} | set(FUNCTIONS) | set(keyword.kwl
 
 _TOP_FIELDS = ("eomlab", "name", "gravity", "bodies", "constraints", "forces", "settings")
 _BODY_FIELDS = ("name", "parent", "joint", "mass", "com", "inertia", "shape")
-_JOINT_FIELDS = ("type", "axis", "at", "rotation", "q0", "u0", "sequence", "speeds", "names", "orientation")
+_JOINT_FIELDS = ("type", "axis", "at", "rotation", "q0", "u0", "sequence", "speeds", "names", "orientation", "limits")
 _SHAPE_FIELDS = ("kind", "length", "radius", "size")
 _SHAPE_DIMENSION = {"rod": "length", "disk": "radius", "sphere": "radius", "box": "size", "point": None}
 _SETTINGS_FIELDS = ("method", "coordinates", "integrator", "rtol", "atol", "t_end", "dt_out", "dt", "stabilization", "maggi_basis")
@@ -273,12 +274,16 @@ def _vec3(value: object, path: str, **limits) -> Vec3:
 def _unit_vec3(value: object, path: str) -> Vec3:
     """A nonzero 3-vector scaled to unit length (left alone when already unit to 1e-12)."""
     vector = _vec3(value, path)
-    norm = math.sqrt(sum(c * c for c in vector))
-    if norm == 0.0:
+    check_direction(vector, path)
+    largest = max(abs(c) for c in vector)
+    if largest == 0.0:
         raise ModelError(path, "must be a nonzero vector")
+    norm = math.sqrt(sum(c * c for c in vector))
     if abs(norm - 1.0) <= UNIT_TOLERANCE:
         return vector
-    return tuple(c / norm for c in vector)  # type: ignore[return-value]
+    scaled = [c / largest for c in vector]  # first by the largest component: the norm cannot overflow or vanish
+    norm = math.sqrt(sum(c * c for c in scaled))
+    return tuple(c / norm for c in scaled)  # type: ignore[return-value]
 
 
 def _string(value: object, path: str) -> str:
@@ -425,6 +430,7 @@ def _joint(data: object, path: str, body_name: str) -> Joint:
         speeds=speeds,
         names=names,
         orientation=orientation,
+        limits=_numbers(data["limits"], f"{path}.limits", 2 * dof, " (lower, upper per speed)") if "limits" in data else (),
     )
 
 
@@ -830,7 +836,8 @@ def model_from_dict(data: dict, source: str | None = None) -> Model:
         The first problem found, with its field path.
     """
     try:
-        return _build_model(data)
+        with np.errstate(all="ignore"):  # a number out of range is named by its check, not by numpy's warnings
+            return check_limits(_build_model(data), data)
     except ModelError as error:
         if source is None:
             raise
@@ -918,8 +925,10 @@ def _joint_out(joint: Joint) -> dict:
     out["at"] = _floats(joint.at)
     if joint.rotation != IDENTITY3:
         out["rotation"] = _matrix_out(joint.rotation)
-    out["q0"] = _floats(joint.q0)
-    out["u0"] = _floats(joint.u0)
+    if joint.q0 or not joint.dof:  # empty in a joint built in code: the loader's defaults
+        out["q0"] = _floats(joint.q0)
+    if joint.u0 or not joint.dof:
+        out["u0"] = _floats(joint.u0)
     angular = joint.type in ("spherical", "free")
     if joint.quaternion:
         out["orientation"] = joint.orientation
@@ -927,7 +936,10 @@ def _joint_out(joint: Joint) -> dict:
         out["sequence"] = joint.sequence
     if (angular and not joint.quaternion) or joint.speeds != defaults.speeds:
         out["speeds"] = joint.speeds
-    out["names"] = list(joint.names)
+    if joint.names:  # a joint built in code may leave them to the loader's defaults
+        out["names"] = list(joint.names)
+    if joint.limits:
+        out["limits"] = _floats(joint.limits)
     return out
 
 

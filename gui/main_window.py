@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (QComboBox, QDockWidget, QFileDialog, QLabel, QMai
 
 from eomlab.engine.methods import BAUMGARTE_DEFAULT, METHODS, REGISTRY
 from eomlab.engine.model import COORDINATES, GROUND, INTEGRATORS, STABILIZATIONS, Model, ModelError, is_planar
+from eomlab.engine.sample_files import CsvWriter
 from eomlab.gui import edits, recovery
 from eomlab.gui.dialogs import new_empty_action
 from eomlab.gui.document import ModelDocument
@@ -31,6 +32,7 @@ from eomlab.gui.ring_buffer import DEFAULT_CAPACITY, RingBuffer
 from eomlab.gui.runner import AS_FAST_AS_POSSIBLE, PROCESS_WORKERS, RunThread
 from eomlab.gui.scene2d import Scene2D
 from eomlab.gui.scene3d import make_scene3d, opengl_available
+from eomlab.gui.sweep_panel import open_for as open_sweep_panel
 
 #: the redraw timer's period: 16 ms ≈ 60 Hz
 REDRAW_MS = 16
@@ -299,6 +301,7 @@ class MainWindow(QMainWindow):
             run_menu.addAction(action)
         run_menu.addSeparator()
         run_menu.addAction(self.act_compare)
+        run_menu.addAction("Sweep…", lambda: open_sweep_panel(self))
         view_menu = menu.addMenu("&View")
         for dock in (self.tree_dock, self.inspector_dock, self.plots_dock):
             view_menu.addAction(dock.toggleViewAction())
@@ -580,9 +583,8 @@ class MainWindow(QMainWindow):
 
     def export_csv(self, path: str) -> int:
         columns, rows = self.samples()
-        with open(path, "w", encoding="utf-8", newline="") as out:
-            out.write(",".join(columns) + "\n")
-            np.savetxt(out, rows, delimiter=",", fmt="%.12g")
+        with CsvWriter(path, columns) as out:
+            out.write(rows)
         return len(rows)
 
     def export_csv_dialog(self) -> None:
