@@ -1,4 +1,4 @@
-"""Reduction onto independent (quasi-)velocities: shared by Maggi and Kane.
+"""Reduction onto independent (quasi-)velocities, shared by the reduced formulations (Maggi, Kane, …).
 
 Velocity-level rows linear in u, A_L u + c_L = 0, are split by coordinate partitioning into
 dependent speeds u_d and independent speeds u_i (the best-conditioned square block A_d, re-chosen

@@ -23,7 +23,10 @@ from eomlab.engine.model import (
     RollingDisk,
 )
 
+from .base import Tex
+from .errors import constraints_too_long
 from .kinematics import SymbolicTree
+from .partition import Partition, partition
 from .parameters import exact, exact_vector
 
 AXIS_INDEX = {"x": 0, "y": 1, "z": 2}
@@ -172,3 +175,22 @@ def _second_order_in(tree: SymbolicTree, equation: sp.Expr, speeds: bool) -> sp.
     for rate, acc in zip(tree.qd, tree.qdd):
         qdd_of_u[acc] = tree.time_derivative(tree.qdot_in_speeds[rate], speeds=True)
     return tree.rates_to_speeds(equation.subs(qdd_of_u))
+
+
+def partitioned_rows(eq, tree: SymbolicTree, rows: AccelerationRows, heading: str, reduced_title: str,
+                     numeric_way: str) -> Partition | None:
+    """Record A u̇ = b on the Equations `eq`, show them under `heading` and split the speeds into
+    independent and dependent ones (engine.symbolic.partition). None when the rows are too long
+    to reduce symbolically: a note under `reduced_title` then says the numeric engine does it
+    (`numeric_way`: how)."""
+    eq.constraint_matrix, eq.constraint_rhs, eq.constraint_names = rows.A, rows.b, list(rows.names)
+    section = eq.section(heading)
+    section.add("", Tex(r"A\,\dot u = b"), role="constraints")
+    section.add("constraint matrix", rows.A, "A", tex="A", role="constraints")
+    section.add("constraint right-hand side", rows.b, "b", tex="b", role="constraints")
+    if constraints_too_long(rows.A, rows.b):
+        eq.section(reduced_title).add("reduction", "The constraint rows are too long to reduce symbolically; "
+                                      f"the program {numeric_way} numerically at each step.")
+        return None
+    tree.progress.checkpoint("independent speeds")
+    return partition(tree, rows.A, rows.b)

@@ -1,8 +1,10 @@
-"""Pieces shared by the formulations: Kane's generalized inertia forces and M, forcing from them."""
+"""Pieces shared by the formulations: Kane's generalized inertia forces and M, forcing from them;
+the kinematic equations' section."""
 from __future__ import annotations
 
 import sympy as sp
 
+from .base import Tex
 from .forces import partial
 from .kinematics import SymbolicTree
 
@@ -40,3 +42,15 @@ def split_linear(expressions: sp.Matrix, accelerations) -> tuple[sp.Matrix, sp.M
     M = expressions.jacobian(sp.Matrix(accelerations))
     rest = expressions.xreplace({a: 0 for a in accelerations})
     return M, rest
+
+
+def show_kinematic_equations(eq, tree: SymbolicTree) -> None:
+    """The section q̇ = W(q) u of the Equations `eq` (formulations written in the model's speeds)."""
+    section = eq.section("Generalised speeds and the kinematic equations")
+    section.add("", Tex(r"\dot q = W(q)\,u"))
+    trivial = [r for r in tree.qd if tree.qdot_in_speeds[r] == r]
+    if trivial:
+        section.add("speeds", "The speeds equal the rates of " + ", ".join(str(r)[:-4] for r in trivial) + ".")
+    for rate in tree.qd:
+        if tree.qdot_in_speeds[rate] != rate:
+            section.add("", sp.Eq(rate, tree.qdot_in_speeds[rate], evaluate=False))

@@ -11,12 +11,10 @@ from __future__ import annotations
 import sympy as sp
 
 from .base import Equations
-from .constraints import acceleration_rows, constraint_rows
-from .dynamics import split_linear
-from .errors import constraints_too_long
+from .constraints import acceleration_rows, constraint_rows, partitioned_rows
+from .dynamics import show_kinematic_equations, split_linear
 from .forces import generalized_active_forces
 from .kinematics import SymbolicTree
-from .partition import partition
 
 TITLE = "Gibbs–Appell equations"
 REFERENCE = "Gibbs 1879, Appell 1900: ∂S/∂u̇_r = F_r"
@@ -55,13 +53,7 @@ def gibbs_appell_equations(tree: SymbolicTree) -> Equations:
         method="gibbs_appell", title=TITLE, reference=REFERENCE,
         coordinates=list(tree.coordinate_names), speeds=list(tree.speed_names),
         accelerations=list(tree.ud), mass_matrix=M, forcing=forcing, parameters=dict(tree.params.values))
-    speeds = eq.section("Generalized speeds: q̇ = W(q) u (body rates are quasi-velocities)")
-    same = [str(rate) for rate in tree.qd if tree.qdot_in_speeds[rate] == rate]
-    if same:
-        speeds.add("speeds equal to the rates", ", ".join(same))
-    for rate in tree.qd:
-        if tree.qdot_in_speeds[rate] != rate:
-            speeds.add(str(rate), sp.Eq(rate, tree.qdot_in_speeds[rate]))
+    show_kinematic_equations(eq, tree)
     body = eq.section("Accelerations of the mass centres a_B and angular accelerations α_B (body axes)")
     for name, (a, alpha) in accelerations.items():
         body.add(f"a_{name}", a, f"a_{name}").add(f"α_{name}", alpha, f"alpha_{name}")
@@ -73,24 +65,17 @@ def gibbs_appell_equations(tree: SymbolicTree) -> Equations:
     equations.add("F_r", F, "F")
     equations.add("M = ∂²S/∂u̇² (M u̇ = forcing)", M, "M").add("forcing = F − ∂S/∂u̇|₀", forcing, "forcing")
     rows = acceleration_rows(tree, constraint_rows(tree), speeds=True)
-    if rows.A.rows:
-        _constrained(eq, tree, rows, S, F)
+    split = rows.A.rows and partitioned_rows(
+        eq, tree, rows, "Constraints in the speeds: A u̇ = b", "Gibbs–Appell equations over the independent accelerations",
+        "writes S in the independent quasi-accelerations w and solves ∂S/∂w = Cᵀ F")
+    if split:
+        _in_independent_accelerations(eq, tree, split, S, F)
     return eq
 
 
-def _constrained(eq: Equations, tree: SymbolicTree, rows, S: sp.Expr, F: sp.Matrix) -> None:
+def _in_independent_accelerations(eq: Equations, tree: SymbolicTree, split, S: sp.Expr, F: sp.Matrix) -> None:
     """u̇ = C u̇_i + u̇_p from A u̇ = b; S(u̇_i) differentiated in the independent accelerations:
     ∂S/∂u̇_i = Cᵀ F (the active forces' virtual power along the admissible directions)."""
-    eq.constraint_matrix, eq.constraint_rhs, eq.constraint_names = rows.A, rows.b, list(rows.names)
-    section = eq.section("Constraints in the speeds: A u̇ = b")
-    section.add("A", rows.A, "A").add("b", rows.b, "b")
-    if constraints_too_long(rows.A, rows.b):
-        eq.section("Gibbs–Appell equations over the independent accelerations").add(
-            "reduction", "the constraint rows are too long to reduce symbolically; the numeric engine writes S "
-            "in the independent quasi-accelerations and solves ∂S/∂w = Cᵀ F at each step")
-        return
-    tree.progress.checkpoint("independent accelerations")
-    split = partition(tree, rows.A, rows.b)
     independent = [tree.ud[i] for i in split.independent]
     reduced = eq.section("Gibbs–Appell equations over the independent accelerations: ∂S/∂u̇_i = Cᵀ F")
     if not independent:

@@ -5,13 +5,12 @@ import sympy as sp
 
 from .about import KANE
 from .base import Equations, Tex
-from .latex import symbol_latex
-from .constraints import acceleration_rows, constraint_rows
-from .dynamics import generalized_inertia_forces, partial_velocities, split_linear
-from .errors import constraints_too_long
+from .constraints import acceleration_rows, constraint_rows, partitioned_rows
+from .dynamics import generalized_inertia_forces, partial_velocities, show_kinematic_equations, split_linear
 from .forces import generalized_active_forces
 from .kinematics import SymbolicTree
-from .partition import partition, small_inverse
+from .latex import symbol_latex
+from .partition import small_inverse
 
 
 def kane_equations(tree: SymbolicTree) -> Equations:
@@ -30,7 +29,7 @@ def kane_equations(tree: SymbolicTree) -> Equations:
         method="kane", title=KANE.name, reference=KANE.source,
         coordinates=list(tree.coordinate_names), speeds=list(tree.speed_names),
         accelerations=list(tree.ud), mass_matrix=M, forcing=forcing, parameters=dict(tree.params.values))
-    _kinematic_section(eq, tree)
+    show_kinematic_equations(eq, tree)
     _partials_section(eq, tree, table)
     forces = eq.section("Generalised active and inertia forces")
     forces.add("generalised active forces", F, "F", tex="F_r", role="forcing")
@@ -50,17 +49,6 @@ def _speed_tex(tree: SymbolicTree, name: str) -> str:
     return symbol_latex(name[:-4], 1) if name.endswith("_dot") else symbol_latex(name)
 
 
-def _kinematic_section(eq: Equations, tree: SymbolicTree) -> None:
-    section = eq.section("Generalised speeds and the kinematic equations")
-    section.add("", Tex(r"\dot q = W(q)\,u"))
-    trivial = [r for r in tree.qd if tree.qdot_in_speeds[r] == r]
-    if trivial:
-        section.add("speeds", "The speeds equal the rates of " + ", ".join(str(r)[:-4] for r in trivial) + ".")
-    for rate in tree.qd:
-        if tree.qdot_in_speeds[rate] != rate:
-            section.add("", sp.Eq(rate, tree.qdot_in_speeds[rate], evaluate=False))
-
-
 def _partials_section(eq: Equations, tree: SymbolicTree, table) -> None:
     section = eq.section("Partial velocities of the mass centres (world axes) and partial angular velocities "
                          "(body axes), one per speed")
@@ -74,18 +62,10 @@ def _partials_section(eq: Equations, tree: SymbolicTree, table) -> None:
 
 def _constrained(eq: Equations, tree: SymbolicTree, rows, table, M, forcing) -> None:
     """u̇_d from A u̇ = b; the reduced equations C̃ᵀ(M u̇ − forcing) = 0 over the independent speeds."""
-    eq.constraint_matrix, eq.constraint_rhs, eq.constraint_names = rows.A, rows.b, list(rows.names)
-    section = eq.section("Constraints in the speeds")
-    section.add("", Tex(r"A\,\dot u = b"), role="constraints")
-    section.add("constraint matrix", rows.A, "A", tex="A", role="constraints")
-    section.add("constraint right-hand side", rows.b, "b", tex="b", role="constraints")
-    if constraints_too_long(rows.A, rows.b):
-        eq.section("Kane's equations over the independent speeds").add(
-            "reduction", "The constraint rows are too long to reduce symbolically; the program solves for the "
-            "dependent speeds and the reduced equations numerically at each step.")
+    split = partitioned_rows(eq, tree, rows, "Constraints in the speeds", "Kane's equations over the independent speeds",
+                             "solves for the dependent speeds and the reduced equations")
+    if split is None:
         return
-    tree.progress.checkpoint("dependent speeds")
-    split = partition(tree, rows.A, rows.b)
     independent = [tree.speed_names[i] for i in split.independent]
     dependent = [tree.speed_names[i] for i in split.dependent]
     A_d = split.C.extract(split.dependent, list(range(len(split.independent))))

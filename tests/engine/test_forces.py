@@ -6,7 +6,7 @@ import numpy as np
 from eomlab.engine.model import ExpressionConstraint, JointSpring, PointForce, PointRef, Spring
 from eomlab.engine.presets import preset
 
-from engine_helpers import column, run
+from engine_helpers import FORMULATIONS, column, run
 
 TIGHT = dict(rtol=1e-11, atol=1e-11)
 
@@ -70,6 +70,6 @@ def test_nonlinear_velocity_constraint_keeps_the_speed(method):
 
 def test_nonlinear_velocity_constraint_formulations_agree():
     model, _ = _constant_speed_particle()
-    finals = [run(model, m, t_end=2.0, **TIGHT)[1][-1, 1:5] for m in ("lagrange", "maggi", "udwadia_kalaba", "kane")]
+    finals = [run(model, m, t_end=2.0, **TIGHT)[1][-1, 1:5] for m in FORMULATIONS]
     for f in finals[1:]:
         assert np.max(np.abs(f - finals[0])) < 1e-7
