@@ -22,6 +22,7 @@ from .formulations import FORMULATIONS, ConstraintFailure, make_formulation
 from .formulations.rank import condition_number, dependent_rows, numerical_rank
 from .frames import Frame, frame_at, initial_frame  # noqa: F401  (initial_frame: for the window)
 from .integrate import Stepper
+from .joint_forces import joint_reactions
 from .kinematics import GimbalLock
 from .model import Model, ModelError, Stabilization
 from .projection import ProjectionFailure, _rows as constraint_residuals, project_positions, project_velocities
@@ -248,6 +249,16 @@ class Simulation(RunEdits):
         """The drawable poses of every body at coordinates q of this run (a stored sample row's
         q columns, `sim.columns[1 : 1 + n_q]`), at time t; nothing is integrated or changed."""
         return frame_at(self.system.kin, q, t)
+
+    def joint_forces(self) -> np.ndarray:
+        """(n_bodies, 3) world forces (N) on each body from its parent through its joint at the latest
+        sample (trees in joint coordinates, gravity and pushes), e.g. a pendulum's rod tension."""
+        if self.settings.coordinates != "joint":
+            raise ModelError("settings.coordinates", "joint forces are computed in joint coordinates only")
+        f, t = self.formulation, self._current_time()
+        q, u = self._sample_state(self._samples[-1])
+        evaluation = f.evaluate(t, f.initial_state(q, f.model_to_own(q, u)))
+        return joint_reactions(self.model, f.system, evaluation, t, self._pushes, self._time_eps())
 
     def samples(self) -> np.ndarray:
         return np.array(self._samples) if self._samples else np.zeros((0, len(self.columns)))

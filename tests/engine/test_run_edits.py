@@ -168,3 +168,27 @@ def test_bad_restore_state_and_push_are_refused():
         sim.push("bob", [0, 0, 0], [1, 0, 0], -0.1)
     with pytest.raises(ModelError, match="^force: "):
         sim.push("bob", [0, 0, 0], [1, 0], 0.1)
+
+
+def test_simple_pendulum_rod_force(method):
+    """The pivot pulls the bob along the rod with m (g cos θ + l θ̇²) (θ from the downward vertical)."""
+    m, length, g = 1.5, 0.8, 9.81
+    sim = Simulation(simple_pendulum(length=length, mass=m, theta0=2.0), method=method, t_end=1.0)
+    for t in (0.0, 0.37, 0.81):
+        sim.advance(t)
+        row = sim.samples()[-1]
+        theta, omega = row[sim.column_index("bob_theta")], row[sim.column_index("bob_theta_dot")]
+        bob = row[[sim.column_index(f"bob.{a}") for a in "xyz"]]
+        F = sim.joint_forces()[0]
+        towards_pivot = -bob / np.linalg.norm(bob)
+        assert F @ towards_pivot == pytest.approx(m * (g * math.cos(theta) + length * omega**2), abs=1e-9)
+        assert np.linalg.norm(np.cross(F, towards_pivot)) < 1e-9  # along the rod
+
+
+def test_joint_forces_carry_the_subtree_and_refuse_constraints():
+    sim = Simulation(double_compound_pendulum(), t_end=0.5)
+    sim.set_state([-math.pi / 2, 0.0], [0.0, 0.0])  # hanging straight down, at rest
+    F = sim.joint_forces()
+    assert np.allclose(F, [[0.0, 2 * 9.81, 0.0], [0.0, 9.81, 0.0]], atol=1e-12)  # each pivot holds what hangs below
+    with pytest.raises(ModelError, match="^constraints: "):
+        Simulation(four_bar(), t_end=0.1).joint_forces()
