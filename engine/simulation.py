@@ -252,7 +252,8 @@ class Simulation(RunEdits):
 
     def joint_forces(self) -> np.ndarray:
         """(n_bodies, 3) world forces (N) on each body from its parent through its joint at the latest
-        sample (trees in joint coordinates, gravity and pushes), e.g. a pendulum's rod tension."""
+        sample (joint coordinates; gravity, pushes, coincident and distance constraints), e.g. a
+        pendulum's rod tension: `sim.joint_forces()[0]`. Module engine.joint_forces."""
         if self.settings.coordinates != "joint":
             raise ModelError("settings.coordinates", "joint forces are computed in joint coordinates only")
         f, t = self.formulation, self._current_time()
