@@ -31,6 +31,7 @@ from eomlab.gui.ring_buffer import DEFAULT_CAPACITY, RingBuffer
 from eomlab.gui.runner import AS_FAST_AS_POSSIBLE, PROCESS_WORKERS, RunThread
 from eomlab.gui.scene2d import Scene2D
 from eomlab.gui.scene3d import make_scene3d, opengl_available
+from eomlab.gui.sweep_panel import open_for as open_sweep_panel
 
 #: the redraw timer's period: 16 ms ≈ 60 Hz
 REDRAW_MS = 16
@@ -299,6 +300,7 @@ class MainWindow(QMainWindow):
             run_menu.addAction(action)
         run_menu.addSeparator()
         run_menu.addAction(self.act_compare)
+        run_menu.addAction("Sweep…", lambda: open_sweep_panel(self))
         view_menu = menu.addMenu("&View")
         for dock in (self.tree_dock, self.inspector_dock, self.plots_dock):
             view_menu.addAction(dock.toggleViewAction())
