@@ -69,3 +69,22 @@ def constraint_point_forces(system, ks, multipliers) -> list[tuple[int, np.ndarr
             force = lam[0] * d / np.linalg.norm(d)
         out += [(kind.b, Pb, force), (kind.a, Pa, -force)]
     return out
+
+
+class JointForces:
+    """The reaction forces of a run (mixed into `Simulation`)."""
+
+    def joint_forces(self) -> np.ndarray:
+        """(n_bodies, 3) world forces (N) on each body from its parent through its joint at the latest
+        sample (joint coordinates; gravity, pushes, coincident and distance constraints), e.g. a
+        pendulum's rod tension:
+
+            sim.advance(0.5)
+            sim.joint_forces()[0]   # the pivot's pull on the first body
+        """
+        if self.settings.coordinates != "joint":
+            raise ModelError("settings.coordinates", "joint forces are computed in joint coordinates only")
+        f, t = self.formulation, self._current_time()
+        q, u = self._sample_state(self._samples[-1])
+        evaluation = f.evaluate(t, f.initial_state(q, f.model_to_own(q, u)))
+        return joint_reactions(self.model, f.system, evaluation, t, self._pushes, self._time_eps())

@@ -38,6 +38,7 @@ from typing import Any, Iterable
 import numpy as np
 from eomlab.engine.lazy_imports import sympy as sp
 
+from eomlab.engine.limits import check_direction, check_limits
 from eomlab.engine.rotations import axis_angle_matrix
 from eomlab.engine.expressions import FUNCTIONS, excerpt, expression_names, parse_expression, symbol
 from eomlab.engine.methods import METHODS
@@ -273,12 +274,16 @@ def _vec3(value: object, path: str, **limits) -> Vec3:
 def _unit_vec3(value: object, path: str) -> Vec3:
     """A nonzero 3-vector scaled to unit length (left alone when already unit to 1e-12)."""
     vector = _vec3(value, path)
-    norm = math.sqrt(sum(c * c for c in vector))
-    if norm == 0.0:
+    check_direction(vector, path)
+    largest = max(abs(c) for c in vector)
+    if largest == 0.0:
         raise ModelError(path, "must be a nonzero vector")
+    norm = math.sqrt(sum(c * c for c in vector))
     if abs(norm - 1.0) <= UNIT_TOLERANCE:
         return vector
-    return tuple(c / norm for c in vector)  # type: ignore[return-value]
+    scaled = [c / largest for c in vector]  # first by the largest component: the norm cannot overflow or vanish
+    norm = math.sqrt(sum(c * c for c in scaled))
+    return tuple(c / norm for c in scaled)  # type: ignore[return-value]
 
 
 def _string(value: object, path: str) -> str:
@@ -830,7 +835,8 @@ def model_from_dict(data: dict, source: str | None = None) -> Model:
         The first problem found, with its field path.
     """
     try:
-        return _build_model(data)
+        with np.errstate(all="ignore"):  # a number out of range is named by its check, not by numpy's warnings
+            return check_limits(_build_model(data), data)
     except ModelError as error:
         if source is None:
             raise

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import time
+from contextlib import contextmanager
 from dataclasses import replace
 
 import numpy as np
@@ -22,8 +23,9 @@ from .formulations import FORMULATIONS, ConstraintFailure, make_formulation
 from .formulations.rank import condition_number, dependent_rows, numerical_rank
 from .frames import Frame, frame_at, initial_frame  # noqa: F401  (initial_frame: for the window)
 from .integrate import Stepper
-from .joint_forces import joint_reactions
+from .joint_forces import JointForces
 from .kinematics import GimbalLock
+from .limits import check_settings
 from .model import Model, ModelError, Stabilization
 from .projection import ProjectionFailure, _rows as constraint_residuals, project_positions, project_velocities
 from .run_edits import RunEdits
@@ -62,6 +64,24 @@ def _check_run_length(settings) -> None:
                          f"{MAX_FIXED_STEPS:.0e}); use a larger dt or a shorter t_end")
 
 
+@contextmanager
+def _refused_at_start():
+    """Whatever fails before the first sample is bad input: a ModelError naming t = 0, never a
+    traceback or numpy's warnings (non-finite values are named by the checks they reach)."""
+    try:
+        with np.errstate(all="ignore"):
+            yield
+    except ModelError:
+        raise
+    except (SingularMassMatrix, GimbalLock) as err:
+        raise ModelError("bodies", f"at t = 0: {err}") from None
+    except (ConstraintFailure, ProjectionFailure) as err:
+        raise ModelError("constraints", f"at t = 0: {err}") from None
+    except RUN_ERRORS as err:
+        raise ModelError("", f"at t = 0: the equations of motion cannot be evaluated ({err}): "
+                         "a number of the model out of range?") from None
+
+
 def csv_columns(system, formulation) -> list[str]:
     cols = ["t", *system.coordinate_names, *system.speed_names]
     for name in system.body_names:
@@ -70,7 +90,8 @@ def csv_columns(system, formulation) -> list[str]:
     return cols + list(formulation.multiplier_names)
 
 
-class Simulation(RunEdits):
+class Simulation(RunEdits, JointForces):
+    @_refused_at_start()
     def __init__(self, model: Model, method=None, coordinates=None, integrator=None, rtol=None,
                  atol=None, t_end=None, dt_out=None, dt=None, stabilization: Stabilization | None = None,
                  variant: str | None = None, max_samples: int | None = None):
@@ -80,6 +101,7 @@ class Simulation(RunEdits):
                          atol=atol, t_end=t_end, dt_out=dt_out, dt=dt, stabilization=stabilization)
         self.settings = replace(model.settings, **{k: v for k, v in overrides.items() if v is not None})
         _check_run_length(self.settings)
+        check_settings(self.settings)
         self.model = model
         self.system = build_system(model, self.settings.coordinates)
         if self.system.n_u == 0:
@@ -116,6 +138,8 @@ class Simulation(RunEdits):
         q0, u0 = self._consistent_initial_state()
         try:
             y0 = f.initial_state(q0, f.model_to_own(q0, u0))
+            q_start = f.state_to_qu(0.0, y0)[0]
+            f.system.kin.gimbal_crossing(q_start, q_start, GIMBAL_TOL)  # at or within GIMBAL_TOL of a lock: refused
             self._check_rows_at_start(y0)
             with np.errstate(over="ignore", invalid="ignore"):  # an overflow is named just below
                 first = self._sample(0.0, y0)
@@ -250,19 +274,13 @@ class Simulation(RunEdits):
         q columns, `sim.columns[1 : 1 + n_q]`), at time t; nothing is integrated or changed."""
         return frame_at(self.system.kin, q, t)
 
-    def joint_forces(self) -> np.ndarray:
-        """(n_bodies, 3) world forces (N) on each body from its parent through its joint at the latest
-        sample (joint coordinates; gravity, pushes, coincident and distance constraints), e.g. a
-        pendulum's rod tension: `sim.joint_forces()[0]`. Module engine.joint_forces."""
-        if self.settings.coordinates != "joint":
-            raise ModelError("settings.coordinates", "joint forces are computed in joint coordinates only")
-        f, t = self.formulation, self._current_time()
-        q, u = self._sample_state(self._samples[-1])
-        evaluation = f.evaluate(t, f.initial_state(q, f.model_to_own(q, u)))
-        return joint_reactions(self.model, f.system, evaluation, t, self._pushes, self._time_eps())
-
     def samples(self) -> np.ndarray:
         return np.array(self._samples) if self._samples else np.zeros((0, len(self.columns)))
+
+    @property
+    def sampled_until(self) -> float:
+        """Time of the latest sample (a step may pass many sampling times: it can lead self.t)."""
+        return float(self._samples[-1][0]) if self._samples else self.t
 
     @property
     def finished(self) -> bool:

@@ -15,6 +15,7 @@ from eomlab.engine.methods import METHODS
 from eomlab.engine.model import COORDINATES, INTEGRATORS, MAGGI_BASES, ModelError
 
 from .arguments import load, positive, with_source
+from .run_watch import RunWatch
 
 
 def add_parser(sub) -> None:
@@ -61,6 +62,7 @@ def main(args) -> int:
     model = load(args.model)
     methods = list(METHODS) if args.method == "all" else [args.method or model.settings.method]
     outputs = []
+    watch = RunWatch(sys.stderr)
     for method in methods:
         try:
             sim = Simulation(model, method=method, coordinates=args.coordinates, integrator=args.integrator,
@@ -68,12 +70,14 @@ def main(args) -> int:
                              variant=args.maggi_basis)
         except ModelError as err:
             raise with_source(err, args.model) from None
-        rows = sim.run()
+        rows = watch.run(sim, f"{args.model}: {method}")  # speaks when slow, Ctrl+C keeps the samples
         for note in sim.notes:
             print(f"{method}: {note}", file=sys.stderr)
         if sim.failure:
             print(f"{args.model}: {method}: {sim.failure} ({len(rows)} samples kept)", file=sys.stderr)
         outputs.append((method, format_csv(sim.columns, rows), sim.failure))
+        if watch.interrupted:
+            break
     if args.method == "all":
         base = args.out or os.path.splitext(os.path.basename(args.model))[0].replace(".eom", "") + ".csv"
         stem = base[:-4] if base.endswith(".csv") else base
@@ -85,4 +89,4 @@ def main(args) -> int:
         write_text_atomic(args.out, outputs[0][1])
     else:
         sys.stdout.write(outputs[0][1])
-    return 1 if any(f for *_, f in outputs) else 0
+    return 130 if watch.interrupted else 1 if any(f for *_, f in outputs) else 0
