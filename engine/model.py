@@ -85,6 +85,7 @@ class Joint:
     speeds: str = "body"  # "body" (body-axis ω components) or "euler" (angle rates)
     names: tuple[str, ...] = ()
     orientation: str = "angles"  # spherical/free: "angles" (Euler angles) or "quaternion"
+    limits: tuple[float, ...] = ()  # metadata (imported robot models): (lower, upper) per coordinate, not enforced
 
     @property
     def dof(self) -> int:

@@ -94,7 +94,7 @@ _RESERVED_COORDINATES = frozenset({"t", "pi"} | set(FUNCTIONS) | set(keyword.kwl
 
 _TOP_FIELDS = ("eomlab", "name", "gravity", "bodies", "constraints", "forces", "settings")
 _BODY_FIELDS = ("name", "parent", "joint", "mass", "com", "inertia", "shape")
-_JOINT_FIELDS = ("type", "axis", "at", "rotation", "q0", "u0", "sequence", "speeds", "names", "orientation")
+_JOINT_FIELDS = ("type", "axis", "at", "rotation", "q0", "u0", "sequence", "speeds", "names", "orientation", "limits")
 _SHAPE_FIELDS = ("kind", "length", "radius", "size")
 _SHAPE_DIMENSION = {"rod": "length", "disk": "radius", "sphere": "radius", "box": "size", "point": None}
 _SETTINGS_FIELDS = ("method", "coordinates", "integrator", "rtol", "atol", "t_end", "dt_out", "dt", "stabilization", "maggi_basis")
@@ -430,6 +430,7 @@ def _joint(data: object, path: str, body_name: str) -> Joint:
         speeds=speeds,
         names=names,
         orientation=orientation,
+        limits=_numbers(data["limits"], f"{path}.limits", 2 * dof, " (lower, upper per speed)") if "limits" in data else (),
     )
 
 
@@ -924,8 +925,10 @@ def _joint_out(joint: Joint) -> dict:
     out["at"] = _floats(joint.at)
     if joint.rotation != IDENTITY3:
         out["rotation"] = _matrix_out(joint.rotation)
-    out["q0"] = _floats(joint.q0)
-    out["u0"] = _floats(joint.u0)
+    if joint.q0 or not joint.dof:  # empty in a joint built in code: the loader's defaults
+        out["q0"] = _floats(joint.q0)
+    if joint.u0 or not joint.dof:
+        out["u0"] = _floats(joint.u0)
     angular = joint.type in ("spherical", "free")
     if joint.quaternion:
         out["orientation"] = joint.orientation
@@ -933,7 +936,10 @@ def _joint_out(joint: Joint) -> dict:
         out["sequence"] = joint.sequence
     if (angular and not joint.quaternion) or joint.speeds != defaults.speeds:
         out["speeds"] = joint.speeds
-    out["names"] = list(joint.names)
+    if joint.names:  # a joint built in code may leave them to the loader's defaults
+        out["names"] = list(joint.names)
+    if joint.limits:
+        out["limits"] = _floats(joint.limits)
     return out
 
 

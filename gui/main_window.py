@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (QComboBox, QDockWidget, QFileDialog, QLabel, QMai
 
 from eomlab.engine.methods import BAUMGARTE_DEFAULT, METHODS, REGISTRY
 from eomlab.engine.model import COORDINATES, GROUND, INTEGRATORS, STABILIZATIONS, Model, ModelError, is_planar
+from eomlab.engine.sample_files import CsvWriter
 from eomlab.gui import edits, recovery
 from eomlab.gui.dialogs import new_empty_action
 from eomlab.gui.document import ModelDocument
@@ -582,9 +583,8 @@ class MainWindow(QMainWindow):
 
     def export_csv(self, path: str) -> int:
         columns, rows = self.samples()
-        with open(path, "w", encoding="utf-8", newline="") as out:
-            out.write(",".join(columns) + "\n")
-            np.savetxt(out, rows, delimiter=",", fmt="%.12g")
+        with CsvWriter(path, columns) as out:
+            out.write(rows)
         return len(rows)
 
     def export_csv_dialog(self) -> None:

@@ -12,6 +12,7 @@ where it is: `sim.failure` says so and every sample taken so far is kept.
 """
 from __future__ import annotations
 
+import contextlib
 import sys
 import threading
 import time
@@ -31,18 +32,25 @@ class RunWatch:
 
     def run(self, sim, label: str) -> np.ndarray:
         """Integrate `sim` to its t_end; its samples (all of them, also when stopped)."""
+        with self.watching(sim, label):
+            sim.advance(sim.settings.t_end)
+        return sim.samples()
+
+    @contextlib.contextmanager
+    def watching(self, sim, label: str):
+        """Watch `sim` while the block integrates it; Ctrl+C inside the block stops the run (the
+        block ends, `sim.failure` says so, `interrupted` is set) instead of escaping."""
         done = threading.Event()
         watcher = threading.Thread(target=self._watch, args=(sim, label, done, time.perf_counter()), daemon=True)
         watcher.start()
         try:
-            sim.advance(sim.settings.t_end)
+            yield self
         except KeyboardInterrupt:
             self.interrupted = True
             sim.failure = f"run stopped at t = {_now(sim):.6g} s: {INTERRUPTED}"
         finally:
             done.set()
             watcher.join()
-        return sim.samples()
 
     def _watch(self, sim, label: str, done: threading.Event, start: float) -> None:
         while not done.wait(CHECK_EVERY):
