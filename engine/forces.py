@@ -164,3 +164,25 @@ ELEMENTS = {Spring: SpringElement, JointSpring: JointSpringElement, JointEffort:
 def build_force_elements(model: Model, kin: TreeKinematics) -> list[ForceElement]:
     """The generalized-force element of every force of the model, on the tree kinematics `kin`."""
     return [ELEMENTS[type(f)](kin, f, f"forces[{i}]") for i, f in enumerate(model.forces)]
+
+
+class PushElement(ForceElement):
+    """A constant world-frame force F at a body-fixed point (body frame, from the body's origin)
+    from t_start to t_stop (`Simulation.push`): Q_u = J_Pᵀ F. The simulation switches `active`
+    when it restarts the integrator at the push's ends, so each integrator segment sees a smooth
+    right-hand side."""
+
+    def __init__(self, kin: TreeKinematics, body: str, point, force, t_start: float, t_stop: float):
+        self.kin = kin
+        self.body_name = body
+        self.body = _body_index(kin, body)
+        self.point = np.array(point, float)
+        self.force = np.array(force, float)
+        self.t_start, self.t_stop = float(t_start), float(t_stop)
+        self.active = False
+
+    def generalized(self, ctx):
+        if not self.active:
+            return np.zeros(self.kin.n_u)
+        P = _world_point(self.kin, ctx.ks, self.body, self.point)
+        return self.kin.point_jacobian(ctx.ks, self.body, P).T @ self.force

@@ -3,6 +3,7 @@
     sim = Simulation(model)            # settings from the model, overrides as keywords
     rows = sim.advance(2.0)            # new sample rows up to t = 2 s (columns: sim.columns)
     sim.failure                        # None, or when and why the run stopped
+    sim.set_parameter("gravity", [0, -1.62, 0]); sim.advance(3.0)   # edits: engine.run_edits
 
 A run that blows up (NaN, overflow, singular matrix, step-size collapse, gimbal lock) stops with
 a one-line message and keeps every sample it had.
@@ -22,10 +23,12 @@ from .formulations import FORMULATIONS, ConstraintFailure, make_formulation
 from .formulations.rank import condition_number, dependent_rows, numerical_rank
 from .frames import Frame, PoseMap, frame_at, initial_frame  # noqa: F401  (PoseMap, initial_frame: for the window)
 from .integrate import Stepper
+from .joint_forces import JointForces
 from .kinematics import GimbalLock
 from .limits import check_settings
 from .model import Model, ModelError, Stabilization
 from .projection import ProjectionFailure, _rows as constraint_residuals, project_positions, project_velocities
+from .run_edits import RunEdits
 from .system import SingularMassMatrix, build_system
 
 # inspecting the loaded BLAS libraries costs milliseconds: do it once, then limiting is cheap
@@ -87,7 +90,7 @@ def csv_columns(system, formulation) -> list[str]:
     return cols + list(formulation.multiplier_names)
 
 
-class Simulation:
+class Simulation(RunEdits, JointForces):
     @_refused_at_start()
     def __init__(self, model: Model, method=None, coordinates=None, integrator=None, rtol=None,
                  atol=None, t_end=None, dt_out=None, dt=None, stabilization: Stabilization | None = None,
@@ -103,8 +106,8 @@ class Simulation:
         self.system = build_system(model, self.settings.coordinates)
         if self.system.n_u == 0:
             raise ModelError("bodies", "nothing to simulate: no body has a moving joint (add one, or change a fixed joint)")
-        variant = variant or self.settings.maggi_basis
-        self.formulation = make_formulation(self.settings.method, self.system, self.settings, variant)
+        self._variant = variant or self.settings.maggi_basis
+        self.formulation = make_formulation(self.settings.method, self.system, self.settings, self._variant)
         self.columns = csv_columns(self.system, self.formulation)
         self._index = {c: i for i, c in enumerate(self.columns)}
         self.reset()
@@ -121,6 +124,7 @@ class Simulation:
 
     def _reset(self):
         s = self.settings
+        self._drop_pushes()
         self.notes: list[str] = []
         self.diagnostics: dict = {}
         self.failure: str | None = None
@@ -343,6 +347,7 @@ class Simulation:
         return dy
 
     def _one_step(self):
+        self._at_segment_end()
         st = self.stepper
         t_before = st.t
         self._nonfinite_at, self._nonfinite_trials = None, 0  # trial points the solver rejects within this step count

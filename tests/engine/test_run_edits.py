@@ -1,0 +1,231 @@
+"""Edits of a running Simulation (engine.run_edits): restore, set_state, set_parameter, push.
+
+Tolerances: runs at rtol = atol = 1e-12 agree with their reference runs to 1e-10; projections
+reach 1e-12; the work of a push matches the energy change to 1e-9.
+"""
+import math
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from eomlab.engine.joint_forces import constraint_point_forces
+from eomlab.engine.model import JointSpring, ModelError
+from eomlab.engine.presets import double_compound_pendulum, four_bar, simple_pendulum
+from eomlab.engine.projection import _rows as constraint_rows
+from eomlab.engine.run_edits import model_with_parameter
+from eomlab.engine.simulation import Simulation
+
+TIGHT = dict(rtol=1e-12, atol=1e-12)
+
+
+def state_columns(sim, rows):
+    n = 1 + sim.system.n_q + len(sim.system.speed_names)
+    return rows[..., 1:n]
+
+
+def row_at(rows, t):
+    k = int(np.argmin(np.abs(rows[:, 0] - t)))
+    assert abs(rows[k, 0] - t) < 1e-9
+    return rows[k]
+
+
+def with_initial_state(model, sim, row):
+    """`model` started from the sample `row` of `sim` (joint coordinates: one q0, u0 per joint)."""
+    q, u = sim._sample_state(row)
+    for i, jl in enumerate(sim.system.kin.joints):
+        model = model_with_parameter(model, f"bodies[{i}].joint.q0", list(q[jl.q_slice]))
+        model = model_with_parameter(model, f"bodies[{i}].joint.u0", list(u[jl.u_slice]))
+    return model
+
+
+def test_parameter_change_continues_like_a_fresh_run(method):
+    model = double_compound_pendulum()
+    sim = Simulation(model, method=method, t_end=2.0, **TIGHT)
+    sim.advance(1.0)
+    sim.restore(1.0)  # the last step may have carried the samples past 1 s
+    at_one = sim.samples()[-1].copy()
+    assert at_one[0] == pytest.approx(1.0, abs=1e-12)
+    sim.set_parameter("bodies[1].mass", 2.5)
+    rows = sim.run()
+    assert sim.failure is None, sim.failure
+    assert np.all(np.diff(rows[:, 0]) > 0) and rows[-1, 0] == pytest.approx(2.0)
+    assert np.allclose(np.diff(rows[:, 0]), 0.01, atol=1e-9)  # one time axis: no reset, no gap
+
+    heavier = model_with_parameter(model, "bodies[1].mass", 2.5)
+    fresh = Simulation(with_initial_state(heavier, sim, at_one), method=method, t_end=1.0, **TIGHT)
+    fresh_rows = fresh.run()
+    assert fresh.failure is None, fresh.failure
+    diff = state_columns(sim, row_at(rows, 2.0)) - state_columns(fresh, row_at(fresh_rows, 1.0))
+    assert np.max(np.abs(diff)) < 1e-10
+    # the state did not jump at the edit, the motion did change
+    assert np.allclose(state_columns(sim, row_at(rows, 1.0)), state_columns(sim, at_one), atol=1e-14)
+    unchanged = Simulation(model, method=method, t_end=2.0, **TIGHT).run()
+    assert np.max(np.abs(state_columns(sim, row_at(unchanged, 2.0) - row_at(rows, 2.0)))) > 1e-3
+
+
+def test_restore_reproduces_the_run(method):
+    sim = Simulation(double_compound_pendulum(), method=method, t_end=2.0, **TIGHT)
+    original = sim.run().copy()
+    sim.restore(1.0)
+    assert sim.samples()[-1, 0] == pytest.approx(1.0) and sim.t == pytest.approx(1.0)
+    rows = sim.run()
+    assert sim.failure is None, sim.failure
+    assert rows.shape == original.shape
+    assert np.array_equal(rows[:, 0], original[:, 0]) or np.allclose(rows[:, 0], original[:, 0], atol=1e-12)
+    assert np.max(np.abs(state_columns(sim, rows - original))) < 1e-10
+
+
+def test_set_state_off_the_constraints_is_projected(method):
+    sim = Simulation(four_bar(), method=method, t_end=0.3)
+    sim.advance(0.1)
+    t = sim.samples()[-1, 0]
+    q, u = sim._sample_state(sim.samples()[-1])
+    sim.set_state(q + np.array([0.05, -0.03, 0.02]), np.array([1.0, 0.0, 0.0]))
+    q1, u1 = sim._sample_state(sim.samples()[-1])
+    assert sim.samples()[-1, 0] == t
+    rows, _ = constraint_rows(sim.system, t, q1, u1)
+    assert np.max(np.abs(rows.position)) < 1e-12
+    assert np.max(np.abs(rows.velocity)) < 1e-12
+    assert abs(q1[0] - q[0]) > 1e-3  # moved, not put back where it was
+    later = sim.run()
+    assert sim.failure is None, sim.failure
+    assert np.all(np.diff(later[:, 0]) > 0) and later[-1, 0] == pytest.approx(0.3)
+
+
+def test_push_changes_energy_by_its_work(method):
+    sim = Simulation(simple_pendulum(theta0=0.6), method=method, t_end=1.2, **TIGHT)
+    sim.advance(0.5)
+    before = sim.samples()[-1].copy()
+    theta, omega = before[sim.column_index("bob_theta")], before[sim.column_index("bob_theta_dot")]
+    along_velocity = np.sign(omega) * np.array([math.cos(theta), math.sin(theta), 0.0])
+    force = 3.0 * along_velocity
+    sim.push("bob", [1.0, 0.0, 0.0], force, 0.2)
+    rows = sim.run()
+    assert sim.failure is None, sim.failure
+    t_stop = before[0] + 0.2  # the push acts from the latest sample on
+    after = row_at(rows, t_stop)
+    E, pos = sim.column_index("E"), [sim.column_index(f"bob.{a}") for a in "xyz"]
+    work = float(force @ (after[pos] - before[pos]))
+    assert work > 0 and after[E] > before[E]  # pushing along the velocity adds energy
+    assert after[E] - before[E] == pytest.approx(work, abs=1e-9)
+    assert np.max(np.abs(rows[rows[:, 0] >= t_stop - 1e-9, E] - after[E])) < 1e-9  # released: conserved again
+
+
+def test_restore_before_a_push_forgets_it():
+    sim = Simulation(simple_pendulum(theta0=0.6), t_end=1.0, **TIGHT)
+    plain = sim.run().copy()
+    sim.restore(0.5)
+    sim.push("bob", [1.0, 0.0, 0.0], [0.0, 4.0, 0.0], 0.3)
+    pushed = sim.run().copy()
+    assert abs(pushed[-1, sim.column_index("E")] - plain[-1, sim.column_index("E")]) > 1e-3
+    sim.restore(0.4)
+    again = sim.run()
+    assert np.max(np.abs(again - plain)[:, :3]) < 1e-10
+
+
+def test_inertia_from_the_shape_follows_the_mass():
+    sim = Simulation(double_compound_pendulum(), t_end=1.0)
+    before = np.array(sim.model.bodies[0].inertia)
+    sim.set_parameter("bodies[0].mass", 2.0)
+    assert np.allclose(np.array(sim.model.bodies[0].inertia), 2.0 * before)
+    sim.set_parameter("gravity", [0.0, -1.62, 0.0])
+    assert sim.model.gravity == (0.0, -1.62, 0.0)
+    assert sim.system.gravity[1] == -1.62
+
+
+@pytest.mark.parametrize("path, value", [
+    ("bodies[9].mass", 1.0),
+    ("bodies[0].mass", -1.0),
+    ("bodies[0].mass", "heavy"),
+    ("bodies[0].mass", float("nan")),
+    ("forces[0].stiffness", 10.0),
+    ("bodies[0].joint.type", 1.0),
+    ("settings.rtol", 1e-6),
+    ("gravity", [0.0, 1.0]),
+    ("bodies[0]].mass", 1.0),
+])
+def test_bad_parameter_is_refused_naming_the_path(path, value):
+    sim = Simulation(double_compound_pendulum(), t_end=1.0)
+    sim.advance(0.2)
+    count = len(sim.samples())
+    with pytest.raises(ModelError) as err:
+        sim.set_parameter(path, value)
+    assert str(err.value).startswith(path.split("]]")[0])
+    assert len(sim.samples()) == count and sim.model == double_compound_pendulum()
+    sim.advance(0.3)  # the run goes on untouched
+    assert sim.failure is None and sim.samples()[-1, 0] >= 0.3 - 1e-12
+
+
+def test_bad_restore_state_and_push_are_refused():
+    sim = Simulation(simple_pendulum(), t_end=1.0)
+    sim.advance(0.2)
+    with pytest.raises(ModelError, match="^t: no stored sample"):
+        sim.restore(0.5)
+    with pytest.raises(ModelError, match="^q: "):
+        sim.set_state([0.1, 0.2], [0.0])
+    with pytest.raises(ModelError, match="^body: no body named 'rod'"):
+        sim.push("rod", [0, 0, 0], [1, 0, 0], 0.1)
+    with pytest.raises(ModelError, match="^duration: "):
+        sim.push("bob", [0, 0, 0], [1, 0, 0], -0.1)
+    with pytest.raises(ModelError, match="^force: "):
+        sim.push("bob", [0, 0, 0], [1, 0], 0.1)
+
+
+def test_simple_pendulum_rod_force(method):
+    """The pivot pulls the bob along the rod with m (g cos θ + l θ̇²) (θ from the downward vertical)."""
+    m, length, g = 1.5, 0.8, 9.81
+    sim = Simulation(simple_pendulum(length=length, mass=m, theta0=2.0), method=method, t_end=1.0)
+    for t in (0.0, 0.37, 0.81):
+        sim.advance(t)
+        row = sim.samples()[-1]
+        theta, omega = row[sim.column_index("bob_theta")], row[sim.column_index("bob_theta_dot")]
+        bob = row[[sim.column_index(f"bob.{a}") for a in "xyz"]]
+        F = sim.joint_forces()[0]
+        towards_pivot = -bob / np.linalg.norm(bob)
+        assert F @ towards_pivot == pytest.approx(m * (g * math.cos(theta) + length * omega**2), abs=1e-9)
+        assert np.linalg.norm(np.cross(F, towards_pivot)) < 1e-9  # along the rod
+
+
+def test_joint_forces_carry_the_subtree_and_refuse_constraints():
+    sim = Simulation(double_compound_pendulum(), t_end=0.5)
+    sim.set_state([-math.pi / 2, 0.0], [0.0, 0.0])  # hanging straight down, at rest
+    F = sim.joint_forces()
+    assert np.allclose(F, [[0.0, 2 * 9.81, 0.0], [0.0, 9.81, 0.0]], atol=1e-12)  # each pivot holds what hangs below
+    with pytest.raises(ModelError, match="^forces: "):
+        Simulation(with_spring(double_compound_pendulum()), t_end=0.1).joint_forces()
+
+
+def with_spring(model):
+    return replace(model, forces=(JointSpring("s", "upper", 2.0, rest=(0.0,)),))
+
+
+def test_four_bar_pin_forces_obey_newton_for_each_link(method):
+    """Force pass from Newton's law; the moment balance about each link's mass centre,
+    I α + ω × I ω = Σ (P − G) × F over its pins and the closure, checks them (1e-9)."""
+    sim = Simulation(four_bar(), method=method, t_end=0.4)
+    sim.advance(0.4)
+    F = sim.joint_forces()
+    f, row = sim.formulation, sim.samples()[-1]
+    q, u = sim._sample_state(row)
+    ev = f.evaluate(row[0], f.initial_state(q, f.model_to_own(q, u)))
+    ks, kin = ev.dynamics.ks, f.system.kin
+    alpha = np.einsum("bij,j->bi", ks.J_w, ev.u_dot) + ks.alpha_bias
+    torque, net = np.zeros((3, 3)), np.zeros((3, 3))
+    for b in range(3):  # crank, coupler, rocker in series
+        torque[b] += np.cross(ks.origin[b] - ks.com[b], F[b])
+        net[b] += F[b]
+        if b + 1 < 3:
+            torque[b] -= np.cross(ks.origin[b + 1] - ks.com[b], F[b + 1])
+            net[b] -= F[b + 1]
+    closure = constraint_point_forces(f.system, ks, ev.multipliers)
+    for body, point, force in closure:
+        if body >= 0:
+            torque[body] += np.cross(point - ks.com[body], force)
+            net[body] += force
+    assert np.linalg.norm(closure[0][2]) > 1.0  # the closure does carry load
+    for b in range(3):
+        inertia = ks.R[b] @ kin.inertia_body[b] @ ks.R[b].T
+        assert np.max(np.abs(inertia @ alpha[b] + np.cross(ks.omega[b], inertia @ ks.omega[b]) - torque[b])) < 1e-9
+        a_com = ks.J_v[b] @ ev.u_dot + ks.a_bias[b]
+        assert np.max(np.abs(kin.mass[b] * (a_com - f.system.gravity) - net[b])) < 1e-9
