@@ -1,20 +1,13 @@
 """The bottom plots: motion, phase portrait, energy, relative energy drift, constraint drift and
-multipliers, drawn from the runs' ring buffers.
+multipliers, drawn from the runs' ring buffers up to the session's time cursor.
 
-The panel never receives samples itself: the window appends batches to each run's `RingBuffer`
-and calls `refresh()` from its one redraw timer (≤ 60 Hz), so the cost of drawing does not depend
-on how fast the worker produces samples. While a run goes, the window refreshes one or two plots
-per tick in turn (`refresh(keys)`), so a tick never pays for repainting all six.
-
-What goes to Qt is what a screen can show: a time curve with more samples than its plot has pixel
-columns is reduced to the first, lowest, highest and last sample of each column-wide run of
-samples (`m4_decimate`, the same picture: every column keeps its full vertical extent), always
-ending at the latest sample; a phase portrait drops the samples that land on the pixel of the one
-before. The ring buffers keep every row, for export; PNG/SVG export draws the full data.
+The panel never receives samples itself: the session appends batches to each run's `RingBuffer`
+and the window's redraw (gui/redraw.py, ≤ 60 Hz) calls `refresh()`, so the cost of drawing does
+not depend on how fast the worker produces samples. While a run goes, the plots refresh one at a
+time in turn (`refresh(keys)`), so a tick never pays for repainting all six. Curves handed to Qt
+are decimated to what the screen can show (gui/decimate.py); PNG/SVG export draws the full data.
 """
 from __future__ import annotations
-
-from dataclasses import dataclass, field
 
 import numpy as np
 import pyqtgraph as pg
@@ -22,8 +15,11 @@ from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import QGraphicsItem, QComboBox, QGridLayout, QHBoxLayout, QLabel, QToolButton, QMenu, QVBoxLayout, QWidget
 
-from eomlab.gui.ring_buffer import RingBuffer
+from eomlab.gui.decimate import _finite_range, m4_decimate, pixel_decimate  # noqa: F401 - tests import them here
+from eomlab.gui.method_styles import PALETTE
+from eomlab.gui.plot_style import configure_pyqtgraph, coordinate_unit, without_si_prefix  # noqa: F401
 from eomlab.gui.runner import RunInfo
+from eomlab.gui.session import RunSeries  # noqa: F401 - the plots draw these
 
 #: at most this many multiplier curves are drawn (a 50-link chain in absolute coordinates has 100)
 MAX_MULTIPLIER_CURVES = 12
@@ -56,102 +52,16 @@ PLOT_TITLES = {
     "multipliers": "Multipliers",
 }
 
-PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
-           "#7f7f7f", "#bcbd22"]
-
-
-def m4_decimate(x: np.ndarray, y: np.ndarray, per_bin: int) -> tuple[np.ndarray, np.ndarray]:
-    """Reduce a curve sampled along increasing x to the first, lowest, highest and last point of
-    each run of `per_bin` samples, in their order (M4). With runs no wider than a pixel column
-    the line drawn through them covers the same pixels as the full curve. The samples after the
-    last full run are kept as they are, so the result always ends at the last sample."""
-    n = len(x)
-    if per_bin < 5 or n < 2 * per_bin:
-        return x, y
-    bins = n // per_bin
-    full = bins * per_bin
-    block = y[:full].reshape(bins, per_bin)
-    base = np.arange(bins) * per_bin
-    picks = np.stack((base, base + _arg(block, np.argmin), base + _arg(block, np.argmax), base + per_bin - 1),
-                     axis=1)
-    picks.sort(axis=1)
-    index = np.concatenate((picks.ravel(), np.arange(full, n)))
-    return x[index], y[index]
-
-
-def _arg(block: np.ndarray, which) -> np.ndarray:
-    """argmin/argmax along rows, ignoring NaN (a row of NaN gives its first index)."""
-    if not np.isnan(block).any():
-        return which(block, axis=1)
-    fill = np.inf if which is np.argmin else -np.inf
-    return which(np.where(np.isnan(block), fill, block), axis=1)
-
-
-def pixel_decimate(x: np.ndarray, y: np.ndarray, x_range, y_range, size) -> tuple[np.ndarray, np.ndarray]:
-    """Drop the points that fall on the same pixel as the point before them (a path drawn through
-    the rest covers the same pixels within one); first and last points are kept."""
-    n = len(x)
-    if n < 3:
-        return x, y
-    (x0, x1), (y0, y1), (w, h) = x_range, y_range, size
-    if not (x1 > x0 and y1 > y0 and w > 0 and h > 0):
-        return x, y
-    with np.errstate(invalid="ignore"):
-        px = np.floor((x - x0) * (w / (x1 - x0)))
-        py = np.floor((y - y0) * (h / (y1 - y0)))
-    keep = np.ones(n, dtype=bool)
-    keep[1:] = (px[1:] != px[:-1]) | (py[1:] != py[:-1])
-    keep[-1] = True
-    return x[keep], y[keep]
-
-
-def configure_pyqtgraph() -> None:
-    """White plots with dark ink read well in screenshots and print."""
-    pg.setConfigOptions(background="w", foreground="k", antialias=True)
-
-
-def coordinate_unit(name: str, model=None) -> str:
-    """The unit of a coordinate: from its joint in the model when known, else from its name."""
-    if model is not None:
-        for body in model.bodies:
-            if name in body.joint.names:
-                i = body.joint.names.index(name)
-                kind = body.joint.type
-                if body.joint.quaternion and i >= len(body.joint.names) - 4:
-                    return "1"  # Euler parameters are pure numbers
-                if kind == "prismatic" or (kind == "planar" and i < 2) or (kind == "free" and i < 3):
-                    return "m"
-                return "rad"
-    tail = name.rsplit("_", 1)[-1]
-    if tail in ("e0", "e1", "e2", "e3"):
-        return "1"  # Euler parameters (absolute coordinates in 3-D)
-    return "m" if tail in ("x", "y", "z", "s") else "rad"
-
-
-@dataclass
-class RunSeries:
-    """One run as the plots see it: its columns and its samples."""
-
-    label: str
-    info: RunInfo
-    buffer: RingBuffer
-    color: str = PALETTE[0]
-    style: Qt.PenStyle = Qt.SolidLine  # compare mode: each formulation its own dash pattern
-    curves: dict = field(default_factory=dict)
-    energy_reference: tuple | None = None  # (E(0), scale of the relative drift)
-
-    def column(self, data: np.ndarray, name: str) -> np.ndarray | None:
-        try:
-            return data[:, self.info.columns.index(name)]
-        except ValueError:
-            return None
 
 
 class PlotPanel(QWidget):
     """Six plots in a 2 × 3 grid, with the motion plot's coordinate choice above them."""
 
-    def __init__(self, parent=None):
+    def __init__(self, settings_store=None, parent=None):
         super().__init__(parent)
+        self.settings_store = settings_store
+        #: the last instant to draw (the session's cursor); None: every sample
+        self.time_limit = lambda: None
         self.series: list[RunSeries] = []
         self.model = None
         self.chosen_coordinates: list[str] = []
@@ -219,6 +129,13 @@ class PlotPanel(QWidget):
         layout.addLayout(grid, 1)
 
     # --- runs ------------------------------------------------------------------------------
+
+    def set_runs(self, runs, model=None) -> None:
+        """Draw these session runs (those whose columns are known)."""
+        self.set_series([r.series for r in runs if r.series is not None], model)
+
+    def is_shown(self, key: str) -> bool:
+        return self.plots[key].isVisible()
 
     def set_series(self, series: list[RunSeries], model=None) -> None:
         """Start drawing these runs (the first is the main one); keeps the coordinate choice
@@ -344,8 +261,9 @@ class PlotPanel(QWidget):
         keys = set(self.plots) if keys is None else set(keys)
         self._grow_time_axes(keys)
         bounds: dict[str, list[float]] = {}
+        until = self.time_limit()
         for s in self.series:
-            data = s.buffer.view()
+            data = s.rows_until(until)
             if not len(data):
                 for curve_key, curve in s.curves.items():
                     if plot_of(curve_key) in keys:
@@ -538,15 +456,6 @@ class PlotPanel(QWidget):
             self.refresh([key])
 
 
-def without_si_prefix(axis: pg.AxisItem) -> None:
-    """Turn the SI prefix off for good: pyqtgraph 0.14's `enableAutoSIPrefix(False)` still
-    computes a scale from the current range (a log axis over 1e-16…1e-6 then reads 10⁶ too high)."""
-    axis.enableAutoSIPrefix(False)
-    axis.autoSIPrefixScale = 1.0
-    axis.labelUnitPrefix = ""
-    axis._updateLabel()
-
-
 def plot_of(curve_key: str) -> str:
     """The plot a curve (by its key in `RunSeries.curves`) is drawn in."""
     if curve_key.startswith("q:"):
@@ -555,11 +464,6 @@ def plot_of(curve_key: str) -> str:
         return "multipliers"
     return {"phase": "phase", "T": "energy", "V": "energy", "E": "energy", "drift_E": "energy_drift",
             "drift_pos": "constraint_drift", "drift_vel": "constraint_drift"}[curve_key]
-
-
-def _finite_range(values: np.ndarray) -> tuple[float, float]:
-    finite = values[np.isfinite(values)]
-    return (float(finite.min()), float(finite.max())) if len(finite) else (0.0, 0.0)
 
 
 def _widen(bounds: dict, key: str, values: np.ndarray) -> None:

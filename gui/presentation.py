@@ -222,8 +222,6 @@ class Presentation(QObject):
         compare = getattr(self.window, "compare_view", None)
         if compare is not None:
             compare.panel.restyle(scale if styled else 1.0)
-            compare.panel.legend.setBrush(pg.mkBrush(*(theme.legend if styled else (255, 255, 255, 210))))
-            compare.panel.legend.setVisible(panel.legends_shown)
             compare.panel.difference_plot.getPlotItem().setTitle("Difference from the reference",
                                                                   size=f"{px}px" if styled else "9pt")
         for plot in self._plot_widgets():
