@@ -117,6 +117,7 @@ class MainWindow(QMainWindow):
         self.tree.selected.connect(lambda key: self.inspector.show_node(self.model, key))
         self.plots = PlotPanel(self.settings_store)
         self.plots.time_limit = self.session.cursor_time
+        self.plots.shown_changed.connect(lambda keys: self.plots_dock.setVisible(bool(keys)))
         self.tree_dock = self._dock("Model", self.tree, Qt.LeftDockWidgetArea)
         self.inspector_dock = self._dock("Inspector", self.inspector, Qt.RightDockWidgetArea)
         self.plots_dock = self._dock("Plots", self.plots, Qt.BottomDockWidgetArea)
@@ -166,6 +167,7 @@ class MainWindow(QMainWindow):
         view_menu = menu.addMenu("&View")
         for dock in (self.tree_dock, self.inspector_dock, self.plots_dock):
             view_menu.addAction(dock.toggleViewAction())
+        view_menu.addMenu(self.plots.choice_menu(view_menu))
 
     def _build_teaching_tools(self) -> None:
         """Compare mode, the equations panel, presentation mode, recordings and the keyboard
@@ -273,7 +275,11 @@ class MainWindow(QMainWindow):
 
     def _on_runs_started(self) -> None:
         self.plots.set_runs([], self.model)
+        self.plots.show_methods([run.method for run in self.session.runs] if self.session.compare else [])
         self.scene.clear_trail()
+        refit = getattr(self.scene, "refit", None)
+        if refit is not None:
+            refit()  # Reset, an edit, a new model: the view fits the mechanism again
 
     def _update_title(self) -> None:
         if not shiboken6.isValid(self):

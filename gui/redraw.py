@@ -11,6 +11,7 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, QTimer
 
 from eomlab.gui.plots import PLOT_TITLES
+from eomlab.gui.scene2d import TRAIL_LENGTH
 from eomlab.gui.session import RUNNING
 
 #: the redraw timer's period: 16 ms ≈ 60 Hz
@@ -36,6 +37,8 @@ class Redraw(QObject):
         self.session.advanced.connect(self.mark_dirty)
         self.session.cursor_moved.connect(lambda _t: self.mark_dirty())
         self.session.runs_started.connect(self.mark_dirty)
+        # a plot shown again draws what it missed while hidden
+        window.plots.shown_changed.connect(lambda _keys: self.stale_plots.update(self.plot_order))
         self.timer = QTimer(self)
         self.timer.setInterval(REDRAW_MS)
         self.timer.timeout.connect(self.tick)
@@ -61,6 +64,7 @@ class Redraw(QObject):
                     self._shown_time = t
                     window.run_actions.show_time(t, window.model.settings.t_end)
                 window.scene.show_frame(main)
+                self._show_trail(t)
                 self.frames_drawn += 1
             window.compare_view.show_frames(frames)
             self.stale_plots.update(self.plot_order)
@@ -74,6 +78,17 @@ class Redraw(QObject):
         if COMPARE_PLOT in due:
             window.compare_view.redraw_plots()
 
+    def _show_trail(self, t: float) -> None:
+        """The main run's last body, its mass centre over the latest samples up to `t`."""
+        show_trail = getattr(self.window.scene, "show_trail", None)
+        runs = self.session.runs
+        if show_trail is None or not runs or runs[0].series is None or not runs[0].series.info.body_names:
+            return
+        series = runs[0].series
+        body = series.info.body_names[-1]
+        columns = [series.info.columns.index(f"{body}.{axis}") for axis in "xyz"]
+        show_trail(series.rows_until(t)[-TRAIL_LENGTH:, columns])
+
     def redraw_all(self) -> None:
         """Everything now (a screenshot, a report)."""
         self.dirty = True
@@ -84,7 +99,7 @@ class Redraw(QObject):
 
     def _due_plots(self) -> list[str]:
         if self.session.state != RUNNING:
-            return [key for key in self.plot_order if key in self.stale_plots]
+            return [key for key in self.plot_order if key in self.stale_plots and self._shown(key)]
         due = []
         for _ in range(len(self.plot_order)):
             key = self.plot_order[self._next_plot % len(self.plot_order)]

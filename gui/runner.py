@@ -80,6 +80,8 @@ class RunInfo:
     notes: tuple[str, ...]
     t_end: float
     dt_out: float
+    #: constraint rows (and Euler-parameter norms) whose drift the run reports; 0: none to plot
+    constraint_rows: int = 1
 
 
 @dataclass(frozen=True)
@@ -325,6 +327,8 @@ class RunThread(QThread):
             notes=tuple(sim.notes),
             t_end=float(self.model.settings.t_end),
             dt_out=float(self.model.settings.dt_out),
+            constraint_rows=int(getattr(sim.formulation, "n_rows", 1))
+            + sum(bool(body.joint.quaternion) for body in self.model.bodies),
         )
         n_q = len(info.coordinate_names)
         q_slice = slice(1, 1 + n_q)
