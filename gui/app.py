@@ -79,8 +79,11 @@ def run_gui(model_path: str | None = None, run_for: float | None = None, screens
             last_run.clear()
             last_run.update(scene=window.scene.objectName(), samples=len(rows), problem=window.last_error,
                             t=float(rows[-1, 0]) if len(rows) else 0.0)
-            window.redraw.redraw_all()
+            # hold the runs and take in the batches still queued, so the picture and the report
+            # show one instant everywhere (a busy GUI thread can be a few batches behind)
+            window.session.pause()
             app.processEvents()
+            window.redraw.redraw_all()
             if screenshot:
                 saved.append(window.grab().save(screenshot))
             if report:

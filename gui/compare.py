@@ -22,6 +22,10 @@ from eomlab.gui.method_styles import METHOD_LABELS, METHOD_STYLES, OKABE_ITO, me
 from eomlab.gui.session import Session
 
 
+#: the compare column's width (pixels): the cost table's figures side by side
+COMPARE_DOCK_WIDTH = 560
+
+
 class CompareView(QObject):
     """Compare mode of one main window: its dock, the ghosts or tiles, and the run plans."""
 
@@ -39,10 +43,11 @@ class CompareView(QObject):
         self.dock.setObjectName("dock_compare")
         self.dock.setWidget(self.panel)
         self.dock.setFeatures(QDockWidget.DockWidgetMovable | QDockWidget.DockWidgetFloatable)
-        window.addDockWidget(Qt.BottomDockWidgetArea, self.dock)
-        window.splitDockWidget(window.plots_dock, self.dock, Qt.Horizontal)
-        window.resizeDocks([window.plots_dock, self.dock], [900, 700], Qt.Horizontal)
+        # the right column, full height: the cost table shows every method in full
+        window.addDockWidget(Qt.RightDockWidgetArea, self.dock)
+        window.tabifyDockWidget(window.inspector_dock, self.dock)
         self.dock.setVisible(False)
+        self._resize_docks = window.resizeDocks
         self.ghosts = Ghosts(window.scene2d)
         self.tiles = TiledScenes()
         self.scene_stack = window.scene_stack
@@ -89,6 +94,9 @@ class CompareView(QObject):
     def set_active(self, on: bool) -> None:
         self.active = bool(on)
         self.dock.setVisible(self.active)
+        if self.active:
+            self.dock.raise_()  # in front of the inspector's tab
+            self._resize_docks([self.dock], [COMPARE_DOCK_WIDTH], Qt.Horizontal)
         if not self.active:
             self.ghosts.clear()
             self.panel.clear()

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor, QFont, QPalette
+from PySide6.QtCore import QRect, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QPalette
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QGridLayout, QHeaderView, QLabel, QSplitter, QTableWidget,
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
@@ -16,9 +16,7 @@ from eomlab.gui.plot_style import without_si_prefix
 
 #: log plots cannot show zero: identical samples are drawn at this floor
 DIFFERENCE_FLOOR = 1e-17
-COST_COLUMNS = ("method", "what it integrates — why its drift differs", "state", "rhs evals", "steps",
-                "wall s / sim s", "max |ΔE|/|E₀|", "max |residual|")
-NOTE_COLUMN = 1
+COST_COLUMNS = ("method", "rhs evals", "steps", "wall s / sim s", "max |ΔE|/|E₀|", "max |residual|")
 
 
 class ComparePanel(QWidget):
@@ -76,7 +74,7 @@ class ComparePanel(QWidget):
         item.setLogMode(x=False, y=True)
         item.showGrid(x=True, y=True, alpha=0.25)
         item.setLabel("bottom", "t", units="s")
-        item.setLabel("left", "max |q − q_ref|")
+        item.setLabel("left", "max |Δq|")
         for side in ("left", "bottom"):
             without_si_prefix(item.getAxis(side))
         item.setLimits(minYRange=3.0)  # log10 units: always a few decades, so the ticks are labelled
@@ -91,15 +89,14 @@ class ComparePanel(QWidget):
         self.cost_table.verticalHeader().setVisible(False)
         self.cost_table.setEditTriggers(QTableWidget.NoEditTriggers)
         self.cost_table.setWordWrap(True)
-        header = self.cost_table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeToContents)
-        header.setSectionResizeMode(NOTE_COLUMN, QHeaderView.Stretch)
-        self.cost_table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
+        # sized by hand (`_fit_table`): Qt's fit-to-contents would size the first column to the
+        # spanning rows of words and give those rows a single, cut line
+        self.cost_table.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
 
         self.split = QSplitter(Qt.Vertical)
         self.split.addWidget(self.difference_plot)
         self.split.addWidget(self.cost_table)
-        self.split.setSizes([200, 260])
+        self.split.setSizes([300, 500])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 2, 4, 2)
         layout.addLayout(controls)
@@ -210,33 +207,65 @@ class ComparePanel(QWidget):
             curve.setPen(pg.mkPen(color, width=2.0 * line_scale, style=style))
 
     def show_costs(self, runs, until: float | None = None) -> None:
-        self.cost_table.setRowCount(len(runs))
-        for row, run in enumerate(runs):
+        """Two rows per method: its figures, then in words what it integrates and why its drift
+        differs (spanning the table, so every word shows)."""
+        table = self.cost_table
+        if table.rowCount() != 2 * len(runs):
+            table.clearSpans()
+            table.setRowCount(2 * len(runs))
+        for i, run in enumerate(runs):
             s = run.stats
             if run.series is not None:
                 drift_e, drift_c = largest_drifts(run.series, run.series.rows_until(until))
             else:
                 drift_e, drift_c = 0.0, 0.0
-            values = (method_label(run.method), method_note(run.method), s.get("integrates", ""),
-                      s.get("rhs_evals", ""), s.get("steps", ""),
+            values = (method_label(run.method), s.get("rhs_evals", ""), s.get("steps", ""),
                       f"{s['wall_per_sim_second']:.3g}" if "wall_per_sim_second" in s else "",
                       f"{drift_e:.2e}", f"{drift_c:.2e}")
             for column, value in enumerate(values):
-                cell = self.cost_table.item(row, column)
-                if cell is None:
-                    cell = QTableWidgetItem()
-                    self.cost_table.setItem(row, column, cell)
-                    if column == 0:
-                        cell.setForeground(QColor(method_ink(run.method)))
-                        font = QFont(cell.font())
-                        font.setBold(True)
-                        cell.setFont(font)
-                    elif column == NOTE_COLUMN:
-                        cell.setToolTip(str(value))
-                if cell.text() != str(value):
-                    cell.setText(str(value))
+                self._cell(2 * i, column, str(value), run.method if column == 0 else "")
+            state = f" State: {s['integrates']}." if s.get("integrates") else ""
+            note = f"{method_label(run.method)} {method_note(run.method)}.{state}"
+            if table.columnSpan(2 * i + 1, 0) != len(COST_COLUMNS):
+                table.setSpan(2 * i + 1, 0, 1, len(COST_COLUMNS))
+            self._cell(2 * i + 1, 0, note, "")
+        self._fit_table()
+
+    def _fit_table(self) -> None:
+        """Columns as wide as their figures and headers; each row of words as tall as it wraps to."""
+        table = self.cost_table
+        metrics = QFontMetrics(table.font())
+        bold = QFont(table.font())
+        bold.setBold(True)
+        header = table.horizontalHeader()
+        for column, name in enumerate(COST_COLUMNS):
+            texts = [table.item(r, column).text() for r in range(0, table.rowCount(), 2) if table.item(r, column)]
+            width = max([QFontMetrics(bold).horizontalAdvance(t) for t in texts] +
+                        [QFontMetrics(header.font()).horizontalAdvance(name)]) + 16
+            table.setColumnWidth(column, width)
+        inner = max(100, min(table.viewport().width(), sum(table.columnWidth(c) for c in range(len(COST_COLUMNS)))) - 8)
+        for row in range(table.rowCount()):
+            item = table.item(row, 0)
+            if item is None:
+                continue
+            text_rect = metrics.boundingRect(QRect(0, 0, inner, 10000), Qt.TextWordWrap, item.text())
+            table.setRowHeight(row, text_rect.height() + 6)
+
+    def _cell(self, row: int, column: int, text: str, method: str) -> None:
+        cell = self.cost_table.item(row, column)
+        if cell is None:
+            cell = QTableWidgetItem()
+            self.cost_table.setItem(row, column, cell)
+        if method:  # the method's name: bold, in its colour darkened for text
+            cell.setForeground(QColor(method_ink(method)))
+            font = QFont(cell.font())
+            font.setBold(True)
+            cell.setFont(font)
+        if cell.text() != text:
+            cell.setText(text)
 
     def clear(self) -> None:
         for method in list(self.difference_curves):
             self.difference_plot.getPlotItem().removeItem(self.difference_curves.pop(method))
+        self.cost_table.clearSpans()
         self.cost_table.setRowCount(0)

@@ -395,10 +395,10 @@ class PlotPanel(QWidget):
         """Where plot `key`'s key (its title row) is, in `window` pixels; None without one."""
         if not self.legend_entries.get(key):
             return None
+        from eomlab.gui.report import scene_rect
+
         plot = self.plots[key]
-        rect = plot.mapFromScene(plot.getPlotItem().titleLabel.sceneBoundingRect()).boundingRect()
-        corner = plot.mapTo(window, rect.topLeft())
-        return [corner.x(), corner.y(), rect.width(), rect.height()]
+        return scene_rect(plot, window, plot.getPlotItem().titleLabel.sceneBoundingRect(), inward=True)
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)

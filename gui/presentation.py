@@ -27,6 +27,10 @@ NORMAL_FONT_PX = 13
 PRESENTATION_LINE_SCALE = 2.0
 #: the plots' strip in presentation: at most this share of the screen's height
 PLOTS_SHARE = 0.28
+#: the compare column in presentation: this share of the screen's width
+COMPARE_SHARE = 0.3
+#: the compare column's text, relative to the presentation font
+COMPARE_FONT_SHARE = 0.7
 #: the widest time read-out, for the clock's width (it must never be cut)
 WIDEST_TIME = "t = 10000.000 s / 10000 s"
 ZOOM_STEP = 1.15
@@ -115,22 +119,25 @@ class Presentation(QObject):
         self._show_chrome(False)
         self.zoom_level = max(self.zoom_level, ZOOM_LIMITS["presentation"][0])
         self._normal_geometry = w.geometry()
-        w.showFullScreen()
         screen = w.screen().geometry()
-        if size is not None:
+        if size is not None:  # a window of that size (a check, a recording): not full screen
             w.setGeometry(screen.x(), screen.y(), *size)
-        elif w.geometry() != screen:  # no window manager (Xvfb, kiosks) to honour full screen
-            w.setGeometry(screen)
+        else:
+            w.showFullScreen()
+            if w.geometry() != screen:  # no window manager (Xvfb, kiosks) to honour full screen
+                w.setGeometry(screen)
         w.plots.set_mode("presentation")
         self.apply()
         self._rearrange()
 
     def _rearrange(self) -> None:
-        """The plots' strip (and the compare dock beside it) at most PLOTS_SHARE of the height."""
+        """The plots' strip at most PLOTS_SHARE of the height, the compare column COMPARE_SHARE
+        of the width."""
         w = self.window
-        docks = [d for d in (w.plots_dock, w.compare_view.dock) if d.isVisible()]
-        if docks:
-            w.resizeDocks(docks, [int(PLOTS_SHARE * w.height())] * len(docks), Qt.Vertical)
+        if w.plots_dock.isVisible():
+            w.resizeDocks([w.plots_dock], [int(PLOTS_SHARE * w.height())], Qt.Vertical)
+        if w.compare_view.dock.isVisible():
+            w.resizeDocks([w.compare_view.dock], [int(COMPARE_SHARE * w.width())], Qt.Horizontal)
 
     def leave(self) -> None:
         if not self.active:
@@ -261,6 +268,11 @@ class Presentation(QObject):
         panel.restyle()
         compare = self.window.compare_view
         compare.panel.restyle(scale if styled else 1.0)
+        # the compare column is read up close, the mechanism from the back: its text a size smaller
+        panel_font = QFont(self._original_font)
+        if styled:
+            panel_font.setPixelSize(round(COMPARE_FONT_SHARE * px))
+        compare.panel.setFont(panel_font)
         compare.panel.difference_plot.getPlotItem().setTitle("Difference from the reference",
                                                               size=f"{px}px" if styled else "9pt")
         compare.tiles.title_px = px if styled else 0

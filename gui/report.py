@@ -10,9 +10,11 @@ Rectangles are [x, y, w, h] in window pixels. In compare mode every method's mec
 of its own (in the overlay they share the rectangle, each with its own t)."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QRect, QRectF
+from PySide6.QtCore import QPoint, QRect, QRectF
 
 from eomlab.gui.scene2d import Scene2D
 
@@ -23,10 +25,18 @@ def _rect(widget, window, rect: QRect | None = None) -> list[int]:
     return [corner.x(), corner.y(), rect.width(), rect.height()]
 
 
-def _scene_rect(plot: pg.PlotWidget, window, scene_rect: QRectF) -> list[int]:
-    """A rectangle of the plot's graphics scene, in window pixels."""
-    polygon = plot.mapFromScene(scene_rect)
-    return _rect(plot, window, polygon.boundingRect())
+def scene_rect(plot: pg.PlotWidget, window, rect: QRectF, inward: bool = False) -> list[int]:
+    """A rectangle of the plot's graphics scene in window pixels: the whole pixels it touches, or
+    (`inward`) only those it covers, so that two items that merely touch do not overlap."""
+    mapped = plot.viewportTransform().mapRect(rect)
+    if inward:
+        left, top = math.ceil(mapped.left()), math.ceil(mapped.top())
+        right, bottom = math.floor(mapped.right()), math.floor(mapped.bottom())
+    else:
+        left, top = math.floor(mapped.left()), math.floor(mapped.top())
+        right, bottom = math.ceil(mapped.right()), math.ceil(mapped.bottom())
+    corner = plot.mapTo(window, QPoint(left, top))
+    return [corner.x(), corner.y(), max(0, right - left), max(0, bottom - top)]
 
 
 def _box_of_curves(curves) -> tuple[float, float, float, float] | None:
@@ -87,7 +97,7 @@ def views(window) -> list[dict]:
 
 def _plot_entry(name: str, plot: pg.PlotWidget, window, legend_rect) -> dict:
     item = plot.getPlotItem()
-    data = _scene_rect(plot, window, item.getViewBox().sceneBoundingRect())
+    data = scene_rect(plot, window, item.getViewBox().sceneBoundingRect())
     return {"name": name, "rect": _rect(plot, window), "legend": legend_rect, "data": data}
 
 
