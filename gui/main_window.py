@@ -323,6 +323,7 @@ class MainWindow(QMainWindow):
         self.autosave.discard()  # a normal close: the edits were saved or knowingly dropped
         self.redraw.stop()
         self.session.stop()
+        self.presentation.restore_application()
         for box in list(self.message_boxes):
             box.close()
         event.accept()

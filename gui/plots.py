@@ -199,6 +199,8 @@ class PlotPanel(QWidget):
         if not self.series:
             return key != "multipliers" and key != "constraint_drift"
         info = self.series[0].info
+        if key == "phase":  # a coordinate beside its own rate (Euler parameters alone have none)
+            return any(f"{n}_dot" in info.speed_names for n in plottable_coordinates(info, self.model))
         if key == "constraint_drift":
             return has_constraint_rows(info)
         if key == "multipliers":
@@ -334,11 +336,14 @@ class PlotPanel(QWidget):
             return
         main = self.series[0]
         compare = len(self.series) > 1
-        units = {coordinate_unit(n, self.model) for n in self.chosen_coordinates}
+        rates = [n for n in self.chosen_coordinates if n not in main.info.coordinate_names]
+        units = {coordinate_unit(n, self.model) + ("/s" if n in rates else "") for n in self.chosen_coordinates}
         phase_name = self.phase_combo.currentText() or (main.info.coordinate_names[:1] or ("",))[0]
         phase_speed = speed_for(main.info, phase_name)
         pu = coordinate_unit(phase_name, self.model)
         self._label_axes(", ".join(sorted(units)) or "rad", (phase_name, phase_speed or "speed"), (pu, f"{pu}/s"))
+        if rates and len(rates) == len(self.chosen_coordinates):  # body rates (Euler-parameter bodies)
+            self.plots["motion"].setLabel("left", "body rate", units=", ".join(sorted(units)))
 
         def add(s: RunSeries, key: str, curve_key: str, name: str, color: str, style=None, width=CURVE_WIDTH,
                 keyed=True):

@@ -167,6 +167,12 @@ class Presentation(QObject):
                 self._title_bars[dock] = dock.titleBarWidget()
                 dock.setTitleBarWidget(QWidget())
 
+    def restore_application(self) -> None:
+        """The application's own palette and font again (the window closes; another may open)."""
+        app = QApplication.instance()
+        app.setPalette(self._original_palette)
+        app.setFont(self._original_font)
+
     def toggle_theme(self) -> None:
         self.set_theme("dark" if self.theme is LIGHT else "light")
 
