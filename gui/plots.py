@@ -471,7 +471,8 @@ class PlotPanel(QWidget):
             buf = self.series[0].buffer
             dropped = buf.total_appended - len(buf)
             self.buffer_label.setText(
-                f"{len(buf)} samples kept (cap {buf.capacity})" + (f", {dropped} older dropped" if dropped else ""))
+                f"{len(buf)} samples" + (f" ({dropped} older dropped)" if dropped else ""))
+            self.buffer_label.setToolTip(f"samples kept for the plots and the CSV export: at most {buf.capacity}")
         for key in keys:
             if key in bounds:
                 self.ranges.grow_y(key, *bounds[key])

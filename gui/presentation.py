@@ -31,6 +31,8 @@ PLOTS_SHARE = 0.28
 COMPARE_SHARE = 0.3
 #: the compare column's text, relative to the presentation font
 COMPARE_FONT_SHARE = 0.7
+#: the toolbar's clock never grows beyond this (pixels), so zooming never pushes it off the toolbar
+MAX_CLOCK_PX = 48
 #: the widest time read-out, for the clock's width (it must never be cut)
 WIDEST_TIME = "t = 10000.000 s / 10000 s"
 ZOOM_STEP = 1.15
@@ -241,7 +243,7 @@ class Presentation(QObject):
 
         label = self.window.run_actions.time_label
         if styled and self.active:
-            px = round(1.5 * self.font_px())
+            px = min(round(1.5 * self.font_px()), MAX_CLOCK_PX)
             label.setStyleSheet(f"font-family: monospace; font-size: {px}px; font-weight: bold; padding: 0 12px;")
         elif styled:
             px = self.font_px()

@@ -40,6 +40,20 @@ def _polylines(lines: list[np.ndarray], project) -> tuple[np.ndarray, np.ndarray
     return xy[:, 0], xy[:, 1]
 
 
+def _inside(box, outer) -> bool:
+    return outer[0] <= box[0] and outer[1] <= box[1] and box[2] <= outer[2] and box[3] <= outer[3]
+
+
+def _grown(reach_box, box):
+    """The reach grown to take in `box`, with half its size again as room in the direction of travel
+    (so a travelling mechanism re-fits now and then, not at every frame)."""
+    x0, y0, x1, y1 = (min(reach_box[0], box[0]), min(reach_box[1], box[1]), max(reach_box[2], box[2]),
+                      max(reach_box[3], box[3]))
+    room_x, room_y = 0.5 * (x1 - x0) * 0.5, 0.5 * (y1 - y0) * 0.5
+    return (x0 - (room_x if box[0] < reach_box[0] else 0.0), y0 - (room_y if box[1] < reach_box[1] else 0.0),
+            x1 + (room_x if box[2] > reach_box[2] else 0.0), y1 + (room_y if box[3] > reach_box[3] else 0.0))
+
+
 class Scene2D(pg.PlotWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -114,6 +128,10 @@ class Scene2D(pg.PlotWidget):
         if self.reach_box is None:
             self.reach_box = self._reach_of(picture)
             self.fit()
+        elif self.picture_box is not None and not _inside(self.picture_box, self.reach_box):
+            self.reach_box = _grown(self.reach_box, self.picture_box)  # it travels: the swept region
+            if not self.user_moved:
+                self.fit()
 
     def _reach_of(self, picture) -> tuple[float, float, float, float] | None:
         """The region the mechanism can sweep: around its ground hinges, a disc of its reach (a
