@@ -12,7 +12,7 @@ Prints the tables and writes them, with the machine they were measured on, into 
    ``.eom.json`` file to the first integrated step, the cost of one right-hand side (BLAS limited
    to one thread / default threads, other core idle / busy) and the real-time factor (DOP853).
 2. the same chains derived with sympy.physics.mechanics' KanesMethod + lambdify(cse=True).
-3. constrained systems, all four formulations side by side.
+3. constrained systems, all the formulations side by side.
 4. the targets from the issues, each marked met / not met.
 """
 from __future__ import annotations
@@ -43,6 +43,7 @@ ROOT = os.path.dirname(HERE)
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
+from eomlab.engine.methods import METHODS  # noqa: E402
 from eomlab.engine.modelfile import load_model, save_model  # noqa: E402
 from eomlab.engine.presets import preset  # noqa: E402
 from eomlab.engine.simulation import Simulation  # noqa: E402
@@ -57,7 +58,6 @@ def one_thread():
     return BLAS.limit(limits=1)
 
 GRAVITY = 9.81
-METHODS = ("lagrange", "maggi", "udwadia_kalaba", "kane")
 
 
 # --- configuration -------------------------------------------------------------------------
@@ -616,7 +616,7 @@ def constrained_section(cfg: Config) -> dict:
 
 
 def render_constrained(res: dict, cfg: Config, rep: Report):
-    rep.add("### 3. Constrained systems, the four formulations side by side (rtol = atol = 1e-8, DOP853)")
+    rep.add("### 3. Constrained systems, the formulations side by side (rtol = atol = 1e-8, DOP853)")
     rep.add()
     rep.add(f"RHS at the initial state (timeit, best of {cfg.rhs_repeats}), 1 thread and default threads, other core "
             f"idle. Real-time factor as in 1c ({cfg.t_sim:g} s simulated, at most {cfg.wall_budget:g} s wall). "
@@ -751,7 +751,7 @@ README_HEAD = """# bench/ — eomlab performance measurements
     .venv/bin/python bench/bench_chains.py --no-readme            # print only
     .venv/bin/python bench/bench_chains.py --sympy-limit 60       # stop a sympy derivation after 60 s
     .venv/bin/python bench/bench_chains.py --profile              # cProfile of the RHS (10, 100 links; 20 absolute), printed only
-    .venv/bin/python bench/bench_chains.py --constrained          # section 3 (four formulations) and its targets, printed only
+    .venv/bin/python bench/bench_chains.py --constrained          # section 3 (every formulation) and its targets, printed only
     make bench                                                    # the full run through the Makefile
 
 The models: planar chains of n uniform rods (1 kg, 1 m, `preset("planar_chain", n, kind="rod")`) with **every**
@@ -773,7 +773,7 @@ def main(argv=None) -> int:
     parser.add_argument("--readme", default=os.path.join(HERE, "README.md"), help=argparse.SUPPRESS)
     parser.add_argument("--profile", action="store_true", help="cProfile one RHS of the 10- and 100-link chain")
     parser.add_argument("--constrained", action="store_true",
-                        help="section 3 (constrained systems, the four formulations) and its targets, printed only")
+                        help="section 3 (constrained systems, every formulation) and its targets, printed only")
     parser.add_argument("--sympy-worker", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     cfg = make_config(args)

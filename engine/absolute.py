@@ -19,32 +19,11 @@ from .constraints import JointRows, PlanarPins, SpatialPins
 from .kinematics import TreeKinematics
 from .model import (
     GROUND, Body, ExpressionConstraint, Joint, JointEffort, JointSpring, Model,
-    ModelError, Prescribed, default_coordinate_names,
+    ModelError, Prescribed, default_coordinate_names, initial_coordinates, initial_speeds, is_planar,
 )
 from .rotations import quaternion_from_matrix
 
 Z = np.array([0.0, 0.0, 1.0])
-
-
-def _turns_about_z(rotation) -> bool:
-    R = np.array(rotation, float)
-    return bool(np.allclose(R[2], Z, atol=1e-12) and np.allclose(R[:, 2], Z, atol=1e-12))
-
-
-def is_planar(model: Model) -> bool:
-    """Every body moves in planes z = const and turns about z."""
-    for b in model.bodies:
-        j = b.joint
-        if not _turns_about_z(j.rotation):
-            return False
-        axis = np.array(j.axis, float)
-        if j.type == "revolute" and not np.allclose(abs(axis @ Z), 1.0, atol=1e-12):
-            return False
-        if j.type == "prismatic" and abs(axis @ Z) > 1e-12:
-            return False
-        if j.type in ("spherical", "free"):
-            return False
-    return bool(model.bodies)
 
 
 def _perpendiculars(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -87,20 +66,14 @@ def to_absolute(model: Model) -> tuple[Model, list]:
 
     Returns the transformed Model and `joint_rows(kin)` producing the JointRows kinds.
     """
-    from .system import MechanicalSystem, initial_coordinates
-
-    kin = TreeKinematics(model)
-    q0 = initial_coordinates(model)
-    u0 = np.array([v for b in model.bodies for v in (b.joint.u0 or (0.0,) * b.joint.dof)], float)
-
-    joint_system = MechanicalSystem(model)
-    ks = kin.evaluate(q0, u0)
+    kin = TreeKinematics(model)  # the joint-coordinate poses and velocities at the start
+    ks = kin.evaluate(np.array(initial_coordinates(model)), np.array(initial_speeds(model)))
     planar = is_planar(model)
     bodies, specs, pins, spatial_pins = [], [], [], []
     rename: dict[str, str] = {}
     for i, b in enumerate(model.bodies):
         R, o = ks.R[i], ks.origin[i]
-        v = joint_system.kin.point_velocity(ks, i, o)
+        v = kin.point_velocity(ks, i, o)
         w = ks.omega[i]
         if planar:
             joint = Joint(type="planar", at=(0.0, 0.0, float(o[2])),

@@ -16,8 +16,9 @@ import numpy as np
 from .lazy_imports import sympy
 
 from .expressions import compile_expressions, parse_expression, symbol
-from .kinematics import KinematicState, TreeKinematics
+from .kinematics import TreeKinematics
 from .rotations import cross, skew as skew_matrix
+from .state import StateContext
 from .model import (
     GROUND,
     Coincident,
@@ -71,16 +72,6 @@ class ConstraintRows:
     @property
     def drift_velocity(self) -> float:
         return float(np.max(np.abs(self.velocity))) if self.velocity.size else 0.0
-
-
-@dataclass
-class StateContext:
-    t: float
-    q: np.ndarray
-    u: np.ndarray
-    qd: np.ndarray
-    W: np.ndarray | None
-    ks: KinematicState
 
 
 class ConstraintKind:

@@ -5,26 +5,14 @@ since δq = W δu), and its potential energy where it has one.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
 
 from .expressions import compile_expressions, parse_expression
-from .kinematics import KinematicState, TreeKinematics
+from .kinematics import TreeKinematics
+from .state import StateContext
 from .model import GROUND, BodyTorque, JointEffort, JointSpring, Model, PointForce, Spring
-
-
-@dataclass
-class ForceContext:
-    """What a force element may read at one state."""
-
-    t: float
-    q: np.ndarray
-    u: np.ndarray
-    qd: np.ndarray
-    W: np.ndarray | None  # q_dot = W u (None: identity)
-    ks: KinematicState
 
 
 def expression_arguments(coordinate_names) -> list[str]:
@@ -32,7 +20,7 @@ def expression_arguments(coordinate_names) -> list[str]:
 
 
 class ForceElement:
-    def generalized(self, ctx: ForceContext) -> np.ndarray:
+    def generalized(self, ctx: StateContext) -> np.ndarray:
         raise NotImplementedError
 
     def potential(self, ctx_q: np.ndarray, positions) -> float:
@@ -48,7 +36,7 @@ class _Compiled:
         self.fn: Callable = compile_expressions(exprs, expression_arguments(coordinate_names))
         self.size = len(texts)
 
-    def __call__(self, ctx: ForceContext) -> np.ndarray:
+    def __call__(self, ctx: StateContext) -> np.ndarray:
         return np.asarray(self.fn(ctx.t, *ctx.q, *ctx.qd), dtype=float).reshape(self.size)
 
 
@@ -62,7 +50,7 @@ def _world_point(kin, ks, body: int, point: np.ndarray) -> np.ndarray:
     return ks.origin[body] + ks.R[body] @ point
 
 
-def _to_speed_space(ctx: ForceContext, jl, tau: np.ndarray, n_u: int) -> np.ndarray:
+def _to_speed_space(ctx: StateContext, jl, tau: np.ndarray, n_u: int) -> np.ndarray:
     """Joint-coordinate effort τ on one joint's coordinates → generalized force in speeds
     (Q = Wᵀτ: the rows of W that belong to the joint's coordinates)."""
     Q = np.zeros(n_u)

@@ -12,15 +12,21 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Optional, Union
 
+from .methods import METHODS  # noqa: F401  (the formulations' keys; the registry owns them)
+
 Vec3 = tuple[float, float, float]
 Mat3 = tuple[Vec3, Vec3, Vec3]
+
+def as_mat3(matrix) -> Mat3:
+    """A 3x3 matrix (nested sequences or an array) as the model's tuple of row tuples of floats."""
+    return tuple(tuple(float(x) for x in row) for row in matrix)  # type: ignore[return-value]
+
 
 IDENTITY3: Mat3 = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))
 GROUND = "ground"
 
 JOINT_TYPES = ("revolute", "prismatic", "spherical", "planar", "free", "fixed")
 SHAPE_KINDS = ("rod", "disk", "box", "sphere", "point")
-METHODS = ("lagrange", "maggi", "udwadia_kalaba", "kane")
 COORDINATES = ("joint", "absolute")
 INTEGRATORS = ("DOP853", "RK45", "Radau", "BDF", "LSODA", "RK4")
 STABILIZATIONS = ("none", "baumgarte", "projection")
@@ -344,3 +350,48 @@ def shape_inertia(shape: Shape, mass: float) -> Mat3:
     else:
         d = (0.0, 0.0, 0.0)
     return ((d[0], 0.0, 0.0), (0.0, d[1], 0.0), (0.0, 0.0, d[2]))
+
+
+def initial_coordinates(model: Model) -> tuple[float, ...]:
+    """q0 of every joint in body order (zeros by default; Euler parameters default to the identity
+    (1, 0, 0, 0))."""
+    values: list[float] = []
+    for b in model.bodies:
+        j = b.joint
+        if j.q0:
+            values.extend(j.q0)
+        elif j.quaternion:
+            values.extend((0.0,) * (j.n_coordinates - 4) + (1.0, 0.0, 0.0, 0.0))
+        else:
+            values.extend((0.0,) * j.dof)
+    return tuple(float(v) for v in values)
+
+
+def initial_speeds(model: Model) -> tuple[float, ...]:
+    """u0 of every joint in body order (zeros by default)."""
+    return tuple(float(v) for b in model.bodies for v in (b.joint.u0 or (0.0,) * b.joint.dof))
+
+
+PLANAR_TOL = 1e-12
+
+
+def is_planar(model: Model) -> bool:
+    """The one planarity test (the engine's kinematics and absolute coordinates, the window's 2-D
+    drawing): every body moves in a plane z = const and turns about z. Every joint frame keeps
+    the z axis as it is (neither tilted nor flipped: a flipped z reverses the sense of turning,
+    which the planar kinematics do not carry, so such a model runs and is drawn in 3-D), revolute
+    axes lie along ±z, prismatic axes in x–y, and no joint is spherical or free."""
+    if not model.bodies:
+        return False
+    for b in model.bodies:
+        j = b.joint
+        R = j.rotation
+        keeps_z = all(abs(R[2][k] - (k == 2)) <= PLANAR_TOL and abs(R[k][2] - (k == 2)) <= PLANAR_TOL
+                      for k in range(3))
+        if not keeps_z or j.type in ("spherical", "free"):
+            return False
+        if j.type == "revolute" and abs(abs(j.axis[2]) - 1.0) > PLANAR_TOL:
+            return False
+        if j.type == "prismatic" and abs(j.axis[2]) > PLANAR_TOL:
+            return False
+    return True

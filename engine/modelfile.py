@@ -38,8 +38,11 @@ from typing import Any, Iterable
 import numpy as np
 from eomlab.engine.lazy_imports import sympy as sp
 
+from eomlab.engine.rotations import axis_angle_matrix
 from eomlab.engine.expressions import FUNCTIONS, excerpt, expression_names, parse_expression, symbol
+from eomlab.engine.methods import METHODS
 from eomlab.engine.model import (
+    as_mat3,
     COORDINATES,
     MAGGI_BASES,
     GROUND,
@@ -47,7 +50,6 @@ from eomlab.engine.model import (
     INTEGRATORS,
     JOINT_DOFS,
     JOINT_TYPES,
-    METHODS,
     SHAPE_KINDS,
     STABILIZATIONS,
     Body,
@@ -310,24 +312,6 @@ def _limited_list(value: object, path: str, limit: int, what: str) -> list:
 # --- rotations and inertia -----------------------------------------------------------------
 
 
-def axis_angle_matrix(axis: Iterable[float], angle: float) -> Mat3:
-    """Rotation matrix turning by `angle` about `axis` (Rodrigues' formula).
-
-    >>> axis_angle_matrix((0, 0, 1), math.pi / 2)[0][1]
-    -1.0
-    """
-    x, y, z = axis
-    norm = math.sqrt(x * x + y * y + z * z)
-    x, y, z = x / norm, y / norm, z / norm
-    c, s = math.cos(angle), math.sin(angle)
-    v = 1.0 - c
-    return (
-        (c + x * x * v, x * y * v - z * s, x * z * v + y * s),
-        (y * x * v + z * s, c + y * y * v, y * z * v - x * s),
-        (z * x * v - y * s, z * y * v + x * s, c + z * z * v),
-    )
-
-
 def _matrix3(value: object, path: str) -> Mat3:
     rows = _array(value, path, "a 3x3 matrix")
     if len(rows) != 3:
@@ -340,7 +324,7 @@ def _rotation(value: object, path: str) -> Mat3:
     if isinstance(value, dict):
         data = _fields(value, path, ("axis", "angle"), ("axis", "angle"))
         axis = _unit_vec3(data["axis"], f"{path}.axis")
-        return axis_angle_matrix(axis, _number(data["angle"], f"{path}.angle"))
+        return as_mat3(axis_angle_matrix(axis, _number(data["angle"], f"{path}.angle")))
     if not isinstance(value, (list, tuple)):
         raise ModelError(path, f'expected a 3x3 matrix or {{"axis": [...], "angle": a}}, got {_kind(value)}')
     matrix = _matrix3(value, path)

@@ -24,6 +24,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from eomlab.engine.model import (
+    as_mat3,
     GROUND,
     Body,
     Coincident,
@@ -40,8 +41,8 @@ from eomlab.engine.model import (
     default_coordinate_names,
     shape_inertia,
 )
-from eomlab.engine.modelfile import MAX_BODIES, axis_angle_matrix, save_model
-from eomlab.engine.rotations import EulerSequence
+from eomlab.engine.modelfile import MAX_BODIES, save_model
+from eomlab.engine.rotations import EulerSequence, axis_angle_matrix
 
 PLANAR_GRAVITY = (0.0, -9.81, 0.0)
 SPATIAL_GRAVITY = (0.0, 0.0, -9.81)
@@ -51,7 +52,7 @@ Z_AXIS = (0.0, 0.0, 1.0)
 X_AXIS = (1.0, 0.0, 0.0)
 Y_AXIS = (0.0, 1.0, 0.0)
 #: joint frame turned so that a revolute angle is measured from the downward vertical (-y)
-HANG_DOWN = axis_angle_matrix(Z_AXIS, -math.pi / 2)
+HANG_DOWN = as_mat3(axis_angle_matrix(Z_AXIS, -math.pi / 2))
 
 
 # --- building blocks -----------------------------------------------------------------------
@@ -208,7 +209,7 @@ def spatial_chain(n: int = 3, length: float = 1.0, mass: float = 1.0) -> Model:
     """
     if not 1 <= n <= MAX_BODIES:
         raise ValueError(f"a chain has 1 to {MAX_BODIES} links, got {n}")
-    hang = axis_angle_matrix(Y_AXIS, math.pi / 2)
+    hang = as_mat3(axis_angle_matrix(Y_AXIS, math.pi / 2))
     bodies = []
     for i in range(n):
         name = f"link{i + 1}"

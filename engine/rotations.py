@@ -5,6 +5,8 @@ import math
 
 import numpy as np
 
+_EYE3 = np.eye(3)
+_EYE3.flags.writeable = False
 UNIT = {"x": np.array([1.0, 0.0, 0.0]), "y": np.array([0.0, 1.0, 0.0]), "z": np.array([0.0, 0.0, 1.0])}
 
 
@@ -13,12 +15,28 @@ def skew(v: np.ndarray) -> np.ndarray:
     return np.array([[0.0, -v[2], v[1]], [v[2], 0.0, -v[0]], [-v[1], v[0], 0.0]])
 
 
+class AxisRotation:
+    """Rotations about one fixed axis (Rodrigues): R(angle) = cos I + sin [a]× + (1 − cos) a aᵀ for the
+    unit axis a; [a]× and a aᵀ are made once, so a revolute joint pays three scalings per pose."""
+
+    def __init__(self, axis):
+        a = np.asarray(axis, dtype=float)
+        a = a / np.linalg.norm(a)
+        self.K = skew(a)
+        self.A = np.outer(a, a)
+
+    def __call__(self, angle: float) -> np.ndarray:
+        c = math.cos(angle)
+        return c * _EYE3 + math.sin(angle) * self.K + (1.0 - c) * self.A
+
+
 def axis_angle_matrix(axis, angle: float) -> np.ndarray:
-    """Rodrigues: rotation by `angle` about the unit vector `axis`."""
-    a = np.asarray(axis, dtype=float)
-    c, s = math.cos(angle), math.sin(angle)
-    k = skew(a)
-    return np.eye(3) + s * k + (1.0 - c) * (k @ k)
+    """The rotation by `angle` about `axis` (any length but zero).
+
+    >>> round(float(axis_angle_matrix((0, 0, 2), math.pi / 2)[0, 1]), 12)
+    -1.0
+    """
+    return AxisRotation(axis)(angle)
 
 
 def elementary(letter: str, angle: float) -> np.ndarray:

@@ -17,8 +17,9 @@ import numpy as np
 from threadpoolctl import ThreadpoolController
 
 from .constraints import HOLONOMIC
-from .formulations import ConstraintFailure, make_formulation
+from .formulations import FORMULATIONS, ConstraintFailure, make_formulation
 from .formulations.rank import condition_number, dependent_rows, numerical_rank
+from .frames import Frame, frame_at, initial_frame  # noqa: F401  (initial_frame: for the window)
 from .integrate import Stepper
 from .kinematics import GimbalLock
 from .model import Model, ModelError, Stabilization
@@ -82,7 +83,6 @@ class Simulation:
             raise ModelError("bodies", "nothing to simulate: no body has a moving joint (add one, or change a fixed joint)")
         variant = variant or self.settings.maggi_basis
         self.formulation = make_formulation(self.settings.method, self.system, self.settings, variant)
-        self.own_system = self.formulation.system
         self.columns = csv_columns(self.system, self.formulation)
         self._index = {c: i for i, c in enumerate(self.columns)}
         self.reset()
@@ -199,7 +199,7 @@ class Simulation:
                 raise ModelError("constraints", f"inconsistent constraints: rows {names} cannot all hold (rank of A is {r} of {A.shape[0]})")
             if not f.handles_redundant:
                 raise ModelError("constraints", f"redundant constraint rows (rank {r} of {A.shape[0]}): {names}; "
-                                 f"{f.name} needs independent rows, udwadia_kalaba, maggi and kane handle them")
+                                 f"{f.name} needs independent rows, {_handling_redundant_rows()} handle them")
             self.notes.append(f"redundant constraint rows (rank {r} of {A.shape[0]}): {names}; {f.name} handles them")
         self.diagnostics["condition_number"] = self.condition
 
@@ -240,6 +240,11 @@ class Simulation:
             rows = [self.formulation.constraints.row_label(i) for i in np.argsort(-weights)[:3] if weights[i] > 0.1]
             raise ConstraintFailure(f"singular configuration: the constraint rows {', '.join(rows)} lose rank "
                                     f"(condition number {cond:.3g})")
+
+    def frame(self, q, t: float = 0.0) -> Frame:
+        """The drawable poses of every body at coordinates q of this run (a stored sample row's
+        q columns, `sim.columns[1 : 1 + n_q]`), at time t; nothing is integrated or changed."""
+        return frame_at(self.system.kin, q, t)
 
     def samples(self) -> np.ndarray:
         return np.array(self._samples) if self._samples else np.zeros((0, len(self.columns)))
@@ -449,3 +454,7 @@ class Simulation:
         q, _ = project_positions(f.system, t, q, tol=tol * 1e-2)
         u, _ = project_velocities(f.system, t, q, u, tol=tol * 1e-2)
         return f.qu_to_state(q, u)
+
+
+def _handling_redundant_rows() -> str:
+    return ", ".join(key for key, cls in FORMULATIONS.items() if cls.handles_redundant)

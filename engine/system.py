@@ -12,15 +12,19 @@ u = q_dot are the Christoffel terms h of (2.6)–(2.7). Constraint rows come fro
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Callable
 
 import numpy as np
 import scipy.linalg
 
-from .forces import ForceContext, JointSpringElement, SpringElement, build_force_elements
+from .absolute import to_absolute
+from .constraints import ConstraintSet, build_constraint_kinds
+from .forces import JointSpringElement, SpringElement, build_force_elements
 from .kinematics import KinematicState, TreeKinematics
+from .model import Model, initial_coordinates, initial_speeds, speed_names
 from .rotations import cross
-from .model import Model, speed_names
+from .state import StateContext
 
 
 _POTRF, _POTRS = scipy.linalg.get_lapack_funcs(("potrf", "potrs"), dtype=np.float64)
@@ -40,7 +44,11 @@ class Dynamics:
 
 
 class MechanicalSystem:
-    """Numeric callables of a tree model in joint coordinates.
+    """Numeric callables of a tree model (its bodies in joint coordinates) and its constraint rows.
+
+    `joint_rows(kin)`, when given, adds constraint kinds built on this system's kinematics (the
+    joints of a model taken to absolute coordinates, `engine.absolute`); the model's own
+    constraints are always attached.
 
     Example
     -------
@@ -50,15 +58,15 @@ class MechanicalSystem:
     (1, 1)
     """
 
-    def __init__(self, model: Model):
+    def __init__(self, model: Model, joint_rows: Callable[[TreeKinematics], list] | None = None):
         self.model = model
         self.kin = TreeKinematics(model)
         self.body_names = list(self.kin.body_names)
         self.coordinate_names = list(self.kin.coordinate_names)
         self.speed_names = [n for b in model.bodies for n in speed_names(b.name, b.joint)]
         self.n_q, self.n_u = self.kin.n_q, self.kin.n_u
-        self.q0 = initial_coordinates(model)
-        self.u0 = np.array([v for b in model.bodies for v in (b.joint.u0 or (0.0,) * b.joint.dof)], dtype=float)
+        self.q0 = np.array(initial_coordinates(model), dtype=float)
+        self.u0 = np.array(initial_speeds(model), dtype=float)
         self.gravity = np.array(model.gravity, dtype=float)
         self.forces = build_force_elements(model, self.kin)
         self.has_body_rates = any(jl.turns_with_body_rates for jl in self.kin.joints)
@@ -67,7 +75,26 @@ class MechanicalSystem:
         self._m2 = np.repeat(self.kin.mass, 2)
         self._izz = self.kin.inertia_body[:, 2, 2].copy()
         self._gravity_planar = np.tile(self.gravity[:2], self.kin.n_bodies) * self._m2
-        self.constraints = None  # set by engine.constraints.attach_constraints
+        # M, C and Q the way the kinematics run: the planar strategy's fields have only x, y and z-turns
+        self._terms = self._planar_terms if self.kin.planar else self._spatial_terms
+        self._joint_rows = joint_rows
+        kinds = list(joint_rows(self.kin)) if joint_rows else []
+        kinds += build_constraint_kinds(model, self.kin)
+        self.constraints = ConstraintSet(kinds) if kinds else None
+
+    def with_rate_speeds(self) -> "MechanicalSystem":
+        """The same system with Euler-angle rates as the speeds of every spherical and free joint
+        in Euler angles (Euler-parameter joints keep their body rates: four rates for three
+        degrees of freedom would make M singular). Lagrange's equations work in these."""
+        bodies = []
+        for b, jl in zip(self.model.bodies, self.kin.joints):
+            j = b.joint
+            if jl.euler is not None and jl.body_rates:
+                u = self.u0[jl.u_slice]
+                rates = self.kin.qdot(self.q0, self.u0)[jl.q_slice] if len(u) else u
+                j = replace(j, speeds="euler", u0=tuple(float(x) for x in rates))
+            bodies.append(replace(b, joint=j))
+        return MechanicalSystem(replace(self.model, bodies=tuple(bodies)), self._joint_rows)
 
     # --- kinematics --------------------------------------------------------------------------
 
@@ -88,12 +115,9 @@ class MechanicalSystem:
         ks = self.kin.evaluate(q, u) if positions is None else self.kin.with_velocities(positions, u)
         W = self.kin.rate_matrix(q) if self.has_body_rates else None
         qd = W @ u if W is not None else u
-        if self.kin._planar is not None:
-            M, velocity_products, Q = self._planar_terms(ks)
-        else:
-            M, velocity_products, Q = self._spatial_terms(ks)
+        M, velocity_products, Q = self._terms(ks)
         if self.forces:
-            ctx = ForceContext(t=t, q=q, u=u, qd=qd, W=W, ks=ks)
+            ctx = StateContext(t=t, q=q, u=u, qd=qd, W=W, ks=ks)
             for f in self.forces:
                 Q = Q + f.generalized(ctx)
         return Dynamics(M=M, forcing=Q - velocity_products, qd=qd, ks=ks, W=W)
@@ -125,9 +149,7 @@ class MechanicalSystem:
         return ks.R @ self.kin.inertia_body @ ks.R.transpose(0, 2, 1)
 
     def _mass_matrix(self, ks: KinematicState) -> np.ndarray:
-        if self.kin._planar is not None:
-            return self._planar_terms(ks)[0]
-        return self._spatial_terms(ks)[0]
+        return self._terms(ks)[0]
 
     def mass_matrix(self, q) -> np.ndarray:
         return self._mass_matrix(self.kin.evaluate(q, np.zeros(self.n_u)))
@@ -181,10 +203,8 @@ class MechanicalSystem:
     @property
     def conservative(self) -> bool:
         """True when energy must be conserved (no damping, no efforts, no rheonomic terms)."""
-        from .forces import SpringElement as S, JointSpringElement as JS
-
         for f in self.forces:
-            if isinstance(f, (S, JS)):
+            if isinstance(f, (SpringElement, JointSpringElement)):
                 if f.c:
                     return False
             else:
@@ -192,59 +212,9 @@ class MechanicalSystem:
         return self.constraints is None or self.constraints.conservative
 
 
-def initial_coordinates(model: Model) -> np.ndarray:
-    """q0 of every joint (zeros by default; Euler parameters default to the identity (1, 0, 0, 0))."""
-    values = []
-    for b in model.bodies:
-        j = b.joint
-        if j.q0:
-            values.extend(j.q0)
-        else:
-            values.extend((0.0,) * (j.n_coordinates - 4) + (1.0, 0.0, 0.0, 0.0) if j.quaternion else (0.0,) * j.dof)
-    return np.array(values, dtype=float)
-
-
-def _with_euler_rate_speeds(model: Model, system: "MechanicalSystem") -> Model:
-    """The same model with Euler-angle rates as the speeds of every spherical and free joint in
-    Euler angles (Euler-parameter joints keep their body rates: four rates for three degrees of
-    freedom would make M singular)."""
-    from dataclasses import replace
-
-    bodies = []
-    for b, jl in zip(model.bodies, system.kin.joints):
-        j = b.joint
-        if jl.euler is not None and jl.body_rates:
-            u = system.u0[jl.u_slice]
-            rates = system.kin.qdot(system.q0, system.u0)[jl.q_slice] if len(u) else u
-            j = replace(j, speeds="euler", u0=tuple(float(x) for x in rates))
-        bodies.append(replace(b, joint=j))
-    return replace(model, bodies=tuple(bodies))
-
-
-def _assemble(tree_model: Model, joint_rows, coordinates: str, source: Model) -> MechanicalSystem:
-    from .constraints import ConstraintSet, build_constraint_kinds
-
-    system = MechanicalSystem(tree_model)
-    kinds = list(joint_rows(system.kin)) if joint_rows else []
-    kinds += build_constraint_kinds(tree_model, system.kin)
-    system.constraints = ConstraintSet(kinds) if kinds else None
-    system.coordinates = coordinates
-    system.source_model = source
-
-    def rate_version():
-        return _assemble(_with_euler_rate_speeds(tree_model, system), joint_rows, coordinates, source)
-
-    system.with_rate_speeds = rate_version
-    return system
-
-
 def build_system(model: Model, coordinates: str | None = None) -> MechanicalSystem:
     """The MechanicalSystem of a model in "joint" or "absolute" coordinates, constraints attached."""
     coordinates = coordinates or model.settings.coordinates
     if coordinates == "absolute":
-        from .absolute import to_absolute
-
-        tree_model, joint_rows = to_absolute(model)
-    else:
-        tree_model, joint_rows = model, None
-    return _assemble(tree_model, joint_rows, coordinates, model)
+        return MechanicalSystem(*to_absolute(model))
+    return MechanicalSystem(model)

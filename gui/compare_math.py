@@ -6,6 +6,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from eomlab.engine.methods import BAUMGARTE_DEFAULT
 from eomlab.engine.model import Model, Stabilization
 from eomlab.gui.method_styles import available_methods
 
@@ -29,7 +30,8 @@ class RunSettings:
         if self.stabilization == current.kind:
             stabilization = current
         elif self.stabilization == "baumgarte":  # critically damped default, as the toolbar does
-            stabilization = replace(current, kind="baumgarte", alpha=current.alpha or 5.0, beta=current.beta or 5.0)
+            stabilization = replace(current, kind="baumgarte",
+                                    **{k: getattr(current, k) or v for k, v in BAUMGARTE_DEFAULT.items()})
         else:
             stabilization = Stabilization(kind=self.stabilization, tolerance=current.tolerance)
         return model.with_settings(method=method, integrator=self.integrator, rtol=self.rtol, atol=self.atol,

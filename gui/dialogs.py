@@ -51,23 +51,10 @@ def chain_model(links: int, spatial: bool, kind: str, length: float, mass: float
     return model_from_dict(data)
 
 
-def initial_frame(model: Model):
-    """The model's initial pose as the engine computes it (joint coordinates, q0 as given)."""
-    from eomlab.engine.simulation import Simulation
-    from eomlab.gui.runner import Frame
-
-    sim = Simulation(model, coordinates="joint")
-    system = sim.system
-    q = np.zeros(system.n_q)
-    q0 = list(system.q0)
-    q[:min(len(q0), system.n_q)] = q0[:system.n_q]
-    rotations, origins = system.poses(q)
-    return Frame(0.0, np.asarray(rotations), np.asarray(origins), np.asarray(system.com_positions(q)))
-
-
 def render_thumbnail(model: Model, size: QSize = THUMBNAIL_SIZE) -> QPixmap:
     """Draw the model's initial pose with the 2-D scene into a pixmap."""
-    from eomlab.gui.geometry import is_planar
+    from eomlab.engine.model import is_planar
+    from eomlab.engine.simulation import initial_frame
     from eomlab.gui.scene2d import Scene2D
 
     scene = Scene2D()

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from eomlab.engine.methods import label as method_label
 from eomlab.engine.model import Model
 from eomlab.gui.equations_render import ShownEquations, ShownItem, serve
 
@@ -248,9 +249,7 @@ class EquationsView(QObject):
         self.generation += 1
         ink = self.panel.palette().color(self.panel.foregroundRole()).name()  # dark theme: light ink
         self.current = Derivation(model, model.settings.method, self.generation)
-        from eomlab.gui.compare import METHOD_LABELS
-
-        self.panel.show_deriving(f"{METHOD_LABELS.get(model.settings.method, model.settings.method)} — {model.name}")
+        self.panel.show_deriving(f"{method_label(model.settings.method)} — {model.name}")
         self.worker.submit(self.generation, model, model.settings.method, ink)
         self.poll_timer.start()
 

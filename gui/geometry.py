@@ -16,24 +16,6 @@ _CIRCLE = np.linspace(0.0, 2.0 * np.pi, 33)
 _Z = np.array([0.0, 0.0, 1.0])
 
 
-def is_planar(model: Model, tol: float = 1e-12) -> bool:
-    """True when every body moves in the x–y plane: revolute axes along z, prismatic and planar
-    joints in x–y, joint frames that keep z, and no constraint that needs the third dimension."""
-    for body in model.bodies:
-        joint = body.joint
-        rotation = np.asarray(joint.rotation, dtype=float)
-        if abs(abs(rotation[2, 2]) - 1.0) > tol:
-            return False  # the joint frame tilts z out of the plane
-        axis = rotation @ np.asarray(joint.axis, dtype=float)
-        if joint.type == "revolute" and np.linalg.norm(axis[:2]) > tol:
-            return False
-        if joint.type == "prismatic" and abs(axis[2]) > tol:
-            return False
-        if joint.type in ("spherical", "free"):
-            return False
-    return not any(c.type == "rolling_disk" for c in model.constraints)
-
-
 @dataclass
 class Drawing:
     """World-space primitives of one pose."""

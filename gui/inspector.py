@@ -15,7 +15,8 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QComboBox, QFrame, QGridLayout, QLabel, QLineEdit, QScrollArea, QVBoxLayout,
                                QWidget)
 
-from eomlab.engine.model import (COORDINATES, GROUND, INTEGRATORS, JOINT_TYPES, METHODS, SHAPE_KINDS, STABILIZATIONS,
+from eomlab.engine.methods import METHODS
+from eomlab.engine.model import (COORDINATES, GROUND, INTEGRATORS, JOINT_TYPES, SHAPE_KINDS, STABILIZATIONS,
                           Model, ModelError)
 from eomlab.engine.modelfile import model_to_dict
 from eomlab.gui import edits

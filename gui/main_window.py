@@ -16,12 +16,11 @@ from PySide6.QtCore import QSettings, Qt, QTimer, Slot
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QMessageBox, QSizePolicy, QStackedWidget, QToolBar, QWidget
 
-from eomlab.engine.model import Model
+from eomlab.engine.model import Model, is_planar
 from eomlab.gui import recovery
 from eomlab.gui.document import ModelDocument
 from eomlab.gui.edit_actions import EditActions
 from eomlab.gui.file_actions import FileActions
-from eomlab.gui.geometry import is_planar
 from eomlab.gui.inspector import Inspector
 from eomlab.gui.model_tree import ModelTree
 from eomlab.gui.plots import PlotPanel, configure_pyqtgraph

@@ -1,13 +1,14 @@
-"""How the window names and draws each formulation: label, colour, dash pattern, and one line on
-what it integrates (the cost table's teaching note).
+"""How the window draws and names each formulation: colour, dash pattern, a readable ink for its
+name, and one line on what it integrates and why its drift differs (the cost table's teaching note).
 
-The list of formulations itself is the engine's (`eomlab.engine.methods`, the registry, when it
-exists; `eomlab.engine.model.METHODS` before it): a formulation this table does not know still
-runs, labelled by its key and drawn in a spare colour.
+The formulations themselves, their order and labels are the registry's (`eomlab.engine.methods`):
+a formulation this table does not know still gets a colour and dash of its own.
 """
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
+
+from eomlab.engine import methods as registry
 
 #: the Okabe–Ito palette: distinguishable with every common colour-vision deficiency
 OKABE_ITO = {"orange": "#E69F00", "sky_blue": "#56B4E9", "green": "#009E73", "blue": "#0072B2",
@@ -15,20 +16,16 @@ OKABE_ITO = {"orange": "#E69F00", "sky_blue": "#56B4E9", "green": "#009E73", "bl
 #: colours of curves in one run's plots (coordinates, multipliers)
 PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
            "#7f7f7f", "#bcbd22"]
-#: each formulation keeps its colour and dash pattern whatever subset runs, so a picture reads alike
-METHOD_STYLES = {
-    "lagrange": (OKABE_ITO["orange"], Qt.SolidLine),
-    "maggi": (OKABE_ITO["blue"], Qt.DashLine),
-    "udwadia_kalaba": (OKABE_ITO["green"], Qt.DotLine),
-    "kane": (OKABE_ITO["vermillion"], Qt.DashDotLine),
-    "gibbs_appell": (OKABE_ITO["purple"], Qt.DashDotDotLine),
-}
-#: text on white needs more contrast than a curve: the same hues, darkened (WCAG contrast ≥ 4.5)
-METHOD_INK = {"lagrange": "#8A5A00", "maggi": "#0072B2", "udwadia_kalaba": "#00694D", "kane": "#A04000",
-              "gibbs_appell": "#8E3B6F"}
-METHOD_LABELS = {"lagrange": "Lagrange multipliers", "maggi": "Maggi", "udwadia_kalaba": "Udwadia–Kalaba",
-                 "kane": "Kane", "gibbs_appell": "Gibbs–Appell"}
-#: what each integrates, and so why its constraint drift looks as it does
+#: colour and dash pattern of the formulations in the registry's order (cycled past the end), so
+#: each keeps its look whatever subset runs
+STYLES = ((OKABE_ITO["orange"], Qt.SolidLine), (OKABE_ITO["blue"], Qt.DashLine), (OKABE_ITO["green"], Qt.DotLine),
+          (OKABE_ITO["vermillion"], Qt.DashDotLine), (OKABE_ITO["purple"], Qt.DashDotDotLine),
+          (OKABE_ITO["sky_blue"], Qt.DashLine), (OKABE_ITO["yellow"], Qt.DotLine))
+#: text on white needs more contrast than a curve: each style's hue darkened (contrast ≥ 5:1)
+INKS = {OKABE_ITO["orange"]: "#8A5A00", OKABE_ITO["blue"]: "#0072B2", OKABE_ITO["green"]: "#00694D",
+        OKABE_ITO["vermillion"]: "#A04000", OKABE_ITO["purple"]: "#8E3B6F", OKABE_ITO["sky_blue"]: "#1A5F8A",
+        OKABE_ITO["yellow"]: "#6B6300"}
+#: what each integrates, and so why its constraint drift looks as it does (after its label)
 METHOD_NOTES = {
     "lagrange": "integrates all coordinates and speeds with the multipliers λ; the constraints hold only at the "
                 "acceleration level, so position and velocity drift grow unless stabilised",
@@ -41,38 +38,28 @@ METHOD_NOTES = {
     "gibbs_appell": "integrates the independent speeds from ∂S/∂u̇ = F: velocity-level rows hold by construction, "
                     "as in Kane's equations; only the position level drifts",
 }
-_SPARE = (OKABE_ITO["sky_blue"], Qt.SolidLine)
+METHOD_STYLES = {key: STYLES[i % len(STYLES)] for i, key in enumerate(registry.METHODS)}
+METHOD_LABELS = {key: registry.label(key) for key in registry.METHODS}
 
 
 def available_methods() -> tuple[str, ...]:
-    """Every formulation the engine offers, in its order."""
-    try:
-        from eomlab.engine import methods as registry  # the method registry, once it exists
-    except ImportError:
-        from eomlab.engine.model import METHODS
-
-        return tuple(METHODS)
-    for name in ("METHODS", "KEYS", "keys"):
-        value = getattr(registry, name, None)
-        if value is not None:
-            return tuple(value() if callable(value) else value)
-    from eomlab.engine.model import METHODS
-
-    return tuple(METHODS)
+    """Every formulation the engine offers, in the registry's order."""
+    return tuple(registry.METHODS)
 
 
 def method_style(method: str) -> tuple[str, Qt.PenStyle]:
-    return METHOD_STYLES.get(method, _SPARE)
+    return METHOD_STYLES.get(method) or STYLES[len(METHOD_STYLES) % len(STYLES)]
 
 
 def method_label(method: str) -> str:
-    return METHOD_LABELS.get(method, method.replace("_", " ").capitalize())
+    return registry.label(method)
 
 
 def method_ink(method: str) -> str:
     """A readable text colour for the method on a light background."""
-    return METHOD_INK.get(method, "#000000")
+    return INKS.get(method_style(method)[0], "#000000")
 
 
 def method_note(method: str) -> str:
-    return METHOD_NOTES.get(method, "")
+    entry = registry.REGISTRY.get(method)
+    return METHOD_NOTES.get(method) or (f"integrates {entry.integrates}" if entry else "")

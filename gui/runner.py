@@ -41,7 +41,7 @@ from threadpoolctl import threadpool_limits
 from eomlab.engine.model import ModelError
 # imported here, on the GUI thread at start-up: a first import on the worker (sympy and all) would
 # hold the import lock and the GIL for a second while the window tries to draw
-from eomlab.engine.simulation import Simulation
+from eomlab.engine.simulation import Frame, Simulation  # noqa: F401  (Frame: what the scenes draw)
 
 #: batches leave the worker at most this often (per second)
 MAX_BATCH_RATE = 60.0
@@ -82,17 +82,6 @@ class RunInfo:
     dt_out: float
     #: constraint rows (and Euler-parameter norms) whose drift the run reports; 0: none to plot
     constraint_rows: int = 1
-
-
-@dataclass(frozen=True)
-class Frame:
-    """The pose of every body at one sample, for drawing: world rotations, hinge origins and
-    mass centres, as the engine computes them."""
-
-    t: float
-    rotations: np.ndarray  # (nb, 3, 3)
-    origins: np.ndarray  # (nb, 3)
-    mass_centres: np.ndarray  # (nb, 3)
 
 
 class RunThread(QThread):
@@ -332,10 +321,9 @@ class RunThread(QThread):
         )
         n_q = len(info.coordinate_names)
         q_slice = slice(1, 1 + n_q)
-        first = _initial_rows(sim, len(info.columns))
-        q0 = first[-1, q_slice] if len(first) else _initial_q(sim, n_q)
-        self._emit("ready", info, _frame(sim.system, sim.t, q0))
-        pending: list[np.ndarray] = [first] if len(first) else []
+        first = sim.samples()[:1]  # the sample at t = 0, recorded when the Simulation is made
+        self._emit("ready", info, sim.frame(first[0, q_slice], sim.t))
+        pending: list[np.ndarray] = [first]
         last_emit = 0.0
         wall_anchor = sim_anchor = 0.0
         in_child = self._child is not None
@@ -403,7 +391,7 @@ class RunThread(QThread):
             return
         rows = np.concatenate(pending, axis=0)
         posed = rows if self.frames_per_sample else rows[-1:]
-        self._emit("batch", rows, tuple(_frame(sim.system, float(row[0]), row[q_slice]) for row in posed))
+        self._emit("batch", rows, tuple(sim.frame(row[q_slice], float(row[0])) for row in posed))
 
     def _wait(self, timeout: float) -> None:
         """Sleep until a control arrives or `timeout` seconds pass."""
@@ -416,30 +404,3 @@ class RunThread(QThread):
     def _stopped(self) -> bool:
         with self._lock:
             return self._stop
-
-
-def _initial_rows(sim, n_columns: int) -> np.ndarray:
-    """The sample at t = 0: the Simulation records it when it is made (`samples()`), before any
-    `advance`; an engine without it gives its first advance's rows."""
-    samples = getattr(sim, "samples", None)
-    rows = samples() if callable(samples) else sim.advance(sim.t, wall_budget=ADVANCE_WALL_BUDGET)
-    rows = np.asarray(rows if rows is not None else np.empty((0, n_columns)), dtype=float)
-    return rows[:1] if len(rows) else rows
-
-
-def _initial_q(sim, n_q: int) -> np.ndarray:
-    """The coordinates at t = 0 as the Simulation holds them (state vector starts with q)."""
-    state = getattr(sim, "state", None)
-    if state is not None:
-        return np.asarray(state)[:n_q]
-    return np.zeros(n_q)
-
-
-def _frame(system, t: float, q) -> Frame:
-    rotations, origins = system.poses(np.asarray(q, dtype=float))
-    return Frame(
-        t=float(t),
-        rotations=np.asarray(rotations, dtype=float),
-        origins=np.asarray(origins, dtype=float),
-        mass_centres=np.asarray(system.com_positions(np.asarray(q, dtype=float)), dtype=float),
-    )

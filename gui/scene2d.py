@@ -13,7 +13,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRect, Qt
 from PySide6.QtWidgets import QGraphicsItem
 
-from eomlab.gui.geometry import Projection, drawing, is_planar, reach
+from eomlab.engine.model import is_planar
+from eomlab.gui.geometry import Projection, drawing, reach
 
 #: samples in the trail of the last body's mass centre
 TRAIL_LENGTH = 400

@@ -5,6 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QComboBox, QLabel
 
+from eomlab.engine.methods import BAUMGARTE_DEFAULT
 from eomlab.engine.model import COORDINATES, INTEGRATORS, STABILIZATIONS
 from eomlab.gui import edits
 from eomlab.gui.method_styles import available_methods, method_label
@@ -91,6 +92,6 @@ class SettingsBar(QObject):
         current = self.model.settings.stabilization
         value = {"kind": kind}
         if kind == "baumgarte":  # a critically damped default when none is set
-            value.update(alpha=current.alpha or 5.0, beta=current.beta or 5.0)
+            value.update({k: getattr(current, k) or v for k, v in BAUMGARTE_DEFAULT.items()})
         self.edit(lambda m: edits.set_field(m, ("settings", "stabilization"), value), f"stabilization = {kind}")
         self.sync(self.model.settings)

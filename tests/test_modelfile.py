@@ -28,6 +28,7 @@ from eomlab.engine.model import (
     Spring,
     Stabilization,
 )
+from eomlab.engine.rotations import axis_angle_matrix
 from eomlab.engine.modelfile import dumps_model, load_model, loads_model, model_from_dict, model_to_dict, save_model
 
 ASSETS = pathlib.Path(__file__).resolve().parents[1] / "assets" / "models"
@@ -542,7 +543,7 @@ def body_dicts(draw, index, earlier):
         body["inertia"] = [a, b, draw(st.floats(abs(a - b), a + b))]
     elif choice == "matrix":
         moments = np.array([1.0, 1.5, 2.0]) * draw(POSITIVE)
-        rotation = modelfile.axis_angle_matrix(draw(NONZERO3), draw(st.floats(-3, 3)))
+        rotation = axis_angle_matrix(draw(NONZERO3), draw(st.floats(-3, 3)))
         matrix = np.array(rotation) @ np.diag(moments) @ np.array(rotation).T
         body["inertia"] = ((matrix + matrix.T) / 2).tolist()
     elif choice == "shape":

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
+from eomlab.engine.methods import METHODS, REGISTRY
 from eomlab.engine.model import (
     Body,
     BodyTorque,
@@ -34,8 +35,10 @@ from eomlab.engine.symbolic import (
 )
 from eomlab.engine.symbolic.roberson_wittenburg import alpha_block
 
-FORMULATIONS = ("lagrange", "maggi", "udwadia_kalaba", "kane", "roberson_wittenburg")
-RATE_FORMULATIONS = ("lagrange", "maggi", "udwadia_kalaba", "roberson_wittenburg")
+FORMULATIONS = (*METHODS, "roberson_wittenburg")
+#: written in the rates q̇ (the others in the model's speeds, as Kane)
+RATE_FORMULATIONS = (*(k for k in METHODS if not REGISTRY[k].symbolic_in_speeds), "roberson_wittenburg")
+SPEED_FORMULATIONS = tuple(k for k in METHODS if REGISTRY[k].symbolic_in_speeds)
 S = lambda name: sp.Symbol(name, real=True)
 
 
@@ -281,6 +284,8 @@ def test_formulations_agree_on_the_tree(name):
         reference = rates_acceleration(tree, kane_udot, state)
         for method in RATE_FORMULATIONS:
             np.testing.assert_allclose(accelerations_of(results[method], state), reference, rtol=1e-9, atol=1e-10)
+        for method in SPEED_FORMULATIONS:
+            np.testing.assert_allclose(accelerations_of(results[method], state), kane_udot, rtol=1e-9, atol=1e-10)
 
 
 @pytest.mark.parametrize("name", ["cart_pendulum", "double_compound_pendulum", "forced_chain", "four_bar"])

@@ -1,18 +1,14 @@
-"""The four formulations behind one interface (engine.formulations.base.Formulation)."""
+"""The formulations behind one interface (engine.formulations.base.Formulation); which ones
+exist, and their classes, the registry engine.methods says."""
+from ..methods import REGISTRY, method
 from .base import ConstraintFailure, Evaluation, Formulation
-from .kane import Kane
-from .lagrange import Lagrange
-from .maggi import Maggi, MaggiPartitioned
-from .udwadia_kalaba import UdwadiaKalaba
 
-FORMULATIONS = {f.name: f for f in (Lagrange, Maggi, UdwadiaKalaba, Kane)}
+#: key → numeric class, for every registered formulation
+FORMULATIONS = {key: entry.formulation_class() for key, entry in REGISTRY.items()}
 
 
 def make_formulation(name, system, settings, variant: str | None = None) -> Formulation:
-    if name == "maggi" and variant == "partitioning":
-        return MaggiPartitioned(system, settings)
-    return FORMULATIONS[name](system, settings)
+    return method(name).formulation_class(variant)(system, settings)
 
 
-__all__ = ["FORMULATIONS", "make_formulation", "Formulation", "Evaluation", "ConstraintFailure",
-           "Lagrange", "Maggi", "MaggiPartitioned", "UdwadiaKalaba", "Kane"]
+__all__ = ["FORMULATIONS", "make_formulation", "Formulation", "Evaluation", "ConstraintFailure"]

@@ -1,4 +1,4 @@
-"""One interface for the four formulations.
+"""One interface for every formulation (the registry engine.methods lists them).
 
 A Formulation takes a MechanicalSystem (unconstrained dynamics M u_dot = f and the constraint
 rows A u_dot = b) and turns it into the derivative of the state it integrates. Each one chooses
@@ -7,6 +7,7 @@ independent (quasi-)velocities — and maps it back to the model's coordinates a
 """
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -33,12 +34,12 @@ class Evaluation:
     diagnostics: dict = field(default_factory=dict)
 
 
-class Formulation:
-    """Base class. Subclasses implement `accelerations` and may change the state they integrate."""
+class Formulation(ABC):
+    """A formulation must say what it integrates and give the accelerations (and multipliers) at
+    a state; by default it integrates (q, u), which it may change (the reduced formulations
+    integrate independent speeds). Its module docstring names the equation it implements."""
 
-    name = ""
-    title = ""
-    equation = ""  # the equation it implements (THEORY.md / seed numbering)
+    name = ""  # its key in engine.methods.REGISTRY
     handles_redundant = True  # redundant (dependent, consistent) constraint rows are harmless
     multipliers_wanted = True  # False inside the integrator's right-hand side
 
@@ -55,8 +56,9 @@ class Formulation:
     # --- the state it integrates ----------------------------------------------------------
 
     @property
+    @abstractmethod
     def integrates(self) -> str:
-        return f"q ({self.system.n_q}), u ({self.system.n_u})"
+        """What it integrates, with sizes (shown in compare mode's cost table)."""
 
     def initial_state(self, q: np.ndarray, u: np.ndarray) -> np.ndarray:
         return np.concatenate((q, u))
@@ -102,17 +104,19 @@ class Formulation:
     def evaluate(self, t: float, y: np.ndarray) -> Evaluation:
         q, u, positions = self.state_to_qu_positions(t, y)
         dyn = self.system.dynamics(t, q, u, positions)
-        rows = self.constraint_rows(t, q, u, dyn)
+        state = self.context(t, q, u, dyn)
+        rows = self.rows_at(state)
         try:
-            u_dot, lam, diag = self.accelerations(dyn, rows)
+            u_dot, lam, diag = self.accelerations(dyn, rows, state)
         except SingularMassMatrix:
             self.system.kin.gimbal_checks(q, 1e-3)  # name a gimbal lock rather than its symptom
             raise
         return Evaluation(q=q, u=u, u_dot=u_dot, multipliers=lam, rows=rows, dynamics=dyn, diagnostics=diag)
 
-    def accelerations(self, dyn: Dynamics, rows: ConstraintRows | None):
-        """u_dot, multipliers and diagnostics; the tree without constraints by default."""
-        return self.system.solve_mass(dyn.M, dyn.forcing), np.zeros(0), {}
+    @abstractmethod
+    def accelerations(self, dyn: Dynamics, rows: ConstraintRows | None, state: StateContext):
+        """u_dot, the multipliers and a dict of diagnostics at `state` (t, q, u and the kinematics),
+        where the tree's dynamics are `dyn` and the constraint rows `rows` (None: no constraints)."""
 
     # --- constraint rows shared by all formulations -----------------------------------------
 
@@ -120,9 +124,12 @@ class Formulation:
         return StateContext(t=t, q=q, u=u, qd=dyn.qd, W=dyn.W, ks=dyn.ks)
 
     def constraint_rows(self, t, q, u, dyn: Dynamics) -> ConstraintRows | None:
+        return self.rows_at(self.context(t, q, u, dyn))
+
+    def rows_at(self, state: StateContext) -> ConstraintRows | None:
         if not self.n_rows:
             return None
-        rows = self.constraints.evaluate(self.context(t, q, u, dyn))
+        rows = self.constraints.evaluate(state)
         if self.baumgarte is not None:
             rows.b = rows.b - self.baumgarte_terms(rows)
         return rows

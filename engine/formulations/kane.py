@@ -16,8 +16,6 @@ from .reduced import ReducedFormulation
 
 class Kane(ReducedFormulation):
     name = "kane"
-    title = "Kane's method"
-    equation = "seed 003: F_r + F_r* = 0 over the independent speeds (nonholonomic partial velocities)"
     acceleration_basis = "orthonormal"
 
     def velocity_rows(self, level, linear_rows):

@@ -18,8 +18,6 @@ from .rank import describe_dependent_rows
 
 class Lagrange(Formulation):
     name = "lagrange"
-    title = "Lagrange equations with multipliers"
-    equation = "THEORY.md (2.6)-(2.7), (4.5): [[M, Aᵀ], [A, 0]] [q̈; −λ] = [Q − h; b]"
     handles_redundant = False  # the saddle-point matrix is singular for dependent rows
 
     def __init__(self, system, settings):
@@ -42,7 +40,7 @@ class Lagrange(Formulation):
     def integrates(self):
         return f"q ({self.system.n_q}), q̇ ({self.system.n_u}); {self.n_rows} multipliers"
 
-    def accelerations(self, dyn, rows):
+    def accelerations(self, dyn, rows, state):
         if rows is None:
             return self.system.solve_mass(dyn.M, dyn.forcing), np.zeros(0), {}
         n, k = dyn.M.shape[0], rows.A.shape[0]

@@ -16,8 +16,6 @@ from .reduced import ReducedFormulation
 
 class Maggi(ReducedFormulation):
     name = "maggi"
-    title = "Generalized Maggi equations"
-    equation = "THEORY.md (4.6)-(4.11): Cᵀ(M q̈ − Q + h) = 0, λ = Dᵀ(M q̈ − Q + h)"
     acceleration_basis = "orthonormal"
 
     def velocity_rows(self, level, linear_rows):

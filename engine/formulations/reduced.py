@@ -13,10 +13,13 @@ restrict u_i_dot = N w + w_p further (N a basis of their null space). The l redu
     (Nᵀ Cᵀ M C N) w = Nᵀ Cᵀ (f − M (C w_p + p))
 
 and the reactions follow from the second group λ = Dᵀ (M u_dot − f) with A D = I (D = A⁺).
+Subclasses choose which rows are eliminated at the velocity level (`velocity_rows`) and may give
+the l equations in the quasi-accelerations w another way (`reduced_equations`).
 """
 from __future__ import annotations
 
 import math
+from abc import abstractmethod
 
 import numpy as np
 import scipy.linalg
@@ -45,9 +48,22 @@ class ReducedFormulation(Formulation):
         self.partition_cond = 1.0
         self.repartitions = 0
 
+    @abstractmethod
     def velocity_rows(self, level, linear_rows) -> np.ndarray:
         """Which linear velocity-level rows this formulation eliminates by partitioning."""
-        raise NotImplementedError
+
+    def constraint_force(self, dyn, state, u_dot):
+        """Aᵀλ: what the tree's equations lack at u_dot, here M u_dot − f."""
+        return dyn.M @ u_dot - dyn.forcing
+
+    def reduced_equations(self, dyn, state, CN, u_p):
+        """The l equations in the quasi-accelerations w, where u_dot = CN w + u_p (CN, u_p None:
+        u_dot = w): (matrix, right-hand side). Here the projection of the tree's M u_dot = f,
+        (CNᵀ M CN) w = CNᵀ (f − M u_p)."""
+        M, f = dyn.M, dyn.forcing
+        if CN is None:
+            return M, f
+        return CN.T @ (M @ CN), CN.T @ (f - M @ u_p)
 
     @property
     def integrates(self):
@@ -148,22 +164,22 @@ class ReducedFormulation(Formulation):
             return Formulation.evaluate(self, t, y)
         q, u, positions, split, factor = self._reconstruct(t, y)
         dyn = self.system.dynamics(t, q, u, positions)
-        rows = self.constraints.rows_at(split, self.context(t, q, u, dyn))
+        state = self.context(t, q, u, dyn)
+        rows = self.constraints.rows_at(split, state)
         if self.baumgarte is not None:
             rows.b = rows.b - self.baumgarte_terms(rows)
         try:
-            u_dot, lam, diag = self.accelerations(dyn, rows, factor)
+            u_dot, lam, diag = self.accelerations(dyn, rows, state, factor)
         except SingularMassMatrix:
             self.system.kin.gimbal_checks(q, 1e-3)  # name a gimbal lock rather than its symptom
             raise
         return Evaluation(q=q, u=u, u_dot=u_dot, multipliers=lam, rows=rows, dynamics=dyn, diagnostics=diag)
 
-    def accelerations(self, dyn, rows, factor=None):
+    def accelerations(self, dyn, rows, state, factor=None):
         """`factor`: the _PartitionFactor of A_L at this q, if the caller has it."""
-        M, f = dyn.M, dyn.forcing
         if rows is None:
-            return self.system.solve_mass(M, f), np.zeros(0), {}
-        n = M.shape[0]
+            return self.system.solve_mass(*self.reduced_equations(dyn, state, None, None)), np.zeros(0), {}
+        n = dyn.M.shape[0]
         sel, rest = self.partition_rows, self._rest_rows
         l = len(self.indep)
         if sel.size:
@@ -189,16 +205,15 @@ class ReducedFormulation(Formulation):
             N = None
             CN, u_p = (np.eye(n), np.zeros(n)) if C is None else (C, p)
         if CN.shape[1]:
-            reduced_M = CN.T @ (M @ CN)
-            reduced_f = CN.T @ (f - M @ u_p)
+            reduced_M, reduced_f = self.reduced_equations(dyn, state, CN, u_p)
             factor_M, info = _POTRF(reduced_M, lower=False, overwrite_a=True, clean=False)
             if info != 0:
                 raise SingularMassMatrix("the reduced mass matrix Nᵀ Cᵀ M C N is singular")
             u_dot = CN @ _POTRS(factor_M, reduced_f, lower=False)[0] + u_p
         else:  # no freedom left: the rows fix the accelerations
             u_dot = u_p
-        # second group: λ = Dᵀ (M u_dot − f), A D = I
-        lam = _second_group(rows.A, M @ u_dot - f) if self.multipliers_wanted else np.zeros(0)
+        # second group: λ = Dᵀ Aᵀλ, A D = I (Aᵀλ = M u_dot − f for the projected tree equations)
+        lam = _second_group(rows.A, self.constraint_force(dyn, state, u_dot)) if self.multipliers_wanted else np.zeros(0)
         return u_dot, lam, {"independent": l, "reduced_dof": l if N is None else N.shape[1]}
 
     def acceleration_basis_for(self, A_R, b_R, row_index, scale=0.0):
@@ -289,13 +304,3 @@ def _independent_rows(A: np.ndarray, scale: float = 0.0) -> np.ndarray:
     r = numerical_rank(A, scale)
     _, _, piv = scipy.linalg.qr(A.T, pivoting=True, mode="economic")
     return np.sort(piv[:r])
-
-
-class _Subset:
-    """Row labels of a subset of a ConstraintSet's rows."""
-
-    def __init__(self, constraints, rows):
-        self.constraints, self.rows = constraints, rows
-
-    def row_label(self, i):
-        return self.constraints.row_label(int(self.rows[i]))

@@ -54,14 +54,12 @@ def augmented(M: np.ndarray, forcing: np.ndarray, rows) -> tuple[np.ndarray, np.
 
 class UdwadiaKalaba(Formulation):
     name = "udwadia_kalaba"
-    title = "Udwadia–Kalaba equations"
-    equation = "THEORY.md (5.3): q̈ = a + M^(-1/2) (A M^(-1/2))⁺ (b − A a)"
 
     @property
     def integrates(self):
         return f"q ({self.system.n_q}), u ({self.system.n_u}); reaction Q_c"
 
-    def accelerations(self, dyn, rows):
+    def accelerations(self, dyn, rows, state):
         M, forcing = dyn.M, dyn.forcing
         L, info = _POTRF(M, lower=True, clean=True)
         if info != 0 and rows is not None:  # singular M: the augmented form (docstring)
@@ -87,7 +85,7 @@ class UdwadiaKalaba(Formulation):
 
     def tensor_split(self, dyn, rows) -> dict:
         """Seed 002's split in the kinetic metric: W = W_K + W_L, Y = Y_K + Y_L, R_K, R_L (= 0)."""
-        u_dot, lam, _ = self.accelerations(dyn, rows)
+        u_dot, lam, _ = self.accelerations(dyn, rows, None)
         M, forcing = dyn.M, dyn.forcing
         if _POTRF(M, lower=True)[1] != 0:  # singular: the same test and form as `accelerations`
             M, forcing = augmented(M, forcing, rows)

@@ -3,24 +3,16 @@ from __future__ import annotations
 
 import threading
 
-from eomlab.engine.model import METHODS, Model, ModelError
+from eomlab.engine.methods import METHODS, REGISTRY
+from eomlab.engine.model import Model, ModelError
 
 from .base import Equations
 from .errors import Progress
-from .kane import kane_equations
 from .kinematics import SymbolicTree
-from .lagrange import lagrange_equations
-from .maggi import maggi_equations
 from .roberson_wittenburg import tree_view
-from .udwadia_kalaba import udwadia_kalaba_equations
 
-FORMULATIONS = {
-    "lagrange": lagrange_equations,
-    "maggi": maggi_equations,
-    "udwadia_kalaba": udwadia_kalaba_equations,
-    "kane": kane_equations,
-    "roberson_wittenburg": tree_view,
-}
+#: every registered formulation's derivation, and the tree view (symbolic only)
+FORMULATIONS = {**{key: entry.derivation() for key, entry in REGISTRY.items()}, "roberson_wittenburg": tree_view}
 #: accepted spellings besides the names above
 ALIASES = {"tree": "roberson_wittenburg", "rw": "roberson_wittenburg", "uk": "udwadia_kalaba"}
 SYMBOLIC_METHODS = (*METHODS, "roberson_wittenburg")
@@ -52,12 +44,17 @@ def derive(model: Model, method: str | None = None, parameters: str = "numbers",
 
 
 def _check_euler_parameters(model: Model, name: str) -> None:
-    """Euler-parameter joints: Kane's form only (four rates for three degrees of freedom would
-    make the mass matrix in the rates singular, the normalisation constraint a row of its own)."""
+    """Euler-parameter joints: only the forms written in the model's speeds (four rates for three
+    degrees of freedom would make the mass matrix in the rates singular, the normalisation
+    constraint a row of its own)."""
+    in_speeds = [key for key, entry in REGISTRY.items() if entry.symbolic_in_speeds]
+    if name in in_speeds:
+        return
     for i, b in enumerate(model.bodies):
-        if b.joint.quaternion and name != "kane":
+        if b.joint.quaternion:
             raise ModelError(f"bodies[{i}].joint.orientation", f"Euler parameters (\"quaternion\") are derived in "
-                             f"Kane's form only (method kane), not {name}: in their rates the mass matrix is singular")
+                             f"the forms written in the speeds only (method {' or '.join(in_speeds)}), not {name}: "
+                             "in their rates the mass matrix is singular")
 
 
 def symbolic_tree(model: Model, parameters: str = "numbers",

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import sys
 
-from eomlab.engine.model import METHODS, ModelError
+from eomlab.engine.methods import METHODS
+from eomlab.engine.model import ModelError
 
 from .arguments import load, with_source
 

@@ -11,7 +11,8 @@ import tempfile
 
 import numpy as np
 
-from eomlab.engine.model import COORDINATES, INTEGRATORS, MAGGI_BASES, METHODS, ModelError
+from eomlab.engine.methods import METHODS
+from eomlab.engine.model import COORDINATES, INTEGRATORS, MAGGI_BASES, ModelError
 
 from .arguments import load, positive, with_source
 

@@ -1,4 +1,4 @@
-"""Shared fixtures for the engine tests: the four formulations."""
+"""Shared fixtures for the engine tests: every formulation (engine.methods)."""
 import pytest
 
 from engine_helpers import FORMULATIONS

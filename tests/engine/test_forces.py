@@ -1,4 +1,4 @@
-"""Force elements and expression constraints: energy bookkeeping and closed forms, all four formulations."""
+"""Force elements and expression constraints: energy bookkeeping and closed forms, every formulation."""
 from dataclasses import replace
 
 import numpy as np

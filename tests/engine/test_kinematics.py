@@ -13,8 +13,11 @@ FIELDS = ["R", "origin", "com", "omega", "v_com", "J_w", "J_v", "alpha_bias", "a
 
 
 def _general(kin):
+    """The same tree with the general (3-D) strategy."""
+    from eomlab.engine.kinematics import SpatialKinematics
+
     g = copy.copy(kin)
-    g._planar = None
+    g.strategy = SpatialKinematics(kin)
     return g
 
 
@@ -23,7 +26,7 @@ def test_planar_path_equals_the_general_recursion(name):
     from eomlab.engine.system import build_system
 
     kin = build_system(preset(name)).kin
-    assert kin._planar is not None
+    assert kin.planar
     general = _general(kin)
     rng = np.random.default_rng(3)
     for _ in range(3):

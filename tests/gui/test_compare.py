@@ -1,15 +1,16 @@
-"""Compare mode: four formulations at once on the four-bar, their differences, cost and styles."""
+"""Compare mode: every formulation at once on the four-bar, their differences, cost and styles."""
 from __future__ import annotations
 
 import os
 
 import numpy as np
 
-from eomlab.engine.model import METHODS
+from eomlab.engine.methods import METHODS
 from eomlab.engine.modelfile import load_model
 from eomlab.gui.compare_panel import COST_COLUMNS
 from eomlab.gui.compare import (
     METHOD_STYLES,
+    method_style,
     OKABE_ITO,
     RunSettings,
     coordinate_difference,
@@ -30,7 +31,7 @@ def test_four_formulations_agree_on_the_four_bar_and_the_plot_shows_it(qtbot, ma
     assert window.compare_view.dock.isVisibleTo(window)
     window.set_speed(AS_FAST_AS_POSSIBLE)
     window.run()
-    assert len(window.runs) == 4
+    assert len(window.runs) == len(METHODS)
     assert {h.thread.model.settings.method for h in window.runs} == set(METHODS)
     assert all(h.thread.model.settings.rtol == 1e-11 for h in window.runs)
     qtbot.waitUntil(lambda: all(h.ended for h in window.runs), timeout=60000)
@@ -48,9 +49,10 @@ def test_four_formulations_agree_on_the_four_bar_and_the_plot_shows_it(qtbot, ma
         _shown_t, log_y = curve.getData()  # what is drawn: log10 of it
         assert np.all(log_y < -7), method
     table = panel.cost_table
-    assert table.rowCount() == 8  # each method: its figures, then a row of words
+    n = len(METHODS)
+    assert table.rowCount() == 2 * n  # each method: its figures, then a row of words
     column = {name.split(" ")[0]: i for i, name in enumerate(COST_COLUMNS)}
-    for row in range(0, 8, 2):
+    for row in range(0, 2 * n, 2):
         texts = [table.item(row, c).text() for c in range(table.columnCount())]
         assert all(texts), texts
         assert int(texts[column["rhs"]]) > 0  # rhs evaluations
@@ -58,7 +60,7 @@ def test_four_formulations_agree_on_the_four_bar_and_the_plot_shows_it(qtbot, ma
         words = table.item(row + 1, 0).text()
         assert table.columnSpan(row + 1, 0) == len(COST_COLUMNS)
         assert words.startswith(texts[0]) and "integrates" in words and "drift" in words, words
-    integrates = {table.item(r, 0).text(): table.item(r + 1, 0).text().split("State: ")[-1] for r in range(0, 8, 2)}
+    integrates = {table.item(r, 0).text(): table.item(r + 1, 0).text().split("State: ")[-1] for r in range(0, 2 * n, 2)}
     assert len(set(integrates.values())) >= 2  # the formulations integrate different things
 
 
@@ -66,7 +68,8 @@ def test_each_method_has_its_colour_and_dashes_in_the_plots(qtbot, make_window):
     window = make_window(four_bar(t_end=0.2), compare=True)
     qtbot.waitUntil(lambda: all(h.series is not None for h in window.runs), timeout=20000)
     assert {c for c, _ in METHOD_STYLES.values()} <= set(OKABE_ITO.values())
-    assert len({s for _, s in METHOD_STYLES.values()}) == len(METHOD_STYLES)  # each its own dashes
+    styles = [method_style(m) for m in METHODS]  # every registered formulation: its own colour and dash
+    assert len({c for c, _ in styles}) == len({s for _, s in styles}) == len(METHODS)
     for handle in window.runs:
         color, style = METHOD_STYLES[handle.thread.model.settings.method]
         pen = handle.series.curves["E"].opts["pen"]

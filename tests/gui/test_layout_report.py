@@ -11,6 +11,7 @@ import pytest
 from PySide6.QtCore import QRect
 from PySide6.QtWidgets import QApplication
 
+from eomlab.engine.methods import METHODS
 from eomlab.engine.modelfile import load_model
 from eomlab.engine.presets import preset
 from eomlab.gui.report import layout_report
@@ -126,7 +127,7 @@ def test_command_line_report_in_presentation_at_1080p(tmp_path):
     assert done.returncode == 0, done.stderr[-3000:]
     report = json.loads(report_path.read_text())
     assert report["window"] == [1920, 1080] and shot.stat().st_size > 10000
-    assert len(report["views"]) == 4 and len({v["t"] for v in report["views"]}) == 1
+    assert len(report["views"]) == len(METHODS) and len({v["t"] for v in report["views"]}) == 1
     for view in report["views"]:
         assert set(view) >= {"name", "t", "rect", "mechanism", "reach"}
     for plot in report["plots"]:

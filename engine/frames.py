@@ -1,0 +1,40 @@
+"""Frame: the drawable pose of every body at one instant, for any coordinate vector.
+
+A window draws stored states (a sample row, the model's initial pose, a scrubbed instant) with
+`Simulation.frame(q, t)`, or `initial_frame(model)` before there is a run; neither integrates,
+projects or compiles anything.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .kinematics import TreeKinematics
+from .model import Model, initial_coordinates
+
+
+@dataclass(frozen=True)
+class Frame:
+    """World rotations (nb, 3, 3), hinge origins (nb, 3) and mass centres (nb, 3) of every body in
+    the order of `model.bodies`, at time t."""
+
+    t: float
+    rotations: np.ndarray
+    origins: np.ndarray
+    mass_centres: np.ndarray
+
+
+def frame_at(kin: TreeKinematics, q, t: float = 0.0) -> Frame:
+    """The poses of the bodies of `kin` at coordinates q (in the coordinates `kin` was built in)."""
+    q = np.asarray(q, dtype=float)
+    if q.shape != (kin.n_q,):
+        raise ValueError(f"expected {kin.n_q} coordinates, got shape {q.shape}")
+    rotations, origins = kin.poses(q)
+    mass_centres = origins + np.einsum("bij,bj->bi", rotations, kin.com_body)
+    return Frame(float(t), rotations, origins, mass_centres)
+
+
+def initial_frame(model: Model) -> Frame:
+    """The model's pose at t = 0 with q0 as given (joint coordinates; constraints not enforced)."""
+    return frame_at(TreeKinematics(model), initial_coordinates(model))
