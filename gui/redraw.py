@@ -90,12 +90,17 @@ class Redraw(QObject):
         show_trail(series.rows_until(t)[-TRAIL_LENGTH:, columns])
 
     def redraw_all(self) -> None:
-        """Everything now (a screenshot, a report)."""
+        """Everything shown, now (a screenshot, a report)."""
         self.dirty = True
         self.stale_plots.update(self.plot_order)
-        self.tick()
-        self.window.plots.refresh()
-        self.window.compare_view.redraw_plots()
+        self.tick()  # the scene; and every plot shown unless a run goes
+        rest = [key for key in self.plot_order if key in self.stale_plots and self._shown(key)]
+        self.stale_plots.difference_update(rest)
+        keys = [key for key in rest if key != COMPARE_PLOT]
+        if keys:
+            self.window.plots.refresh(keys)
+        if COMPARE_PLOT in rest:
+            self.window.compare_view.redraw_plots()
 
     def _due_plots(self) -> list[str]:
         if self.session.state != RUNNING:
