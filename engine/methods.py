@@ -55,6 +55,8 @@ REGISTRY: dict[str, Method] = {m.key: m for m in (
            "q and u; the constraint force from a Moore–Penrose inverse"),
     Method("kane", "Kane", _F + "kane:Kane", _S + "kane:kane_equations",
            "q and the independent speeds; F_r + F_r* = 0", symbolic_in_speeds=True),
+    Method("gibbs_appell", "Gibbs–Appell", _F + "gibbs_appell:GibbsAppell", _S + "gibbs_appell:gibbs_appell_equations",
+           "q and the independent speeds; ∂S/∂u̇ = F from the Gibbs function S", symbolic_in_speeds=True),
 )}
 
 #: every formulation's key, in the order lists show them

@@ -375,7 +375,7 @@ def _check_moments(moments: tuple[float, ...], path: str) -> None:
     shown = ", ".join(_fmt(m) for m in moments)
     if min(moments) < -tolerance:
         raise ModelError(path, f"inertia must be positive semidefinite; principal moments are {shown}")
-    for i, m in enumerate(moments):
+    for m in moments:
         others = sum(moments) - m
         if m > others + tolerance:
             raise ModelError(

@@ -20,7 +20,7 @@ def load_start_model(model_path: str | None):
         try:
             return load_model(model_path)
         except ModelError as error:
-            raise error if error.source else error.with_source(model_path)
+            raise (error if error.source else error.with_source(model_path)) from None
         except OSError as error:
             raise ModelError("", f"cannot read the file: {error.strerror or error}", model_path) from error
     from eomlab.engine.presets import DEFAULT_PRESET, preset

@@ -51,18 +51,17 @@ def typeset(latex: str, color: str = "#000000") -> bytes | None:
 
 def prepare(model: Model, method: str, color: str = "#000000", typesetter=None) -> ShownEquations:
     """Derive and typeset; raises SymbolicTooLarge (a ModelError) for a model too large."""
-    from eomlab.engine.symbolic import derive
-    from eomlab.engine.symbolic.render import display_names, latex_item, pretty, render
+    from eomlab.engine import symbolic  # the symbolic entry point (sympy: loaded here, in the worker)
 
     typesetter = typesetter or typeset
-    equations = derive(model, method, parameters="numbers")
-    names = display_names(equations)
-    shown = ShownEquations(equations.title, equations.reference, render(equations, "latex", model.name))
+    equations = symbolic.derive(model, method, parameters="numbers")
+    names = symbolic.display_names(equations)
+    shown = ShownEquations(equations.title, equations.reference, symbolic.render(equations, "latex", model.name))
     for section in equations.sections:
         items = []
         for item in section.items:
-            latex = latex_item(item, names)
-            text = item.value if isinstance(item.value, str) else pretty(item.value, names)
+            latex = symbolic.latex_item(item, names)
+            text = item.value if isinstance(item.value, str) else symbolic.pretty(item.value, names)
             items.append(ShownItem(item.label, latex, typesetter(latex, color), text))
         shown.sections.append((section.title, items))
     return shown

@@ -324,7 +324,7 @@ class PlotPanel(QWidget):
     # --- curves ------------------------------------------------------------------------------
 
     def _rebuild_curves(self) -> None:
-        for key, plot in self.plots.items():
+        for plot in self.plots.values():
             plot.getPlotItem().clear()
         self.energy_bars.attach()
         for s in self.series:

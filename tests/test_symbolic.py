@@ -396,7 +396,7 @@ def test_text_names_the_formulation_and_its_equation(method):
     text = equations_text(cart_pendulum(), method)
     first = text.splitlines()[0]
     assert {"lagrange": "(4.5)", "maggi": "(4.6)", "udwadia_kalaba": "(5.3)", "kane": "seed 003",
-            "roberson_wittenburg": "seed 004"}[method] in first
+            "gibbs_appell": "Appell 1900", "roberson_wittenburg": "seed 004"}[method] in first
     assert "θ" in text  # the pretty printer, unicode
 
 

@@ -10,7 +10,7 @@ from .base import Equations, Item, Section
 from .derive import FORMULATIONS, SYMBOLIC_METHODS, derive, symbolic_tree
 from .errors import DOF_LIMIT, DerivationCancelled, SymbolicTooLarge
 from .kinematics import SymbolicTree
-from .render import equations_text, render
+from .render import display_names, equations_text, latex_item, pretty, render
 
 __all__ = [
     "DOF_LIMIT",
@@ -23,7 +23,10 @@ __all__ = [
     "SymbolicTooLarge",
     "SymbolicTree",
     "derive",
+    "display_names",
     "equations_text",
+    "latex_item",
+    "pretty",
     "render",
     "symbolic_tree",
 ]

@@ -1,7 +1,7 @@
 """Helpers shared by the engine tests (a unique module name: tests/gui has a conftest too)."""
 import numpy as np
 
-from eomlab.engine.model import METHODS
+from eomlab.engine.methods import METHODS
 from eomlab.engine.simulation import Simulation
 
 FORMULATIONS = list(METHODS)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from eomlab.cli import main
-from eomlab.engine.model import METHODS
+from eomlab.engine.methods import METHODS
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 ASSETS = ROOT / "assets" / "models"

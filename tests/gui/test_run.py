@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from eomlab.engine.model import METHODS
+from eomlab.engine.methods import METHODS
 from eomlab.gui.dialogs import ChainDialog
 
 from gui_helpers import main_samples, relative_energy_drift, run_fast, wait_for_samples
@@ -76,7 +76,7 @@ def test_edit_while_running_restarts_and_says_so(qtbot, make_window):
     assert main_samples(window)[0, 0] == 0.0
 
 
-def test_compare_runs_four_formulations(qtbot, make_window):
+def test_compare_runs_every_formulation(qtbot, make_window):
     window = make_window(chain_from_dialog(2).with_settings(t_end=0.5))
     window.set_compare(True)
     run_fast(window)

@@ -9,7 +9,8 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from eomlab.engine.model import METHODS, ModelError
+from eomlab.engine.methods import METHODS
+from eomlab.engine.model import ModelError
 from eomlab.engine.modelfile import loads_model
 from eomlab.engine.presets import preset
 from eomlab.engine.simulation import Simulation

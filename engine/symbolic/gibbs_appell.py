@@ -1,0 +1,112 @@
+"""The Gibbs–Appell equations ∂S/∂u̇_r = F_r (Gibbs 1879, Appell 1900), written out with sympy.
+
+The Gibbs function S = ½ Σ_B (m_B a_B·a_B + α_B·I_B α_B + 2 α_B·(ω_B × I_B ω_B)) (terms without
+accelerations dropped) in the model's own speeds: body rates of spherical and free joints are
+quasi-velocities and their derivatives quasi-accelerations. S is differentiated with respect to
+the generalized accelerations; with constraints the dependent accelerations are replaced by the
+independent ones (u̇ = C u̇_i + u̇_p) and S is differentiated in those.
+"""
+from __future__ import annotations
+
+import sympy as sp
+
+from .base import Equations
+from .constraints import acceleration_rows, constraint_rows
+from .dynamics import split_linear
+from .errors import constraints_too_long
+from .forces import generalized_active_forces
+from .kinematics import SymbolicTree
+from .partition import partition
+
+TITLE = "Gibbs–Appell equations"
+REFERENCE = "Gibbs 1879, Appell 1900: ∂S/∂u̇_r = F_r"
+
+
+def gibbs_function(tree: SymbolicTree) -> tuple[sp.Expr, dict[str, tuple[sp.Matrix, sp.Matrix]]]:
+    """S in the speeds' derivatives u̇, and each body's (a_B, α_B) in its own axes."""
+    S = sp.Integer(0)
+    accelerations = {}
+    for name, frame in tree.bodies.items():
+        tree.progress.checkpoint(f"Gibbs function of {name}")
+        a = tree.com_acceleration_body(name, speeds=True)
+        w, alpha = tree.omega_body(name, speeds=True), tree.alpha_body(name, speeds=True)
+        I = frame.inertia
+        S += (frame.mass * a.dot(a) + alpha.dot(I * alpha) + 2 * alpha.dot(w.cross(I * w))) / 2
+        accelerations[name] = (a, alpha)
+    return S, accelerations
+
+
+def gradient(S: sp.Expr, variables) -> sp.Matrix:
+    """∂S/∂v for each variable v, as a column."""
+    return sp.Matrix([S.diff(v) for v in variables])
+
+
+def gibbs_appell_equations(tree: SymbolicTree) -> Equations:
+    """Gibbs–Appell: ∂S/∂u̇_r = F_r, S = ½ Σ_B (m a·a + α·I α + 2 α·(ω × I ω)); S is quadratic in
+    u̇, so ∂S/∂u̇ = M u̇ + (∂S/∂u̇ at u̇ = 0) and the equations are M u̇ = F − ∂S/∂u̇|₀."""
+    S, accelerations = gibbs_function(tree)
+    tree.progress.checkpoint("∂S/∂u̇")
+    dS = gradient(S, tree.ud)
+    F = generalized_active_forces(tree, speeds=True)
+    hessian, at_zero = split_linear(dS, tree.ud)
+    M = tree.simplify(hessian)
+    forcing = tree.simplify(F - at_zero)
+    eq = Equations(
+        method="gibbs_appell", title=TITLE, reference=REFERENCE,
+        coordinates=list(tree.coordinate_names), speeds=list(tree.speed_names),
+        accelerations=list(tree.ud), mass_matrix=M, forcing=forcing, parameters=dict(tree.params.values))
+    speeds = eq.section("Generalized speeds: q̇ = W(q) u (body rates are quasi-velocities)")
+    same = [str(rate) for rate in tree.qd if tree.qdot_in_speeds[rate] == rate]
+    if same:
+        speeds.add("speeds equal to the rates", ", ".join(same))
+    for rate in tree.qd:
+        if tree.qdot_in_speeds[rate] != rate:
+            speeds.add(str(rate), sp.Eq(rate, tree.qdot_in_speeds[rate]))
+    body = eq.section("Accelerations of the mass centres a_B and angular accelerations α_B (body axes)")
+    for name, (a, alpha) in accelerations.items():
+        body.add(f"a_{name}", a, f"a_{name}").add(f"α_{name}", alpha, f"alpha_{name}")
+    gibbs = eq.section("Gibbs function S = ½ Σ_B (m_B a_B·a_B + α_B·I_B α_B + 2 α_B·(ω_B × I_B ω_B))")
+    gibbs.add("S", tree.simplify(S), "S")
+    equations = eq.section("Gibbs–Appell equations ∂S/∂u̇_r = F_r")
+    for r, speed in enumerate(tree.speed_names):
+        equations.add(f"r = {r + 1} ({speed})", sp.Eq(tree.simplify(dS[r]), F[r]))
+    equations.add("F_r", F, "F")
+    equations.add("M = ∂²S/∂u̇² (M u̇ = forcing)", M, "M").add("forcing = F − ∂S/∂u̇|₀", forcing, "forcing")
+    rows = acceleration_rows(tree, constraint_rows(tree), speeds=True)
+    if rows.A.rows:
+        _constrained(eq, tree, rows, S, F)
+    return eq
+
+
+def _constrained(eq: Equations, tree: SymbolicTree, rows, S: sp.Expr, F: sp.Matrix) -> None:
+    """u̇ = C u̇_i + u̇_p from A u̇ = b; S(u̇_i) differentiated in the independent accelerations:
+    ∂S/∂u̇_i = Cᵀ F (the active forces' virtual power along the admissible directions)."""
+    eq.constraint_matrix, eq.constraint_rhs, eq.constraint_names = rows.A, rows.b, list(rows.names)
+    section = eq.section("Constraints in the speeds: A u̇ = b")
+    section.add("A", rows.A, "A").add("b", rows.b, "b")
+    if constraints_too_long(rows.A, rows.b):
+        eq.section("Gibbs–Appell equations over the independent accelerations").add(
+            "reduction", "the constraint rows are too long to reduce symbolically; the numeric engine writes S "
+            "in the independent quasi-accelerations and solves ∂S/∂w = Cᵀ F at each step")
+        return
+    tree.progress.checkpoint("independent accelerations")
+    split = partition(tree, rows.A, rows.b)
+    independent = [tree.ud[i] for i in split.independent]
+    reduced = eq.section("Gibbs–Appell equations over the independent accelerations: ∂S/∂u̇_i = Cᵀ F")
+    if not independent:
+        reduced.add("u̇ = u̇_p (the constraints fix every acceleration)", sp.Eq(sp.Matrix(tree.ud), split.particular))
+        return
+    admissible = split.C * sp.Matrix(independent) + split.particular
+    tree.progress.checkpoint("S in the independent accelerations")
+    S_reduced = S.xreplace(dict(zip(tree.ud, admissible)))
+    dS = gradient(S_reduced, independent)
+    F_reduced = tree.simplify(split.C.T * F)
+    hessian, at_zero = split_linear(dS, independent)
+    reduced.add("u̇ = C u̇_i + u̇_p", sp.Eq(sp.Matrix(tree.ud), admissible))
+    M_reduced = tree.simplify(hessian)
+    f_reduced = tree.simplify(F_reduced - at_zero)
+    reduced.add("M̃ = ∂²S/∂u̇_i²", M_reduced, "reduced_mass_matrix").add("f̃ = Cᵀ F − ∂S/∂u̇_i|₀", f_reduced,
+                                                                       "reduced_forcing")
+    lhs = M_reduced * sp.Matrix(independent)
+    for r, acceleration in enumerate(independent):
+        reduced.add(f"r = {r + 1} ({acceleration})", sp.Eq(lhs[r], f_reduced[r]))
