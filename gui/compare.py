@@ -48,6 +48,7 @@ class CompareView(QObject):
         window.tabifyDockWidget(window.inspector_dock, self.dock)
         self.dock.setVisible(False)
         self._resize_docks = window.resizeDocks
+        self._set_corner = window.setCorner
         self.ghosts = Ghosts(window.scene2d)
         self.tiles = TiledScenes()
         self.scene_stack = window.scene_stack
@@ -94,6 +95,8 @@ class CompareView(QObject):
     def set_active(self, on: bool) -> None:
         self.active = bool(on)
         self.dock.setVisible(self.active)
+        # compare mode: the right column runs the full height (the table shows every method in full)
+        self._set_corner(Qt.BottomRightCorner, Qt.RightDockWidgetArea if self.active else Qt.BottomDockWidgetArea)
         if self.active:
             self.dock.raise_()  # in front of the inspector's tab
             self._resize_docks([self.dock], [COMPARE_DOCK_WIDTH], Qt.Horizontal)

@@ -16,6 +16,8 @@ from eomlab.gui.plot_style import without_si_prefix
 
 #: log plots cannot show zero: identical samples are drawn at this floor
 DIFFERENCE_FLOOR = 1e-17
+#: the cost table never takes more than this (pixels) from the difference plot
+MAX_TABLE_HEIGHT = 520
 COST_COLUMNS = ("method", "rhs evals", "steps", "wall s / sim s", "max |ΔE|/|E₀|", "max |residual|")
 
 
@@ -250,6 +252,9 @@ class ComparePanel(QWidget):
                 continue
             text_rect = metrics.boundingRect(QRect(0, 0, inner, 10000), Qt.TextWordWrap, item.text())
             table.setRowHeight(row, text_rect.height() + 6)
+        # every method in full: the table takes the room it needs from the difference plot above it
+        needed = header.height() + sum(table.rowHeight(r) for r in range(table.rowCount())) + 4
+        table.setMinimumHeight(min(needed, MAX_TABLE_HEIGHT))
 
     def _cell(self, row: int, column: int, text: str, method: str) -> None:
         cell = self.cost_table.item(row, column)
