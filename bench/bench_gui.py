@@ -1,7 +1,7 @@
 """The window's responsiveness: launch → first drawn frame, and the GUI thread's frame interval
 while a 20-link chain runs as fast as possible.
 
-    .venv/bin/python bench/bench_gui.py [--links 20] [--seconds 8] [--runs 3] [--write]
+    .venv/bin/python bench/bench_gui.py [--links 20] [--seconds 8] [--runs 3] [--write] [--spatial]
 
 Runs the window in a child process on a real X display (an existing DISPLAY, else xvfb-run) so
 painting is real, set up as `eomlab gui` sets it up (pyqtgraph's GarbageCollector on the GUI
@@ -41,7 +41,10 @@ links, seconds = int(sys.argv[1]), float(sys.argv[2])
 app = QApplication(sys.argv[:1])
 from pyqtgraph.util.garbage_collector import GarbageCollector  # as gui/app.py does
 collector = GarbageCollector(interval=1.0)
-model = preset("planar_chain", n=links, angles=[0.5] * links).with_settings(t_end=1e4)
+if sys.argv[3:] == ["spatial"]:  # the 3-D view: a chain of bars on ball joints
+    model = preset("spatial_chain", n=links).with_settings(t_end=1e4)
+else:
+    model = preset("planar_chain", n=links, angles=[0.5] * links).with_settings(t_end=1e4)
 window = MainWindow(model, None, run=False)
 window.confirm_discard = lambda: True
 window.confirm_restore = None
@@ -112,13 +115,13 @@ def percentile(values, p):
     return values[k]
 
 
-def measure(links: int, seconds: float) -> dict:
+def measure(links: int, seconds: float, spatial: bool = False) -> dict:
     with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as fh:
         fh.write(CHILD)
         script = fh.name
     try:
         t_launch = time.time()
-        proc = subprocess.run([*display_prefix(), sys.executable, script, str(links), str(seconds)],
+        proc = subprocess.run([*display_prefix(), sys.executable, script, str(links), str(seconds), *(["spatial"] if spatial else [])],
                               capture_output=True, text=True, cwd=ROOT, timeout=seconds + 120,
                               env={**os.environ, "PYTHONPATH": str(ROOT)})
     finally:
@@ -177,10 +180,11 @@ def main(argv=None) -> int:
     p.add_argument("--seconds", type=float, default=8.0)
     p.add_argument("--runs", type=int, default=1, help="measure this many times (a fresh window each)")
     p.add_argument("--write", action="store_true", help="append the table to bench/README.md")
+    p.add_argument("--spatial", action="store_true", help="a 3-D chain (bars on ball joints) in the OpenGL view")
     args = p.parse_args(argv)
     results = []
     for i in range(args.runs):
-        results.append(measure(args.links, args.seconds))
+        results.append(measure(args.links, args.seconds, args.spatial))
         if args.runs > 1:
             print(run_line(i + 1, results[-1]), flush=True)
     best = min(results, key=lambda r: r["p95_ms"])

@@ -121,6 +121,17 @@ class Body:
     inertia: Mat3 = ((0.0,) * 3,) * 3  # about the mass centre, body axes (resolved 3x3)
     shape: Optional[Shape] = None
 
+    @property
+    def inertia_from_shape(self) -> bool:
+        """Whether the inertia is the shape's (`shape_inertia` of its shape and mass, to 1e-9
+        relative; zero without a shape): a file that leaves `inertia` out, or writes the shape's
+        own value (as saving does). Such an inertia follows edits of the mass and the shape; any
+        other was set by hand."""
+        derived = shape_inertia(self.shape or Shape(), self.mass)  # no shape: a point mass
+        scale = max(abs(v) for row in derived for v in row)
+        return all(abs(a - b) <= 1e-9 * scale + 1e-300 for row_a, row_b in zip(self.inertia, derived)
+                   for a, b in zip(row_a, row_b))
+
 
 # --- constraints --------------------------------------------------------------------------
 

@@ -7,7 +7,7 @@ import json
 
 import numpy as np
 from PySide6.QtCore import QSize, Qt
-from PySide6.QtGui import QIcon, QPixmap
+from PySide6.QtGui import QAction, QIcon, QKeySequence, QPixmap
 from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFormLayout, QHBoxLayout,
                                QLabel, QLineEdit, QListWidget, QListWidgetItem, QPlainTextEdit, QSpinBox, QVBoxLayout)
 
@@ -59,10 +59,10 @@ def render_thumbnail(model: Model, size: QSize = THUMBNAIL_SIZE) -> QPixmap:
 
     scene = Scene2D()
     scene.resize(size)
-    for side in ("left", "bottom"):
+    scene.set_model(model, planar=is_planar(model))
+    for side in ("left", "bottom"):  # after set_model, which labels (and so shows) the axes
         scene.getPlotItem().hideAxis(side)
     scene.time_label.setText("")
-    scene.set_model(model, planar=is_planar(model))
     try:
         scene.show_frame(initial_frame(model))
         scene.time_label.setText("")
@@ -83,6 +83,22 @@ def preset_thumbnail(name: str) -> QPixmap:
             _thumbnail_cache[name] = pixmap
     return _thumbnail_cache[name]
 
+
+
+def new_empty_action(window) -> QAction:
+    """File ▸ New empty model: no bodies, default settings; Edit ▸ Add child body starts it."""
+    action = QAction("New empty model", window)
+    action.setObjectName("action_new_empty")
+    action.setShortcut(QKeySequence("Ctrl+Shift+N"))
+    action.setStatusTip("A model with no bodies: add them with Edit ▸ Add child body (Ctrl+B) or Add rigid body…")
+    action.triggered.connect(lambda _checked=False: new_empty_model(window))
+    return action
+
+
+def new_empty_model(window) -> None:
+    if window.confirm_discard():
+        window.load_model(Model(name="untitled"), None,
+                          "New empty model: add a body with Edit ▸ Add child body (Ctrl+B) or Add rigid body…")
 
 
 def _finish_dialog(dialog: QDialog, form) -> QLabel:
@@ -110,7 +126,10 @@ class PresetGallery(QDialog):
         self.list.setObjectName("preset_list")
         self.list.setViewMode(QListWidget.IconMode)
         self.list.setIconSize(THUMBNAIL_SIZE)
-        self.list.setGridSize(THUMBNAIL_SIZE + QSize(30, 40))
+        # room under each picture for a name of two lines (spherical pendulum cartesian)
+        self.list.setGridSize(THUMBNAIL_SIZE + QSize(40, 56))
+        self.list.setWordWrap(True)
+        self.list.setTextElideMode(Qt.ElideNone)
         self.list.setResizeMode(QListWidget.Adjust)
         self.list.setMovement(QListWidget.Static)
         for name in preset_names():
@@ -179,9 +198,20 @@ class ChainDialog(QDialog):
         self.accept()
 
 
+#: a ball or free joint starts at the identity attitude: four Euler parameters (no gimbal lock)
+#: or, as angles, a sequence that is regular at zero (zyx: singular only at a 90° middle angle)
+ORIENTATIONS = {"quaternion": "Euler parameters (no gimbal lock)", "angles": "Euler angles"}
+ANGLE_SEQUENCE = "zyx"
+#: what the size field means, and a shape to start from, per shape
+SHAPE_SIZES = {"rod": ("length [m]", "1.0"), "disk": ("radius [m]", "0.25"), "sphere": ("radius [m]", "0.25"),
+               "box": ("edges a, b, c [m]", "0.5, 0.3, 0.2"), "point": ("(a point has no size)", "")}
+
+
 class RigidBodyDialog(QDialog):
     """A new rigid body on a joint: shape, mass, inertia (from the shape or given), initial
-    coordinates and rates."""
+    coordinates and rates. Its defaults run as they are; fields the chosen joint or shape does
+    not use are disabled; OK checks that the model with the new body can start (the engine's
+    own check at t = 0), so a body that could not run is refused here, with the reason."""
 
     def __init__(self, model: Model, parent_body: str = GROUND, parent=None):
         super().__init__(parent)
@@ -194,13 +224,17 @@ class RigidBodyDialog(QDialog):
         self.parent_choice.setCurrentText(parent_body)
         self.joint = QComboBox()
         self.joint.addItems(list(JOINT_TYPES))
-        self.joint.currentTextChanged.connect(self._joint_changed)
         self.axis = QLineEdit("0, 0, 1")
+        self.orientation = QComboBox()
+        for key, text in ORIENTATIONS.items():
+            self.orientation.addItem(text, key)
+        self.sequence = QLineEdit(ANGLE_SEQUENCE)
+        self.sequence.setToolTip("three axes, e.g. zyx (regular at zero angles) or zxz (singular at zero)")
         self.at = QLineEdit(", ".join(f"{v:g}" for v in template["joint"]["at"]))
         self.shape = QComboBox()
         self.shape.addItems(list(SHAPE_KINDS))
+        self.dimension_label = QLabel()
         self.dimension = QLineEdit("1.0")
-        self.dimension.setToolTip("rod: length; disk, sphere: radius; box: a, b, c")
         self.mass = QLineEdit("1.0")
         self.com = QLineEdit("0.5, 0, 0")
         self.inertia = QLineEdit("")
@@ -212,9 +246,11 @@ class RigidBodyDialog(QDialog):
         form.addRow("parent", self.parent_choice)
         form.addRow("joint", self.joint)
         form.addRow("joint axis (unit vector)", self.axis)
+        form.addRow("attitude", self.orientation)
+        form.addRow("Euler sequence", self.sequence)
         form.addRow("joint at [m] (parent frame)", self.at)
         form.addRow("shape", self.shape)
-        form.addRow("shape size [m]", self.dimension)
+        form.addRow(self.dimension_label, self.dimension)
         form.addRow("mass [kg]", self.mass)
         form.addRow("mass centre [m] (body frame)", self.com)
         form.addRow("principal inertia [kg·m²]", self.inertia)
@@ -222,11 +258,36 @@ class RigidBodyDialog(QDialog):
         form.addRow("initial rates [rad/s, m/s]", self.u0)
         self.error = _finish_dialog(self, form)
         self.model: Model | None = None
+        self.joint.currentTextChanged.connect(self._joint_changed)
+        self.orientation.currentIndexChanged.connect(lambda _i: self._joint_changed(self.joint.currentText()))
+        self.shape.currentTextChanged.connect(self._shape_changed)
+        self._shape_changed(self.shape.currentText())
+        self._joint_changed(self.joint.currentText())
 
     def _joint_changed(self, kind: str) -> None:
-        zeros = ", ".join(["0"] * JOINT_DOFS[kind])
-        self.q0.setText(zeros)
-        self.u0.setText(zeros)
+        """Initial values that run for this joint, and only its fields enabled."""
+        angular = kind in ("spherical", "free")
+        quaternion = angular and self.orientation.currentData() == "quaternion"
+        self.axis.setEnabled(kind in ("revolute", "prismatic"))
+        self.orientation.setEnabled(angular)
+        self.sequence.setEnabled(angular and not quaternion)
+        for field in (self.q0, self.u0):
+            field.setEnabled(kind != "fixed")
+        position = ["0"] * (3 if kind == "free" else 0)
+        attitude = (["1", "0", "0", "0"] if quaternion else ["0"] * 3) if angular else ["0"] * JOINT_DOFS[kind]
+        self.q0.setText(", ".join((position + attitude) if angular else attitude))
+        self.u0.setText(", ".join(["0"] * JOINT_DOFS[kind]))
+        if angular and self.shape.currentText() in ("rod", "point") and not self.inertia.text().strip():
+            # a rod or a point has no inertia about its own axis: on a ball joint it would not run
+            self.shape.setCurrentText("box")
+        if kind == "free":
+            self.com.setText("0, 0, 0")
+
+    def _shape_changed(self, kind: str) -> None:
+        label, size = SHAPE_SIZES[kind]
+        self.dimension_label.setText(f"shape size: {label}")
+        self.dimension.setText(size)
+        self.dimension.setEnabled(kind != "point")
 
     def body_dict(self) -> dict:
         def numbers(edit: QLineEdit):
@@ -247,30 +308,49 @@ class RigidBodyDialog(QDialog):
         elif shape["kind"] == "box":
             shape["size"] = size
         mass = numbers(self.mass)
-        body = {
-            "name": self.name.text().strip(), "parent": self.parent_choice.currentText(),
-            "joint": {"type": self.joint.currentText(), "at": numbers(self.at),
-                      "q0": numbers(self.q0), "u0": numbers(self.u0)},
-            "mass": mass[0] if isinstance(mass, list) and len(mass) == 1 else mass,
-            "com": numbers(self.com), "shape": shape,
-        }
-        if self.joint.currentText() in ("revolute", "prismatic"):
-            body["joint"]["axis"] = numbers(self.axis)
+        kind = self.joint.currentText()
+        joint = {"type": kind, "at": numbers(self.at), "q0": numbers(self.q0), "u0": numbers(self.u0)}
+        if kind in ("revolute", "prismatic"):
+            joint["axis"] = numbers(self.axis)
+        if kind in ("spherical", "free"):
+            joint["orientation"] = self.orientation.currentData()
+            if joint["orientation"] == "angles":
+                joint["sequence"] = self.sequence.text().strip()
+        if kind == "fixed" or not joint["q0"]:
+            del joint["q0"]
+        if kind == "fixed" or not joint["u0"]:
+            del joint["u0"]
+        body = {"name": self.name.text().strip(), "parent": self.parent_choice.currentText(), "joint": joint,
+                "mass": mass[0] if isinstance(mass, list) and len(mass) == 1 else mass,
+                "com": numbers(self.com), "shape": shape}
         if self.inertia.text().strip():
             body["inertia"] = numbers(self.inertia)
-        if not body["joint"]["q0"]:
-            del body["joint"]["q0"]
-        if not body["joint"]["u0"]:
-            del body["joint"]["u0"]
         return body
 
     def _accept(self) -> None:
         try:
-            self.model = edits.add_body(self.model_in, self.body_dict())
+            model = edits.add_body(self.model_in, self.body_dict())
         except ModelError as error:
             self.error.setText(str(error))
             return
+        problem = start_problem(model)
+        if problem and not start_problem(self.model_in):  # the new body is what stops it
+            self.error.setText(problem)
+            return
+        self.model = model
         self.accept()
+
+
+def start_problem(model: Model) -> str:
+    """Why the model cannot start (the engine's checks at t = 0: mass matrix, gimbal lock,
+    constraints), or ''."""
+    from eomlab.engine.simulation import Simulation
+
+    try:
+        Simulation(model)
+    except (ValueError, ArithmeticError) as error:  # ModelError is a ValueError
+        return str(error)
+    return ""
 
 
 class ItemDialog(QDialog):

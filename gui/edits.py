@@ -35,8 +35,11 @@ def get_in(data: Any, path: Path, default: Any = None) -> Any:
 
 def set_field(model: Model, path: Path, value: Any) -> Model:
     """The model with the file field at `path` set to `value` (``None`` removes an optional
-    field, e.g. a body's shape)."""
+    field, e.g. a body's shape; a body's inertia then comes from its shape again). A body whose
+    inertia comes from its shape keeps it so when its mass or shape changes."""
     data = model_to_dict(model)
+    if _follows_shape(model, path):
+        del data["bodies"][path[1]]["inertia"]  # the loader derives it from the new mass or shape
     node = data
     for part in path[:-1]:
         if isinstance(node, dict) and part not in node:
@@ -48,6 +51,14 @@ def set_field(model: Model, path: Path, value: Any) -> Model:
     else:
         node[path[-1]] = value
     return model_from_dict(data)
+
+
+def _follows_shape(model: Model, path: Path) -> bool:
+    """An edit of the mass or shape of a body whose inertia is its shape's."""
+    if len(path) < 3 or path[0] != "bodies" or path[2] not in ("mass", "shape"):
+        return False
+    index = path[1]
+    return isinstance(index, int) and 0 <= index < len(model.bodies) and model.bodies[index].inertia_from_shape
 
 
 def unique_name(model: Model, base: str) -> str:

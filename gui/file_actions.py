@@ -32,7 +32,10 @@ class FileActions(QObject):
         self.recent_menu = None
 
     def fill_menu(self, menu) -> None:
+        from eomlab.gui.dialogs import new_empty_action
+
         edits = self.window.edits
+        menu.addAction(new_empty_action(self.window))  # File ▸ New empty model (gui/dialogs.py)
         for action in (edits.act_new_preset, edits.act_new_chain, self.act_open):
             menu.addAction(action)
         self.recent_menu = menu.addMenu("Open recent")

@@ -44,6 +44,11 @@ SHAPE_DEFAULTS = {"rod": {"length": 1.0}, "disk": {"radius": 0.25}, "sphere": {"
                   "box": {"size": [0.5, 0.3, 0.2]}, "point": {}}
 
 
+INERTIA_TIP = ("about the mass centre, body axes: [Ixx, Iyy, Izz] or a symmetric 3×3 matrix. From the shape, it "
+               "follows the mass and the shape's size; typed in, it is kept. Clear the field to take the shape's "
+               "inertia again.")
+
+
 def body_fields(model: Model, body) -> list[Field]:
     others = [GROUND] + [b.name for b in model.bodies
                          if b.name != body.name and b.name not in edits.descendants(model, body.name)]
@@ -55,8 +60,8 @@ def body_fields(model: Model, body) -> list[Field]:
         Field(("parent",), "parent", kind="choice", options=tuple(others)),
         Field(("mass",), "mass", "kg"),
         Field(("com",), "mass centre", "m", "vector", tip="body coordinates"),
-        Field(("inertia",), "inertia", "kg·m²", "json",
-              tip="about the mass centre, body axes: [Ixx, Iyy, Izz] or a symmetric 3×3 matrix"),
+        Field(("inertia",), "inertia", "kg·m², " + ("from shape" if body.inertia_from_shape else "set by hand"),
+              "vector", tip=INERTIA_TIP),
         Field(("shape", "kind"), "shape", kind="choice", options=("none",) + SHAPE_KINDS),
     ]
     kind = body.shape.kind if body.shape is not None else "none"
@@ -223,7 +228,7 @@ class Inspector(QWidget):
         key = tuple(key) if key else ("model",)
         data = model_to_dict(model)
         title, node_path, fields, source = self._describe(model, data, key)
-        same_layout = key == self.key and [f.path for f in fields] == [f.path for f in self.fields]
+        same_layout = key == self.key and [(f.path, f.unit) for f in fields] == [(f.path, f.unit) for f in self.fields]
         self.key, self.node_path = key, node_path
         self.title.setText(title)
         if not same_layout:
@@ -343,6 +348,8 @@ class Inspector(QWidget):
             new_name = text.strip()
             return edits.rename_body(model, self.key[1], new_name), ("body", new_name)
         value = parse_value(text, f.kind)
+        if f.path == ("inertia",) and value == "":
+            return edits.set_field(model, full_path, None), select  # back to the shape's inertia
         if f.path == ("shape", "kind"):
             if value == "none":
                 return edits.set_field(model, full_path[:-1], None), select

@@ -1,103 +1,34 @@
-"""Recordings and figures: the mechanism with its plots as an animated GIF, the scene as PNG/SVG.
+"""Recordings and figures: the mechanism view (or the whole window) as GIF or MP4, the scene as
+PNG/SVG.
 
-`GifRecorder` grabs a region of the window (the scene and the plots dock) at a fixed frame rate
-from a QTimer on the GUI thread, keeps each frame as a small palette image (Pillow) and writes
-them as one looping GIF on stop. MP4 would need Qt Multimedia, which PySide6-Essentials does
-not ship: the menu action says so and stays disabled where the module does not import.
+The File menu records GIF or MP4 (start, then the same action stops), of the mechanism view alone
+(the default: what a slide needs) or of the whole window, at the view's native resolution and the
+frame rate chosen under "Recording options" (both remembered). A red "● REC" in the status bar
+and the window title shows while it records; neither is in the picture. The grabbing and the
+encoders are in `gui.video`. Where imageio-ffmpeg is missing, the MP4 action stays in the menu and
+says why when hovered or chosen.
 """
 from __future__ import annotations
 
-import importlib.util
 import os
-import time
 
-from PIL import Image
-from PySide6.QtCore import QObject, QRect, QRectF, QTimer, Signal
-from PySide6.QtGui import QImage, QPainter
-from PySide6.QtWidgets import QFileDialog
+from PySide6.QtCore import QEvent, QObject, QRect, QRectF
+from PySide6.QtGui import QAction, QActionGroup, QPainter
+from PySide6.QtWidgets import QFileDialog, QLabel
 
-#: frames per second of a recording
-GIF_FPS = 12
-#: frames wider than this are scaled down (GIFs of a full window get large quickly)
-GIF_MAX_WIDTH = 960
-MP4_UNAVAILABLE = ("MP4 needs Qt Multimedia (the PySide6-Addons package), which is not installed here; "
-                   "record a GIF instead")
+from eomlab.gui.video import DEFAULT_FPS, FRAME_RATES, FrameRecorder, GifWriter, Mp4Writer, mp4_unavailable_reason
+
+#: what a recording shows: the mechanism view, or the window without its status bar
+TARGETS = {"view": "The mechanism view", "window": "The whole window"}
+FPS_KEY, TARGET_KEY = "recording/fps", "recording/target"
 
 
-def multimedia_available() -> bool:
-    try:
-        return importlib.util.find_spec("PySide6.QtMultimedia") is not None
-    except (ImportError, ValueError):
-        return False
-
-
-def to_pillow(image: QImage, max_width: int = GIF_MAX_WIDTH) -> Image.Image:
-    """A QImage as a Pillow RGB image, at most `max_width` wide."""
-    image = image.convertToFormat(QImage.Format_RGB888)
-    if image.width() > max_width:
-        image = image.scaledToWidth(max_width)
-        image = image.convertToFormat(QImage.Format_RGB888)
-    width, height, stride = image.width(), image.height(), image.bytesPerLine()
-    data = bytes(image.constBits())[: stride * height]
-    return Image.frombuffer("RGB", (width, height), data, "raw", "RGB", stride, 1).copy()
-
-
-class GifRecorder(QObject):
-    """Records `grab()` (a callable returning a QImage or QPixmap) at `fps` until stopped."""
-
-    started = Signal()
-    stopped = Signal(str, int)  # path, frames
-
-    def __init__(self, grab, fps: int = GIF_FPS, parent=None):
-        super().__init__(parent)
-        self.grab = grab
-        self.fps = fps
-        self.frames: list[Image.Image] = []
-        self.times: list[float] = []  # wall time of each frame: a slow grab must not speed the GIF up
-        self.timer = QTimer(self)
-        self.timer.setInterval(round(1000 / fps))
-        self.timer.timeout.connect(self.capture)
-
-    @property
-    def recording(self) -> bool:
-        return self.timer.isActive()
-
-    def start(self) -> None:
-        self.frames, self.times = [], []
-        self.capture()
-        self.timer.start()
-        self.started.emit()
-
-    def capture(self) -> None:
-        picture = self.grab()
-        image = picture.toImage() if hasattr(picture, "toImage") else picture
-        self.times.append(time.perf_counter())
-        # a palette per frame now, so that stop() only writes
-        self.frames.append(to_pillow(image).quantize(colors=255, method=Image.Quantize.FASTOCTREE))
-
-    def stop(self, path: str) -> int:
-        """Stop and write the GIF; returns the number of frames."""
-        self.timer.stop()
-        frames, self.frames = self.frames, []
-        if not frames:
-            return 0
-        period = 1.0 / self.fps
-        ends = self.times[1:] + [self.times[-1] + period]
-        durations = [max(20, round(1000 * (b - a))) for a, b in zip(self.times, ends)]
-        frames[0].save(path, save_all=True, append_images=frames[1:], duration=durations, loop=0,
-                       optimize=False, disposal=1)
-        self.stopped.emit(path, len(frames))
-        return len(frames)
-
-
-def mechanism_and_plots(window) -> QRect:
-    """The part of the window a recording shows: the scene and the plots dock (and the compare
-    dock when it is open), in window coordinates."""
-    region = window.scene_stack.geometry()
-    for dock in (window.plots_dock, getattr(getattr(window, "compare_view", None), "dock", None)):
-        if dock is not None and dock.isVisible():
-            region = region.united(dock.geometry())
-    return region
+def recorded_region(window, target: str):
+    """A callable grabbing what a recording shows: the mechanism view (the scene stack, so the
+    compare tiles too), or the window down to its status bar (which holds the REC indicator)."""
+    if target == "view":
+        return lambda: window.scene_stack.grab()
+    return lambda: window.grab(QRect(0, 0, window.width(), window.statusBar().geometry().top()))
 
 
 def export_scene(window, path: str) -> None:
@@ -135,26 +66,109 @@ class Recording(QObject):
     def __init__(self, window):
         super().__init__(window)
         self.window = window
-        self.gif = GifRecorder(lambda: window.grab(mechanism_and_plots(window)), parent=self)
-        self.path = ""
+        self.recorder: FrameRecorder | None = None
+        self.kind = ""
+        self.indicator = QLabel("")
+        self.indicator.setObjectName("recording_indicator")
+        self.indicator.setStyleSheet("color: white; background: #c62828; font-weight: bold; padding: 1px 8px;")
+        self.indicator.hide()
+        window.statusBar().addPermanentWidget(self.indicator)
+        settings = window.settings_store
+        self.fps = int(settings.value(FPS_KEY, DEFAULT_FPS))
+        self.target = str(settings.value(TARGET_KEY, "view"))
+        if self.fps not in FRAME_RATES:
+            self.fps = DEFAULT_FPS
+        if self.target not in TARGETS:
+            self.target = "view"
+        window.installEventFilter(self)  # closing the window finishes the file being recorded
 
-    def start_gif(self, path: str | None = None) -> None:
-        self.path = path or ""
-        self.gif.start()
-        self.window.statusBar().showMessage("Recording a GIF… (F9 stops)")
+    def eventFilter(self, watched, event) -> bool:
+        if event.type() == QEvent.Close and self.recording:
+            self.stop()
+        return False
 
-    def stop_gif(self, path: str | None = None) -> int:
-        path = path or self.path or self._ask_path("Save the recording", "GIF (*.gif)", ".gif")
+    @property
+    def recording(self) -> bool:
+        return self.recorder is not None and self.recorder.recording
+
+    # --- starting and stopping -----------------------------------------------------------------
+
+    def start(self, kind: str, path: str | None = None, duration: float | None = None) -> bool:
+        """Record `kind` ("gif" or "mp4") to `path` (asked when None); True if it started."""
+        if self.recording:
+            self.stop()
+        if kind == "mp4" and (why := mp4_unavailable_reason()):
+            self.window.show_problem("Cannot record MP4", why)
+            return False
+        path = path or self._ask_path("Record to", "GIF (*.gif)" if kind == "gif" else "MP4 video (*.mp4)",
+                                      "." + kind)
         if not path:
-            self.gif.timer.stop()
-            self.gif.frames = []
+            return False
+        writer = GifWriter(path, self.fps) if kind == "gif" else Mp4Writer(path, self.fps)
+        self.kind = kind
+        self.recorder = FrameRecorder(recorded_region(self.window, self.target), writer, self.fps, duration, self)
+        self.recorder.tick.connect(self._show_progress)
+        self.recorder.finished.connect(self._written)
+        self.recorder.failed.connect(lambda message: self.window.show_problem("Recording failed", message))
+        self.recorder.finished.connect(lambda *_: self._indicate(False))
+        self.recorder.failed.connect(lambda *_: self._indicate(False))
+        self._indicate(True)
+        self.recorder.start()
+        what = TARGETS[self.target].lower()
+        self.window.statusBar().showMessage(f"Recording {what} as {kind.upper()} at {self.fps} fps… "
+                                            f"(the same menu entry, or F9 for GIF, stops)", 5000)
+        return True
+
+    def stop(self) -> int:
+        """Stop and write the file; returns the number of frames."""
+        if self.recorder is None:
             return 0
-        frames = self.gif.stop(path)
-        self.window.statusBar().showMessage(f"Wrote {frames} frames ({frames / self.gif.fps:.1f} s) to {path}", 8000)
+        frames = self.recorder.stop()
+        self._indicate(False)
         return frames
 
+    def start_gif(self, path: str | None = None, duration: float | None = None) -> bool:
+        return self.start("gif", path, duration)
+
+    def stop_gif(self) -> int:
+        return self.stop()
+
+    def toggle(self, kind: str) -> None:
+        self.stop() if self.recording else self.start(kind)
+
     def toggle_gif(self) -> None:
-        self.stop_gif() if self.gif.recording else self.start_gif()
+        self.toggle("gif")
+
+    def _indicate(self, on: bool) -> None:
+        self.indicator.setVisible(on)
+        self.indicator.setText(f"● REC {self.kind.upper()}")
+        title = self.window.windowTitle().removeprefix("● REC — ")
+        self.window.setWindowTitle(f"● REC — {title}" if on else title)
+        for kind, action in getattr(self, "record_actions", {}).items():
+            action.setText(f"Stop recording {kind.upper()}" if on and kind == self.kind else f"Record {kind.upper()}…")
+
+    def _show_progress(self, seconds: float) -> None:
+        self.indicator.setText(f"● REC {self.kind.upper()} {int(seconds) // 60}:{int(seconds) % 60:02d}")
+
+    def _written(self, path: str, frames: int) -> None:
+        size = ""
+        writer = self.recorder.writer if self.recorder is not None else None
+        if getattr(writer, "size", None):
+            size = f", {writer.size[0]}×{writer.size[1]}"
+        self.window.statusBar().showMessage(f"Wrote {frames} frames ({frames / self.fps:.1f} s at {self.fps} fps"
+                                            f"{size}) to {path}", 10000)
+
+    # --- options ---------------------------------------------------------------------------------
+
+    def set_fps(self, fps: int) -> None:
+        self.fps = int(fps)
+        self.window.settings_store.setValue(FPS_KEY, self.fps)
+
+    def set_target(self, target: str) -> None:
+        self.target = target
+        self.window.settings_store.setValue(TARGET_KEY, target)
+
+    # --- figures -----------------------------------------------------------------------------------
 
     def export_scene_dialog(self, kind: str) -> None:
         path = self._ask_path("Export the mechanism", "PNG (*.png)" if kind == "png" else "SVG (*.svg)", "." + kind)
@@ -173,22 +187,36 @@ class Recording(QObject):
         return path
 
     def add_actions(self, menu) -> None:
-        """Into the File menu: the scene exports and the MP4 action (disabled without Qt Multimedia)."""
-        from PySide6.QtGui import QAction
-
+        """Into the File menu: the scene exports, GIF and MP4 recording and their options."""
         menu.addSeparator()
         for kind in ("png", "svg"):
             action = QAction(f"Export mechanism as {kind.upper()}…", self.window)
             action.triggered.connect(lambda _c=False, k=kind: self.export_scene_dialog(k))
             menu.addAction(action)
-        self.mp4_action = QAction("Record MP4…", self.window)
-        self.mp4_action.setObjectName("action_record_mp4")
-        if not multimedia_available():
-            self.mp4_action.setEnabled(False)
-            self.mp4_action.setToolTip(MP4_UNAVAILABLE)
-            self.mp4_action.setStatusTip(MP4_UNAVAILABLE)
-        else:  # not written yet: the module exists but no encoder is wired up
-            self.mp4_action.setEnabled(False)
-            self.mp4_action.setToolTip("MP4 recording is not implemented yet; record a GIF instead")
-        menu.addAction(self.mp4_action)
+        self.record_actions = {}
+        for kind in ("gif", "mp4"):
+            action = QAction(f"Record {kind.upper()}…", self.window)
+            action.setObjectName(f"action_record_{kind}")
+            action.triggered.connect(lambda _c=False, k=kind: self.toggle(k))
+            menu.addAction(action)
+            self.record_actions[kind] = action
+        self.mp4_action = self.record_actions["mp4"]
+        why = mp4_unavailable_reason()
+        tip = why or "H.264 video (imageio-ffmpeg's ffmpeg) of the view, at its size and the chosen frame rate"
+        self.mp4_action.setToolTip(tip)
+        self.mp4_action.setStatusTip(tip)
+        options = menu.addMenu("Recording options")
+        targets = QActionGroup(options)
+        for key, text in TARGETS.items():
+            action = QAction(text, options, checkable=True, checked=key == self.target)
+            action.triggered.connect(lambda _c=False, k=key: self.set_target(k))
+            targets.addAction(action)
+            options.addAction(action)
+        options.addSeparator()
+        rates = QActionGroup(options)
+        for fps in FRAME_RATES:
+            action = QAction(f"{fps} frames per second", options, checkable=True, checked=fps == self.fps)
+            action.triggered.connect(lambda _c=False, f=fps: self.set_fps(f))
+            rates.addAction(action)
+            options.addAction(action)
         menu.setToolTipsVisible(True)

@@ -1,14 +1,33 @@
 """The mechanism drawn in 3-D with pyqtgraph.opengl (needs a real OpenGL context: an X display or
-Xvfb; `opengl_available()` says whether to use it or the 2-D projection fallback)."""
+Xvfb; `opengl_available()` says whether to use it or the 2-D projection fallback).
+
+Each body is a lit, striped solid (`gui.meshes`) uploaded once and moved by a 4×4 transform per
+frame; its shadow is the same mesh flattened onto the ground plane by one more matrix. The ground
+lies below everything the mechanism can reach (or is the plane a disk rolls on); rolling disks
+leave their contact trace on it. The camera (`gui.camera3d`) frames the mechanism and its shadow,
+backs off when a part would leave the view and follows a travelling body, until the user turns or
+zooms the view; a fresh run (Reset, an edit) frames it again. Right-click: body axes, trails,
+shadows, reset camera.
+"""
 from __future__ import annotations
 
-import numpy as np
-from PySide6.QtGui import QGuiApplication
+from collections import deque
 
+import numpy as np
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QActionGroup, QGuiApplication, QMatrix4x4
+from PySide6.QtWidgets import QLabel, QMenu
+
+from eomlab.gui.camera3d import MARGIN_RUN, Framing, anchors, floor_height, travels, with_shadows
 from eomlab.gui.geometry import drawing, reach, up_basis
+from eomlab.gui.meshes import body_mesh
 
 #: platforms without an OpenGL surface: the window draws 3-D models with the 2-D projection there
 _NO_GL_PLATFORMS = ("offscreen", "minimal", "vnc", "linuxfb")
+#: points kept per trail (mass centres) and per contact trace (rolling disks)
+TRAIL_LENGTH, TRACE_LENGTH = 400, 4000
+#: trail choices: none, the last body's mass centre, every body's
+TRAILS = ("none", "last body", "every body")
 
 
 def opengl_available() -> bool:
@@ -28,63 +47,323 @@ def _segments(polylines: list[np.ndarray]) -> np.ndarray:
     return np.concatenate(pairs) if pairs else np.zeros((0, 3))
 
 
+def _matrix(rotation: np.ndarray, origin: np.ndarray) -> QMatrix4x4:
+    m = np.eye(4)
+    m[:3, :3], m[:3, 3] = rotation, origin
+    return QMatrix4x4(*m.ravel())
+
+
+def disk_contact(centre: np.ndarray, axis: np.ndarray, radius: float) -> np.ndarray | None:
+    """The lowest rim point of a disk (view coordinates, z up), None when it lies flat."""
+    down = np.array([0.0, 0.0, -1.0]) - axis * (-axis[2])
+    norm = np.linalg.norm(down)
+    return None if norm < 1e-6 else centre + radius * down / norm
+
+
 def make_scene3d(parent=None):
     """Build the GL view lazily so importing this module never needs OpenGL."""
     import pyqtgraph.opengl as gl
+    from OpenGL import GL
+    from pyqtgraph import Vector, mkColor
+
+    from eomlab.gui.solids_gl import SolidsItem
+
+    on_top = {GL.GL_DEPTH_TEST: False, GL.GL_BLEND: True, GL.GL_CULL_FACE: False,
+              "glBlendFunc": (GL.GL_SRC_ALPHA, GL.GL_ONE_MINUS_SRC_ALPHA)}
 
     class Scene3D(gl.GLViewWidget):
         def __init__(self, parent=None):
             super().__init__(parent)
             self.setObjectName("scene3d")
-            self.setBackgroundColor((250, 250, 250, 255))
             self.model = None
             self.frame = None
+            self.turn = np.eye(3)
+            self.floor_z: float | None = None
+            self.framing: Framing | None = None
+            self.user_camera = False  # the user turned or zoomed: stop framing until a fresh run
+            self.show_axes = False
+            self.show_shadows = True
+            self.trail_choice = "last body"
+            self.solids: list[tuple[int, float]] = []  # bodies drawn: index, extent of the mesh
+            self.trails: list[deque] = []
+            self.traces: list[tuple] = []  # rolling disks: body index, radius, axis (body), contact points
+            self.floor = gl.GLMeshItem(vertexes=np.zeros((2, 3, 3)), color=(0.9, 0.9, 0.9, 1), shader=None,
+                                       computeNormals=False)
             self.grid = gl.GLGridItem(color=(0, 0, 0, 40))
-            self.addItem(self.grid)
-            self.axes = gl.GLAxisItem()
-            self.addItem(self.axes)
-            self.links = gl.GLLinePlotItem(mode="lines", color=(0.3, 0.3, 0.3, 1), width=1.5, antialias=True)
-            self.outlines = gl.GLLinePlotItem(mode="lines", color=(0.17, 0.36, 0.54, 1), width=2.5, antialias=True)
-            self.rods = gl.GLLinePlotItem(mode="lines", color=(0.17, 0.36, 0.54, 1), width=7, antialias=True)
-            self.hinges = gl.GLScatterPlotItem(color=(0.1, 0.1, 0.1, 1), size=8)
-            self.mass_centres = gl.GLScatterPlotItem(color=(0.95, 0.56, 0.17, 1), size=12)
-            for item in (self.links, self.outlines, self.rods, self.hinges, self.mass_centres):
-                item.setGLOptions("translucent")
+            self.links = gl.GLLinePlotItem(mode="lines", color=(0.25, 0.25, 0.27, 1), width=3, antialias=True)
+            self.hinges = gl.GLScatterPlotItem(color=(0.1, 0.1, 0.1, 1), size=10, pxMode=True)
+            self.posts = gl.GLLinePlotItem(mode="lines", color=(0.6, 0.6, 0.63, 1), width=2, antialias=True)
+            self.trail_item = gl.GLLinePlotItem(mode="lines", color=(0.45, 0.55, 0.7, 0.9), width=2,
+                                                antialias=True)
+            self.trace_item = gl.GLLinePlotItem(mode="lines", color=(0.7, 0.2, 0.15, 1), width=4, antialias=True)
+            self.axes_item = gl.GLLinePlotItem(mode="lines", width=3, antialias=True)
+            self.solid_item = SolidsItem()
+            for item in (self.floor, self.grid, self.posts, self.solid_item, self.trace_item):
+                if item in (self.posts, self.trace_item):
+                    item.setGLOptions("translucent")  # hidden behind a body like the ground they lie on
                 self.addItem(item)
+            for item in (self.links, self.trail_item, self.hinges, self.axes_item):
+                item.setGLOptions(on_top if item in (self.hinges, self.axes_item) else "translucent")
+                self.addItem(item)
+            self.axes_item.setVisible(False)
+            self.clock = QLabel("", self)  # a child widget: grab() and recordings show it too
+            self.clock.move(12, 8)
+            self.setBackgroundColor((250, 250, 250, 255))
+
+        # --- the model ---------------------------------------------------------------------------
 
         def set_model(self, model, planar=None) -> None:
             self.model = model
             self.frame = None
-            self.to_view = up_basis(model.gravity)  # GL draws z up: turn 'against gravity' to z
+            self.turn = up_basis(model.gravity)  # GL draws z up: turn 'against gravity' to z
+            self.framing = None
             r = reach(model)
-            self.grid.setSize(2 * r, 2 * r)
-            self.grid.setSpacing(r / 5, r / 5)
-            self.axes.setSize(r / 4, r / 4, r / 4)
-            self.setCameraPosition(distance=3.0 * r, elevation=22, azimuth=-60)
-            self._centred = False
+            self.solids, meshes = [], []
+            for i, body in enumerate(model.bodies):
+                point_radius = 0.035 * r * np.cbrt(body.mass) if body.mass > 0 else 0.0  # a massless frame: none
+                mesh = body_mesh(body.shape, i, point_radius)
+                if mesh is not None:
+                    self.solids.append((i, mesh.extent))
+                    meshes.append(mesh)
+            self.solid_item.set_meshes(meshes)
+            self.traces = [(model.body_index(c.body), float(c.radius), np.asarray(c.axis, dtype=float),
+                            deque(maxlen=TRACE_LENGTH)) for c in model.constraints if c.type == "rolling_disk"]
+            self.clear_trail()
+            self._show_initial_pose()
+
+        def _show_initial_pose(self) -> None:
+            """Draw the model at rest before its run reports (or if it cannot start)."""
+            from eomlab.engine.simulation import initial_frame
+
+            try:
+                frame = initial_frame(self.model)
+            except (ValueError, ArithmeticError):  # nothing to draw: the run will say why
+                return
+            self.show_frame(frame)
+
+        def clear_trail(self) -> None:
+            """A fresh run: trails and traces empty, the camera frames the mechanism again."""
+            self.trails = []
+            for *_disk, points in self.traces:
+                points.clear()
+            self.trail_item.setData(pos=np.zeros((0, 3)))
+            self.trace_item.setData(pos=np.zeros((0, 3)))
+            self.user_camera = False
+            self.framing = None
+            self.floor_z = None
+            if self.frame is not None:
+                self.show_frame(self.frame)
+
+        # --- drawing a pose ----------------------------------------------------------------------
 
         def show_frame(self, frame) -> None:
             if self.model is None or frame is None:
                 return
             self.frame = frame
-            turn = self.to_view
-            picture = drawing(self.model, turn @ frame.rotations, frame.origins @ turn.T,
-                              frame.mass_centres @ turn.T)
-            self.rods.setData(pos=_segments(picture.rods))
+            turn = self.turn
+            rotations = turn @ frame.rotations
+            centres = frame.mass_centres @ turn.T
+            picture = drawing(self.model, rotations, frame.origins @ turn.T, centres)
+            if self.framing is None:
+                self._frame_view(picture, centres)
+            flatten = np.eye(4)
+            flatten[2, 2], flatten[2, 3] = 0.0, self.floor_z + 0.003 * self.framing.radius
+            self.solid_item.set_poses([_matrix(rotations[i], centres[i]) for i, _extent in self.solids],
+                                      QMatrix4x4(*flatten.ravel()) if self.show_shadows else None)
             self.links.setData(pos=_segments(picture.links))
-            self.outlines.setData(pos=_segments(picture.outlines))
-            if not self._centred and len(picture.points()):
-                # look at the middle of the mechanism (a hanging chain lies below the floor grid)
-                from pyqtgraph import Vector
-
-                self.setCameraPosition(pos=Vector(*picture.points().mean(axis=0)))
-                self._centred = True
             hinges = np.concatenate([picture.hinges, picture.ground_hinges])
             self.hinges.setData(pos=hinges if len(hinges) else np.zeros((0, 3)))
-            self.mass_centres.setData(pos=picture.mass_centres if len(picture.mass_centres) else np.zeros((0, 3)),
-                                      size=picture.mass_sizes if len(picture.mass_sizes) else 10)
+            self._update_trails(centres, rotations)
+            self.clock.setText(f"t = {frame.t:.3f} s")
+            self.clock.adjustSize()
+            if self.show_axes:
+                self._update_axes(rotations, centres)
+            if not self.user_camera:
+                self._follow(picture, centres)
 
-        def clear_trail(self) -> None:
-            pass
+        def _update_trails(self, centres: np.ndarray, rotations: np.ndarray) -> None:
+            chosen = {"none": [], "last body": [len(centres) - 1], "every body": range(len(centres))}
+            indices = [i for i in chosen[self.trail_choice] if i >= 0]
+            while len(self.trails) < len(indices):
+                self.trails.append(deque(maxlen=TRAIL_LENGTH))
+            for trail, i in zip(self.trails, indices):
+                trail.append(centres[i].copy())
+            self.trail_item.setData(pos=_segments([np.asarray(t) for t in self.trails[:len(indices)]]))
+            if not self.traces:
+                return
+            lift = self.floor_z + 0.008 * self.framing.radius
+            for index, radius, axis, points in self.traces:
+                contact = disk_contact(centres[index], rotations[index] @ axis, radius)
+                if contact is not None:
+                    points.append(np.array([contact[0], contact[1], lift]))
+            self.trace_item.setData(pos=_segments([np.asarray(points) for *_disk, points in self.traces]))
+
+        def _update_axes(self, rotations: np.ndarray, centres: np.ndarray) -> None:
+            points, colours = [], []
+            for i, extent in self.solids:
+                for k, colour in enumerate(((0.85, 0.1, 0.1, 1), (0.1, 0.6, 0.1, 1), (0.1, 0.25, 0.9, 1))):
+                    points += [centres[i], centres[i] + 1.3 * extent * rotations[i][:, k]]
+                    colours += [colour, colour]
+            self.axes_item.setData(pos=np.asarray(points).reshape(-1, 3), color=np.asarray(colours).reshape(-1, 4))
+
+        # --- camera and ground -------------------------------------------------------------------
+
+        def _frame_view(self, picture, centres: np.ndarray) -> None:
+            model = self.model
+            points = self._extent_points(picture, centres)
+            r = reach(model)
+            fixed = anchors(model, self.turn)
+            if self.floor_z is None:  # once per run, from its first pose
+                self.floor_z = floor_height(model, points, centres, fixed, r, bool(self.traces))
+            # a post from each anchor above the ground down to it: what a chain hangs from
+            posts = [np.array([a, [a[0], a[1], self.floor_z]]) for a in fixed if a[2] > self.floor_z + 1e-6]
+            self.posts.setData(pos=_segments(posts))
+            self.framing = Framing.of(model, points, self.floor_z, r, self.width(), self.height(), self.opts["fov"])
+            self._place_ground()
+            if not self.user_camera:
+                f = self.framing
+                self.setCameraPosition(pos=Vector(*f.centre), distance=f.distance, elevation=f.elevation,
+                                       azimuth=f.azimuth)
+
+        def _extent_points(self, picture, centres: np.ndarray) -> np.ndarray:
+            """Points that bound what is drawn: hinges, link ends and each solid's bounding sphere
+            (as the six points of its axes' ends)."""
+            parts = [picture.points()]
+            for i, extent in self.solids:
+                parts.append(centres[i] + extent * np.concatenate([np.eye(3), -np.eye(3)]))
+            parts = [p.reshape(-1, 3) for p in parts if len(p)]
+            return np.concatenate(parts) if parts else np.zeros((0, 3))
+
+        def _place_ground(self) -> None:
+            f = self.framing
+            size, spacing = f.ground_size, f.grid_spacing
+            x0, y0 = np.round(f.ground_centre[:2] / spacing) * spacing  # whole cells: the grid seems fixed
+            quad = np.array([[-1, -1], [1, -1], [1, 1], [-1, -1], [1, 1], [-1, 1]], dtype=float) * size / 2
+            vertices = np.column_stack([quad[:, 0] + x0, quad[:, 1] + y0, np.full(6, self.floor_z)])
+            self.floor.setMeshData(vertexes=vertices.reshape(2, 3, 3).astype(np.float32), color=self._floor_rgba)
+            self.grid.setSize(size, size)
+            self.grid.setSpacing(spacing, spacing)
+            self.grid.resetTransform()
+            self.grid.translate(x0, y0, self.floor_z + 0.0015 * f.radius)
+
+        def _follow(self, picture, centres: np.ndarray) -> None:
+            """Keep the mechanism and its shadow in view: follow a travelling one's mass centre
+            (within a slack round the middle), and back off when a part would leave the view."""
+            f = self.framing
+            moved = False
+            if travels(self.model) and len(centres):
+                offset = centres.mean(axis=0)[:2] - f.centre[:2]
+                distance = float(np.linalg.norm(offset))
+                slack = 0.3 * f.radius
+                if distance > slack:
+                    f.centre[:2] += offset * (distance - slack) / distance
+                    self.opts["center"] = Vector(*f.centre)
+                    moved = True
+                    if np.max(np.abs(f.centre[:2] - f.ground_centre[:2])) > 0.2 * f.ground_size:
+                        f.ground_centre = f.centre.copy()
+                        self._place_ground()
+            shown = with_shadows(self._extent_points(picture, centres), self.floor_z)
+            needed = f.needed_distance(shown, self.width(), self.height(), self.opts["fov"], MARGIN_RUN)
+            if needed > f.distance:
+                f.distance = needed
+                self.opts["distance"] = needed
+                moved = True
+            if moved:
+                self.update()
+
+        def resizeEvent(self, event) -> None:
+            super().resizeEvent(event)
+            if hasattr(self, "clock"):
+                self._style_clock()
+            if self.frame is not None and not self.user_camera:
+                self.framing = None  # frame again for the new shape of the view
+                self.show_frame(self.frame)
+
+        def reset_camera(self) -> None:
+            self.user_camera = False
+            if self.frame is not None:
+                self.framing = None
+                self.show_frame(self.frame)
+
+        # --- what the user does with the view ---------------------------------------------------
+
+        def mousePressEvent(self, event) -> None:
+            if event.button() in (Qt.LeftButton, Qt.MiddleButton):
+                self.user_camera = True
+            super().mousePressEvent(event)
+
+        def wheelEvent(self, event) -> None:
+            self.user_camera = True
+            super().wheelEvent(event)
+
+        def keyPressEvent(self, event) -> None:
+            if event.key() in self.noRepeatKeys:
+                self.user_camera = True
+            super().keyPressEvent(event)
+
+        def contextMenuEvent(self, event) -> None:
+            self.view_menu(self).exec(event.globalPos())
+
+        def view_menu(self, parent) -> QMenu:
+            """Body axes, trails, shadows and the camera, as a menu."""
+            menu = QMenu("3-D view", parent)
+            axes = menu.addAction("Body axes")
+            axes.setCheckable(True)
+            axes.setChecked(self.show_axes)
+            axes.toggled.connect(self.set_axes_visible)
+            shadows = menu.addAction("Shadows")
+            shadows.setCheckable(True)
+            shadows.setChecked(self.show_shadows)
+            shadows.toggled.connect(self.set_shadows_visible)
+            trails = menu.addMenu("Trail of the mass centres")
+            group = QActionGroup(trails)
+            for choice in TRAILS:
+                action = QAction(choice, trails, checkable=True, checked=choice == self.trail_choice)
+                action.triggered.connect(lambda _c=False, k=choice: self.set_trail(k))
+                group.addAction(action)
+                trails.addAction(action)
+            menu.addSeparator()
+            menu.addAction("Reset camera", self.reset_camera)
+            return menu
+
+        def set_axes_visible(self, on: bool) -> None:
+            self.show_axes = bool(on)
+            self.axes_item.setVisible(self.show_axes)
+            if self.show_axes and self.frame is not None:
+                self.show_frame(self.frame)
+
+        def set_shadows_visible(self, on: bool) -> None:
+            self.show_shadows = bool(on)
+            if self.frame is not None:
+                self.show_frame(self.frame)
+
+        def set_trail(self, choice: str) -> None:
+            self.trail_choice = choice
+            self.trails = []
+            self.trail_item.setData(pos=np.zeros((0, 3)))
+
+        # --- colours and the clock --------------------------------------------------------------
+
+        def setBackgroundColor(self, *args, **kwargs) -> None:
+            super().setBackgroundColor(*args, **kwargs)
+            if hasattr(self, "clock"):  # presentation mode's dark theme: a dark ground
+                self._set_palette(light=mkColor(*args, **kwargs).lightness() > 128)
+
+        def _style_clock(self) -> None:
+            pixels = max(14, round(self.height() / 40))  # readable from the back row
+            self.clock.setStyleSheet(f"color: {self._clock_colour}; background: transparent; "
+                                     f"font-family: monospace; font-size: {pixels}px;")
+            self.clock.adjustSize()
+
+        def _set_palette(self, light: bool) -> None:
+            self._floor_rgba = (0.91, 0.92, 0.93, 1) if light else (0.15, 0.16, 0.18, 1)
+            self._shadow_rgba = (0.72, 0.73, 0.76, 1) if light else (0.07, 0.07, 0.08, 1)
+            self._clock_colour = "#282828" if light else "#e6e6e6"
+            self._style_clock()
+            self.grid.setColor((0, 0, 0, 45) if light else (255, 255, 255, 40))
+            self.floor.setColor(self._floor_rgba)
+            self.solid_item.shadow_colour = self._shadow_rgba
+            if self.framing is not None:
+                self._place_ground()
 
     return Scene3D(parent)

@@ -76,6 +76,17 @@ def test_each_method_has_its_colour_and_dashes_in_the_plots(qtbot, make_window):
         assert pen.color().name().upper() == color.upper() and pen.style() == style
 
 
+def test_every_formulation_has_a_box_of_its_own(qtbot, make_window):
+    """One tick box per registered formulation, none hidden under another control."""
+    window = make_window(four_bar(t_end=0.2), compare=True)
+    panel = window.compare_view.panel
+    assert list(panel.method_boxes) == list(METHODS)
+    others = [panel.reference_box, panel.layout_box, panel.same_settings, *panel.method_boxes.values()]
+    for method, box in panel.method_boxes.items():
+        assert box.isVisibleTo(window)
+        assert not any(box.geometry().intersects(w.geometry()) for w in others if w is not box), method
+
+
 def test_a_subset_with_its_own_settings(qtbot, make_window):
     window = make_window(four_bar(t_end=0.3, method="kane"), compare=True)
     panel = window.compare_view.panel

@@ -1,33 +1,62 @@
-"""Recordings and figures: a 3-second GIF of the mechanism and its plots, scene and plot exports."""
+"""Recordings and figures: GIF and MP4 of the mechanism view (or the window) read back, scene and plot exports."""
 from __future__ import annotations
 
+import pytest
 from gui_helpers import wait_for_samples
 from PIL import Image
 from PySide6.QtSvg import QSvgRenderer
 
 from eomlab.engine.presets import preset
-from eomlab.gui.recording import MP4_UNAVAILABLE, multimedia_available
+from eomlab.gui.video import mp4_unavailable_reason
 
 
-def test_three_second_gif_reads_back_with_its_frames(qtbot, make_window, tmp_path):
+@pytest.mark.parametrize("kind", ["mp4", "gif"])
+def test_recording_reads_back_with_the_frames_and_resolution_asked(qtbot, make_window, tmp_path, kind):
+    """One second at 20 fps of the double pendulum's view: 20 frames (the MP4 has them all; the
+    GIF merges repeated pictures but lasts exactly 1 s), at the view's own size."""
     window = make_window(preset("double_compound_pendulum"), run=True)
     wait_for_samples(qtbot, window, 2)
-    path = tmp_path / "run.gif"
     recording = window.recording
-    recording.start_gif(str(path))
-    assert recording.gif.recording
-    qtbot.wait(3000)
-    frames = recording.stop_gif()
-    assert not recording.gif.recording and frames >= 20
-    with Image.open(path) as gif:
-        assert 1 < gif.n_frames <= frames  # Pillow merges identical neighbours
-        assert gif.info["loop"] == 0
-        total = 0
-        for i in range(gif.n_frames):
-            gif.seek(i)
-            total += gif.info["duration"]
-        assert 2700 <= total <= 3600  # three seconds of motion, at the pace it was recorded
-        assert gif.size[0] <= 960 and gif.size[1] > 200
+    recording.set_fps(20)
+    path = tmp_path / f"run.{kind}"
+    assert recording.start(kind, str(path), duration=1.0)
+    assert recording.recording and recording.indicator.isVisible()
+    assert window.windowTitle().startswith("● REC")
+    qtbot.waitUntil(lambda: not recording.recording, timeout=10000)
+    assert recording.stop() == 20
+    assert not recording.indicator.isVisible() and not window.windowTitle().startswith("● REC")
+    width, height = window.scene_stack.width(), window.scene_stack.height()
+    if kind == "mp4":
+        import imageio_ffmpeg
+
+        reader = imageio_ffmpeg.read_frames(str(path))
+        meta = next(reader)
+        frames = sum(1 for _ in reader)
+        assert frames == 20
+        assert tuple(meta["size"]) == (width // 2 * 2, height // 2 * 2)
+        assert meta["fps"] == pytest.approx(20)
+    else:
+        with Image.open(path) as gif:
+            assert gif.size == (width, height)
+            assert 2 <= gif.n_frames <= 20 and gif.info["loop"] == 0
+            total = 0
+            for i in range(gif.n_frames):
+                gif.seek(i)
+                total += gif.info["duration"]
+            assert total == 1000  # 20 frames of 50 ms, the first not held
+
+
+def test_whole_window_recording_leaves_out_the_status_bar(qtbot, make_window, tmp_path):
+    window = make_window(preset("simple_pendulum"), run=True)
+    recording = window.recording
+    recording.set_target("window")
+    recording.set_fps(10)
+    assert recording.start("gif", str(tmp_path / "window.gif"), duration=0.3)
+    qtbot.waitUntil(lambda: not recording.recording, timeout=10000)
+    recording.stop()
+    with Image.open(tmp_path / "window.gif") as gif:
+        assert gif.size == (window.width(), window.statusBar().geometry().top())
+    assert window.settings_store.value("recording/target") == "window"
 
 
 def test_scene_and_plot_figures_as_svg_and_png(qtbot, make_window, tmp_path):
@@ -49,9 +78,33 @@ def test_scene_and_plot_figures_as_svg_and_png(qtbot, make_window, tmp_path):
         assert png.size[0] > 200
 
 
-def test_mp4_action_says_why_it_is_disabled(make_window):
+def test_mp4_action_says_why_when_the_encoder_is_missing(make_window, monkeypatch, tmp_path):
+    import eomlab.gui.recording as recording_module
+
+    why = "MP4 needs the imageio-ffmpeg package (pip install imageio-ffmpeg), which is not installed"
+    monkeypatch.setattr(recording_module, "mp4_unavailable_reason", lambda: why)
     window = make_window(preset("simple_pendulum"))
     action = window.recording.mp4_action
-    if not multimedia_available():
-        assert not action.isEnabled() and action.toolTip() == MP4_UNAVAILABLE
+    assert action.isEnabled() and action.toolTip() == why
+    assert not window.recording.start("mp4", str(tmp_path / "x.mp4"))
+    assert window.last_error == why and not (tmp_path / "x.mp4").exists()
     assert window.binding_actions["record"].shortcut().toString() == "F9"
+
+
+def test_mp4_encoder_ships_with_the_package():
+    assert mp4_unavailable_reason() == ""
+
+
+def test_closing_the_window_finishes_the_recording(qtbot, make_window, tmp_path):
+    window = make_window(preset("simple_pendulum"), run=True)
+    recording = window.recording
+    recording.set_fps(10)
+    assert recording.start("mp4", str(tmp_path / "closed.mp4"))
+    qtbot.wait(300)
+    window.close()
+    assert not recording.recording
+    import imageio_ffmpeg
+
+    reader = imageio_ffmpeg.read_frames(str(tmp_path / "closed.mp4"))
+    next(reader)
+    assert sum(1 for _ in reader) == recording.recorder.frames >= 1
