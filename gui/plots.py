@@ -111,6 +111,7 @@ class PlotPanel(QWidget):
         self.methods_key = QLabel("")
         self.methods_key.setObjectName("methods_key")
         self.methods_key.setVisible(False)
+        self.methods_key.setWordWrap(True)  # five methods at presentation size: two lines, not a wider window
         controls.addWidget(self.methods_key)
         controls.addStretch(1)
         self.buffer_label = QLabel("")
