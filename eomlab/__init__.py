@@ -12,3 +12,4 @@ if not (_Path(__file__).resolve().parent / "engine").is_dir() and (_source_root 
     __path__.append(str(_source_root))  # noqa: F821 - a package's own __path__
 
 __version__ = "0.1.0"
+from eomlab.engine.sweep import sweep  # noqa: E402,F401 - the Python API of `eomlab sweep`

@@ -20,6 +20,7 @@ COMMANDS = {
     "gui": "gui",
     "run": "run",
     "equations": "equations",
+    "sweep": "sweep",
 }
 
 

@@ -31,6 +31,7 @@ from eomlab.gui.scene2d import Scene2D
 from eomlab.gui.scene3d import make_scene3d, opengl_available
 from eomlab.gui.session import Session
 from eomlab.gui.settings_bar import SettingsBar
+from eomlab.gui.sweep_panel import open_for as open_sweep_panel
 
 #: seconds (Python's default is 0.005): see MainWindow.__init__
 GIL_SWITCH_INTERVAL = 0.0002
@@ -162,7 +163,9 @@ class MainWindow(QMainWindow):
         menu = self.menuBar()
         self.files.fill_menu(menu.addMenu("&File"))
         self.edits.fill_menu(menu.addMenu("&Edit"))
-        self.run_actions.fill_menu(menu.addMenu("&Run"))
+        run_menu = menu.addMenu("&Run")
+        self.run_actions.fill_menu(run_menu)
+        run_menu.addAction("Sweep…", lambda: open_sweep_panel(self))
         view_menu = menu.addMenu("&View")
         for dock in (self.tree_dock, self.inspector_dock, self.plots_dock):
             view_menu.addAction(dock.toggleViewAction())

@@ -1,0 +1,163 @@
+"""Sweeps: runs per second of the double pendulum over 10 s, side by side (measurement, never a test).
+
+    .venv/bin/python bench/bench_sweep.py             # about 5 minutes here (more on a busy machine)
+    .venv/bin/python bench/bench_sweep.py --flip-map  # also the 200 × 200 flip-time map (40,000 runs)
+
+Every run: the double compound pendulum (assets/models), t_end = 10 s, DOP853 at
+rtol = atol = 5e-11 (energy drift ≤ 1e-8 is checked), initial angles spread over the circle.
+Rows: one ``eomlab run`` process at a time; the Python API (Simulation) one at a time; the batched
+engine on one core (``sweep(..., workers=0)``); the sweep on a LocalCluster of one process per core
+(start-up included). Prints a Markdown table and, with ``--write``, puts it in bench/README.md's
+"Sweeps" section (the rest of the file is left as it is).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import pathlib
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+MODEL = ROOT / "assets" / "models" / "double_compound_pendulum.eom.json"
+TOL = 5e-11
+T_END = 10.0
+DRIFT_LIMIT = 1e-8
+SECTION = "## Sweeps (bench_sweep.py)"
+
+
+def _starts(n: int) -> list[tuple[float, float]]:
+    rng = np.random.default_rng(1)
+    return [tuple(x) for x in rng.uniform(-3.0, 3.0, (n, 2))]
+
+
+def eomlab_run_processes(n: int) -> tuple[float, float]:
+    """n `eomlab run` processes one after another: runs per second, and max energy drift."""
+    from eomlab.engine.modelfile import load_model, save_model
+    from eomlab.engine.sweep.members import with_initial_state
+
+    base = load_model(MODEL)
+    drift = 0.0
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = []
+        for k, (a, b) in enumerate(_starts(n)):
+            path = os.path.join(tmp, f"m{k}.eom.json")
+            save_model(with_initial_state(base, np.array([a, b]), np.zeros(2)), path)
+            paths.append(path)
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        started = time.perf_counter()
+        for k, path in enumerate(paths):
+            out = os.path.join(tmp, f"m{k}.csv")
+            subprocess.run([sys.executable, "-m", "eomlab", "run", path, "--t-end", str(T_END), "--rtol", str(TOL),
+                            "--atol", str(TOL), "--out", out], check=True, env=env)
+        elapsed = time.perf_counter() - started
+        for k in range(n):
+            data = np.genfromtxt(os.path.join(tmp, f"m{k}.csv"), delimiter=",", names=True)
+            E = data["E"]
+            drift = max(drift, float(np.max(np.abs(E - E[0]) / max(abs(E[0]), 1e-12))))
+    return n / elapsed, drift
+
+
+def api_one_at_a_time(n: int) -> tuple[float, float]:
+    from eomlab.engine.modelfile import load_model
+    from eomlab.engine.simulation import Simulation
+    from eomlab.engine.sweep.members import with_initial_state
+
+    base = load_model(MODEL)
+    drift = 0.0
+    started = time.perf_counter()
+    for a, b in _starts(n):
+        sim = Simulation(with_initial_state(base, np.array([a, b]), np.zeros(2)), t_end=T_END, rtol=TOL, atol=TOL)
+        rows = sim.run()
+        drift = max(drift, float(np.max(sim.relative_energy_drift(rows[:, sim.column_index("E")]))))
+    return n / (time.perf_counter() - started), drift
+
+
+def _vary(n: int) -> dict:
+    starts = np.array(_starts(n))
+    return {"upper_theta": ",".join(repr(float(x)) for x in starts[:, 0]),
+            "lower_theta": ",".join(repr(float(x)) for x in starts[:, 1]),
+            "tol": str(TOL)}
+
+
+def batched(n: int, workers: int) -> tuple[float, float]:
+    from eomlab.engine.sweep import sweep
+
+    started = time.perf_counter()
+    table = sweep(str(MODEL), vary=_vary(n), measure=["energy_drift"], mode="list", t_end=T_END, workers=workers,
+                  chunk_size=n if workers == 0 else None)
+    elapsed = time.perf_counter() - started
+    assert set(table["engine"]) == {"batched"} and set(table["failure"]) == {""}
+    return n / elapsed, float(table["energy_drift"].max())
+
+
+def flip_map() -> float:
+    out = tempfile.mkdtemp()
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "eomlab", "sweep", str(MODEL), "--vary", "upper_theta=-3.14:3.14:200",
+                    "--vary", "lower_theta=-3.14:3.14:200", "--measure", "flip_time:lower_theta", "--t-end", "10",
+                    "-o", os.path.join(out, "flips.parquet"), "--quiet"], check=True,
+                   env={**os.environ, "PYTHONPATH": str(ROOT)})
+    return time.perf_counter() - started
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=4, help="runs for the one-at-a-time rows")
+    parser.add_argument("--batch", type=int, default=1000, help="runs for the batched rows")
+    parser.add_argument("--flip-map", action="store_true", help="also time the 200 × 200 flip-time map")
+    parser.add_argument("--write", action="store_true", help="put the table into bench/README.md")
+    args = parser.parse_args()
+    cores = os.cpu_count() or 1
+    load = os.getloadavg()[0]
+    rows = []
+    for label, fn, n in (("`eomlab run`, one process per run", eomlab_run_processes, args.runs),
+                         ("Python API (Simulation), one at a time", api_one_at_a_time, args.runs),
+                         ("batched, one core (`workers=0`)", lambda k: batched(k, 0), args.batch),
+                         (f"batched on a LocalCluster of {cores} processes (start-up included)",
+                          lambda k: batched(k, cores), 2 * args.batch)):
+        rate, drift = fn(n)
+        rows.append((label, n, rate, drift))
+        print(f"{label}: {rate:.3g} runs/s (max energy drift {drift:.2g})", flush=True)
+    api = rows[1][2]
+    lines = [f"Double compound pendulum, t_end = {T_END:g} s, DOP853, rtol = atol = {TOL:g}; "
+             f"{platform.processor() or platform.machine()}, {cores} cores, load average {load:.1f} at the start.", "",
+             "| how | runs | runs / s | × API one at a time | max energy drift |", "|---|---:|---:|---:|---:|"]
+    for label, n, rate, drift in rows:
+        ok = "" if drift <= DRIFT_LIMIT else " (above 1e-8!)"
+        lines.append(f"| {label} | {n} | {rate:.3g} | {rate / api:.3g} | {drift:.2g}{ok} |")
+    per_core = rows[2][2] / api
+    lines += ["", f"Target batched ≥ 50× the one-at-a-time API per core: {per_core:.0f}× — "
+              f"{'met' if per_core >= 50 else 'not met'}."]
+    if args.flip_map:
+        seconds = flip_map()
+        lines += ["", f"Flip-time map 200 × 200 (40,000 runs, t_end = 10 s, LocalCluster of {cores}): "
+                  f"{seconds:.0f} s wall ({40000 / seconds:.0f} runs/s)."]
+    table = "\n".join(lines)
+    print(table)
+    if args.write:
+        _write_section(table)
+    return 0
+
+
+def _write_section(table: str) -> None:
+    readme = ROOT / "bench" / "README.md"
+    text = readme.read_text()
+    body = f"{SECTION}\n\n{table}\n"
+    if SECTION in text:
+        head, _, rest = text.partition(SECTION)
+        tail = rest[rest.find("\n## "):] if "\n## " in rest else ""
+        text = head + body + tail
+    else:
+        text = text.rstrip("\n") + "\n\n" + body
+    readme.write_text(text)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

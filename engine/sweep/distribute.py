@@ -1,0 +1,102 @@
+"""Cut a sweep into chunks and run them: in this process, on a Dask LocalCluster, or on a scheduler.
+
+Chunks go to ``dask.distributed`` as tasks; results come back as they finish and are written at
+once (by this process only), so an interruption loses only the chunks in flight. When a worker
+dies, the scheduler runs its chunks again on another worker (Dask's own retry of lost tasks).
+"""
+from __future__ import annotations
+
+import logging
+import math
+import os
+import uuid
+from contextlib import ExitStack
+from typing import Callable
+
+from eomlab.engine.model import ModelError
+
+from .runner import describe_fallbacks, run_chunk
+
+MAX_CHUNK, MIN_CHUNK = 1000, 16
+CONNECT_TIMEOUT = "5s"
+TASK_RETRIES = 2  # a chunk whose task raised (not a dead worker: Dask re-runs those anyway)
+
+
+def default_chunk_size(n_runs: int, workers: int) -> int:
+    """About four chunks per worker (a steady progress bar, little lost on interrupt), batches
+    large enough for the batched engine."""
+    return max(MIN_CHUNK, min(MAX_CHUNK, math.ceil(n_runs / (4 * max(workers, 1)))))
+
+
+def chunks(n_runs: int, chunk_size: int) -> list[tuple[int, int, int]]:
+    return [(k, start, min(start + chunk_size, n_runs)) for k, start in enumerate(range(0, n_runs, chunk_size))]
+
+
+def connect(scheduler: str):
+    """A client of the scheduler at `scheduler`; one line naming it when it cannot be reached."""
+    from dask.distributed import Client
+
+    try:
+        return Client(scheduler, timeout=CONNECT_TIMEOUT, set_as_default=False)
+    except (OSError, TimeoutError, ValueError) as err:
+        raise ModelError("--scheduler", f"cannot reach {scheduler}: {str(err).splitlines()[0] if str(err) else type(err).__name__}") from None
+
+
+def local_workers(workers: int | None) -> int:
+    return workers if workers else (os.cpu_count() or 1)
+
+
+def execute(sweep, store, chunk_size: int, *, client=None, workers: int | None = None, batched: bool = True,
+            on_chunk: Callable[[int, dict, dict], None] | None = None) -> list[str]:
+    """Run every chunk not yet in `store`; returns the notes (runs that fell back to single runs, why).
+
+    workers = 0 runs the chunks here, one after another; otherwise `client` (an existing
+    ``dask.distributed.Client``) or a LocalCluster of `workers` processes (default: one per core).
+    """
+    finished = store.done()
+    todo = [c for c in chunks(sweep.n_runs, chunk_size) if c[0] not in finished]
+    fallbacks: dict[str, int] = {}
+
+    def deliver(k, columns, chunk_fallbacks):
+        store.write(k, columns)
+        for why, n in chunk_fallbacks.items():
+            fallbacks[why] = fallbacks.get(why, 0) + n
+        if on_chunk is not None:
+            on_chunk(k, columns, chunk_fallbacks)
+
+    if client is None and workers == 0:
+        for k, start, stop in todo:
+            deliver(k, *run_chunk(sweep, start, stop, batched))
+        return describe_fallbacks(fallbacks)
+    if not todo:
+        return []
+    with ExitStack() as stack:
+        if client is None:
+            from dask.distributed import Client, LocalCluster
+
+            cluster = stack.enter_context(LocalCluster(n_workers=local_workers(workers), threads_per_worker=1,
+                                                       processes=True, dashboard_address=None,
+                                                       silence_logs=logging.ERROR))
+            client = stack.enter_context(Client(cluster, set_as_default=False))
+        _run_on(client, sweep, todo, batched, deliver)
+    return describe_fallbacks(fallbacks)
+
+
+def _run_on(client, sweep, todo, batched, deliver) -> None:
+    from dask.distributed import as_completed
+
+    token = uuid.uuid4().hex[:8]
+    chunk_of = {}
+    futures = []
+    for k, start, stop in todo:
+        future = client.submit(run_chunk, sweep, start, stop, batched, key=f"eomlab-sweep-{token}-{k}",
+                               pure=False, retries=TASK_RETRIES)
+        chunk_of[future.key] = k
+        futures.append(future)
+    try:
+        for future in as_completed(futures, loop=client.loop):
+            columns, chunk_notes = future.result()
+            deliver(chunk_of[future.key], columns, chunk_notes)
+            future.release()
+    finally:
+        client.cancel([f for f in futures if not f.done()])
