@@ -111,3 +111,16 @@ class PlotRanges:
             return 1
         dt = (t[-1] - t[0]) / (len(t) - 1)
         return int((self.time_range[1] - self.time_range[0]) / dt / width)
+
+
+def widen(bounds: dict, key: str, values: np.ndarray) -> None:
+    """Widen bounds[key] = [low, high] to take in the finite `values`."""
+    finite = values[np.isfinite(values)]
+    if not len(finite):
+        return
+    low, high = float(finite.min()), float(finite.max())
+    if key in bounds:
+        bounds[key][0] = min(bounds[key][0], low)
+        bounds[key][1] = max(bounds[key][1], high)
+    else:
+        bounds[key] = [low, high]

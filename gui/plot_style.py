@@ -35,3 +35,22 @@ def without_si_prefix(axis: pg.AxisItem) -> None:
     axis.autoSIPrefixScale = 1.0
     axis.labelUnitPrefix = ""
     axis._updateLabel()
+
+
+def label_axes(plots: dict, time_plots, log_plots, q_unit: str, phase, phase_units) -> None:
+    """The axis labels of the panel's plots (and log axes, without SI prefixes)."""
+    for key in time_plots:
+        plots[key].setLabel("bottom", "t", units="s")
+    plots["motion"].setLabel("left", "coordinate", units=q_unit)
+    plots["phase"].setLabel("bottom", phase[0], units=phase_units[0])
+    plots["phase"].setLabel("left", phase[1], units=phase_units[1])
+    plots["energy"].setLabel("left", "energy", units="J")
+    plots["energy_bars"].setLabel("left", "energy", units="J")
+    plots["energy_drift"].setLabel("left", "|E − E₀| / |E₀|")
+    plots["constraint_drift"].setLabel("left", "max |residual|")
+    plots["multipliers"].setLabel("left", "λ (N, N·m)")
+    for key in log_plots:
+        plots[key].getPlotItem().setLogMode(x=False, y=True)
+    for plot in plots.values():  # SI prefixes on a log axis or on mixed units would mislead
+        for side in ("left", "bottom"):
+            without_si_prefix(plot.getAxis(side))

@@ -19,19 +19,20 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QAction, QFont, QPainter
+from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtGui import QAction, QFont
 from PySide6.QtWidgets import (QComboBox, QGraphicsItem, QGridLayout, QHBoxLayout, QLabel, QMenu, QToolButton,
                                QVBoxLayout, QWidget)
 
 from eomlab.gui.decimate import _finite_range, m4_decimate, pixel_decimate  # noqa: F401 - tests import them here
+from eomlab.gui import plot_export
 from eomlab.gui.energy_bars import EnergyBars
 from eomlab.gui.method_styles import PALETTE
 from eomlab.gui.plot_data import (LOG_FLOOR, curve_values, has_constraint_rows, moving_first,  # noqa: F401
                                   multiplier_columns, plot_of, plottable_coordinates, speed_for, spins, wrapped)
 from eomlab.gui.plot_legend import methods_key, title_with_key
-from eomlab.gui.plot_ranges import PlotRanges
-from eomlab.gui.plot_style import configure_pyqtgraph, coordinate_unit, without_si_prefix  # noqa: F401
+from eomlab.gui.plot_ranges import PlotRanges, widen
+from eomlab.gui.plot_style import configure_pyqtgraph, coordinate_unit, label_axes, without_si_prefix  # noqa: F401
 from eomlab.gui.session import RunSeries  # noqa: F401 - the plots draw these
 
 #: at most this many multiplier curves are drawn (a 50-link chain in absolute coordinates has 100)
@@ -305,22 +306,7 @@ class PlotPanel(QWidget):
         return changed
 
     def _label_axes(self, q_unit: str = "rad", phase=("q", "u"), phase_units=("rad", "rad/s")) -> None:
-        p = self.plots
-        for key in TIME_PLOTS:
-            p[key].setLabel("bottom", "t", units="s")
-        p["motion"].setLabel("left", "coordinate", units=q_unit)
-        p["phase"].setLabel("bottom", phase[0], units=phase_units[0])
-        p["phase"].setLabel("left", phase[1], units=phase_units[1])
-        p["energy"].setLabel("left", "energy", units="J")
-        p["energy_bars"].setLabel("left", "energy", units="J")
-        p["energy_drift"].setLabel("left", "|E − E₀| / |E₀|")
-        p["constraint_drift"].setLabel("left", "max |residual|")
-        p["multipliers"].setLabel("left", "λ (N, N·m)")
-        for key in LOG_PLOTS:
-            p[key].getPlotItem().setLogMode(x=False, y=True)
-        for key in self.plots:  # SI prefixes on a log axis or on mixed units would mislead
-            for side in ("left", "bottom"):
-                without_si_prefix(p[key].getAxis(side))
+        label_axes(self.plots, TIME_PLOTS, LOG_PLOTS, q_unit, phase, phase_units)
 
     # --- curves ------------------------------------------------------------------------------
 
@@ -450,8 +436,8 @@ class PlotPanel(QWidget):
                     if not full:
                         x, y = pixel_decimate(x, y, _finite_range(x), _finite_range(y), self._pixels(key))
                     curve.setData(x, y, connect="finite")
-                    _widen(bounds, key, y)
-                    _widen(bounds, "phase_x", x)
+                    widen(bounds, key, y)
+                    widen(bounds, "phase_x", x)
                     continue
                 if curve_key.startswith("q:") and spins(y, coordinate_unit(curve_key[2:], self.model)):
                     y = wrapped(y)  # a spinning angle would flatten every other coordinate
@@ -460,7 +446,7 @@ class PlotPanel(QWidget):
                 if not full:
                     x, y = m4_decimate(t, y, self.ranges.samples_per_column(self._pixels(key)[0], t))
                 curve.setData(x, y, connect="finite")
-                _widen(bounds, key, np.log10(y) if key in LOG_PLOTS else y)
+                widen(bounds, key, np.log10(y) if key in LOG_PLOTS else y)
         if "motion" in keys and spinning != self._spinning:
             self._spinning = spinning
             self._set_titles()
@@ -496,48 +482,10 @@ class PlotPanel(QWidget):
             s.buffer.clear()
         self.refresh()
 
-    # --- export ----------------------------------------------------------------------------
+    # --- export (gui/plot_export.py) ---------------------------------------------------------
 
     def export_png(self, key: str, path: str) -> None:
-        from pyqtgraph.exporters import ImageExporter
-
-        exporter = ImageExporter(self.plots[key].getPlotItem())
-        exporter.parameters()["width"] = max(800, self.plots[key].width() * 2)
-        self.refresh([key], full=True)  # the export is larger than the screen: every sample
-        try:
-            exporter.export(path)
-        finally:
-            self.refresh([key])
+        plot_export.export_png(self, key, path)
 
     def export_svg(self, key: str, path: str) -> None:
-        """Vector SVG: paint the plot's scene into a QSvgGenerator (pyqtgraph's own SVG exporter
-        is broken in 0.14)."""
-        from PySide6.QtSvg import QSvgGenerator
-
-        plot = self.plots[key]
-        source = plot.getPlotItem().sceneBoundingRect()
-        generator = QSvgGenerator()
-        generator.setFileName(path)
-        generator.setSize(source.size().toSize())
-        generator.setViewBox(QRectF(0, 0, source.width(), source.height()))
-        generator.setTitle(PLOT_TITLES[key])
-        generator.setDescription("eomlab plot")
-        self.refresh([key], full=True)  # vector output: every sample
-        painter = QPainter(generator)
-        try:
-            painter.fillRect(QRectF(0, 0, source.width(), source.height()), plot.backgroundBrush())
-            plot.scene().render(painter, QRectF(0, 0, source.width(), source.height()), source)
-        finally:
-            painter.end()
-            self.refresh([key])
-
-
-def _widen(bounds: dict, key: str, values: np.ndarray) -> None:
-    low, high = _finite_range(values)
-    if low == high == 0.0 and not np.any(np.isfinite(values)):
-        return
-    if key in bounds:
-        bounds[key][0] = min(bounds[key][0], low)
-        bounds[key][1] = max(bounds[key][1], high)
-    else:
-        bounds[key] = [low, high]
+        plot_export.export_svg(self, key, path)
