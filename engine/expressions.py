@@ -40,18 +40,9 @@ TIME = "t"
 #: function name -> (sympy constructor's name, number of arguments); names, so that importing
 #: this module does not load sympy
 FUNCTIONS: dict[str, tuple[str, int]] = {
-    "sin": ("sin", 1),
-    "cos": ("cos", 1),
-    "tan": ("tan", 1),
-    "exp": ("exp", 1),
-    "log": ("log", 1),
-    "sqrt": ("sqrt", 1),
-    "abs": ("Abs", 1),
-    "sign": ("sign", 1),
-    "atan2": ("atan2", 2),
-    "sinh": ("sinh", 1),
-    "cosh": ("cosh", 1),
-    "tanh": ("tanh", 1),
+    "sin": ("sin", 1), "cos": ("cos", 1), "tan": ("tan", 1), "exp": ("exp", 1),
+    "log": ("log", 1), "sqrt": ("sqrt", 1), "abs": ("Abs", 1), "sign": ("sign", 1),
+    "atan2": ("atan2", 2), "sinh": ("sinh", 1), "cosh": ("cosh", 1), "tanh": ("tanh", 1),
 }
 CONSTANTS = {"pi": "pi"}  # name -> sympy constant's name
 

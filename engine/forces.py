@@ -20,11 +20,11 @@ def expression_arguments(coordinate_names) -> list[str]:
 
 
 class ForceElement:
+    """A force of the model as generalized forces in the speeds; springs also give their potential
+    (`SpringElement.potential_at`, `JointSpringElement.potential_q`)."""
+
     def generalized(self, ctx: StateContext) -> np.ndarray:
         raise NotImplementedError
-
-    def potential(self, ctx_q: np.ndarray, positions) -> float:
-        return 0.0
 
 
 class _Compiled:
@@ -64,7 +64,7 @@ def _to_speed_space(ctx: StateContext, jl, tau: np.ndarray, n_u: int) -> np.ndar
 class SpringElement(ForceElement):
     """Linear spring-damper between two points; equal and opposite forces (seed 004)."""
 
-    def __init__(self, kin: TreeKinematics, f: Spring):
+    def __init__(self, kin: TreeKinematics, f: Spring, path: str = ""):
         self.kin = kin
         self.a, self.b = _body_index(kin, f.a.body), _body_index(kin, f.b.body)
         self.pa, self.pb = np.array(f.a.point, float), np.array(f.b.point, float)
@@ -94,7 +94,7 @@ class SpringElement(ForceElement):
 
 
 class JointSpringElement(ForceElement):
-    def __init__(self, kin: TreeKinematics, f: JointSpring):
+    def __init__(self, kin: TreeKinematics, f: JointSpring, path: str = ""):
         jl = kin.joints[kin.body_names.index(f.body)]
         self.kin, self.jl = kin, jl
         k = jl.q_slice.stop - jl.q_slice.start
@@ -123,52 +123,44 @@ class JointEffortElement(ForceElement):
         return _to_speed_space(ctx, self.jl, self.values(ctx), self.kin.n_u)
 
 
-class PointForceElement(ForceElement):
+class _BodyLoad(ForceElement):
+    """A force or torque vector on one body, given in world or body axes by expressions."""
+
+    def __init__(self, kin: TreeKinematics, f: PointForce | BodyTorque, path: str):
+        self.kin = kin
+        self.body = _body_index(kin, f.body)
+        self.in_body = f.frame == "body"
+        self.values = _Compiled(f.value, kin.coordinate_names, f"{path}.value")
+
+    def world_vector(self, ctx: StateContext) -> np.ndarray:
+        vector = self.values(ctx)
+        return ctx.ks.R[self.body] @ vector if self.in_body else vector
+
+
+class PointForceElement(_BodyLoad):
     def __init__(self, kin: TreeKinematics, f: PointForce, path: str):
-        self.kin = kin
-        self.body = _body_index(kin, f.body)
+        super().__init__(kin, f, path)
         self.point = np.array(f.point, float)
-        self.in_body = f.frame == "body"
-        self.values = _Compiled(f.value, kin.coordinate_names, f"{path}.value")
 
     def generalized(self, ctx):
         if self.body < 0:
             return np.zeros(self.kin.n_u)
-        F = self.values(ctx)
-        if self.in_body:
-            F = ctx.ks.R[self.body] @ F
         P = _world_point(self.kin, ctx.ks, self.body, self.point)
-        return self.kin.point_jacobian(ctx.ks, self.body, P).T @ F
+        return self.kin.point_jacobian(ctx.ks, self.body, P).T @ self.world_vector(ctx)
 
 
-class BodyTorqueElement(ForceElement):
-    def __init__(self, kin: TreeKinematics, f: BodyTorque, path: str):
-        self.kin = kin
-        self.body = _body_index(kin, f.body)
-        self.in_body = f.frame == "body"
-        self.values = _Compiled(f.value, kin.coordinate_names, f"{path}.value")
-
+class BodyTorqueElement(_BodyLoad):
     def generalized(self, ctx):
         if self.body < 0:
             return np.zeros(self.kin.n_u)
-        L = self.values(ctx)
-        if self.in_body:
-            L = ctx.ks.R[self.body] @ L
-        return ctx.ks.J_w[self.body].T @ L
+        return ctx.ks.J_w[self.body].T @ self.world_vector(ctx)
+
+
+#: the force element of each model force type
+ELEMENTS = {Spring: SpringElement, JointSpring: JointSpringElement, JointEffort: JointEffortElement,
+            PointForce: PointForceElement, BodyTorque: BodyTorqueElement}
 
 
 def build_force_elements(model: Model, kin: TreeKinematics) -> list[ForceElement]:
-    elements: list[ForceElement] = []
-    for i, f in enumerate(model.forces):
-        path = f"forces[{i}]"
-        if isinstance(f, Spring):
-            elements.append(SpringElement(kin, f))
-        elif isinstance(f, JointSpring):
-            elements.append(JointSpringElement(kin, f))
-        elif isinstance(f, JointEffort):
-            elements.append(JointEffortElement(kin, f, path))
-        elif isinstance(f, PointForce):
-            elements.append(PointForceElement(kin, f, path))
-        elif isinstance(f, BodyTorque):
-            elements.append(BodyTorqueElement(kin, f, path))
-    return elements
+    """The generalized-force element of every force of the model, on the tree kinematics `kin`."""
+    return [ELEMENTS[type(f)](kin, f, f"forces[{i}]") for i, f in enumerate(model.forces)]

@@ -1,8 +1,9 @@
 """Frame: the drawable pose of every body at one instant, for any coordinate vector.
 
 A window draws stored states (a sample row, the model's initial pose, a scrubbed instant) with
-`Simulation.frame(q, t)`, or `initial_frame(model)` before there is a run; neither integrates,
-projects or compiles anything.
+`Simulation.frame(q, t)` where it holds the run, `PoseMap(model, coordinates).frame(q, t)` where it
+holds only the samples (the run lives in a worker), or `initial_frame(model)` before there is a run.
+None of them integrates, projects or compiles anything.
 """
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .absolute import to_absolute
 from .kinematics import TreeKinematics
 from .model import Model, initial_coordinates
 
@@ -33,6 +35,18 @@ def frame_at(kin: TreeKinematics, q, t: float = 0.0) -> Frame:
     rotations, origins = kin.poses(q)
     mass_centres = origins + np.einsum("bij,bj->bi", rotations, kin.com_body)
     return Frame(float(t), rotations, origins, mass_centres)
+
+
+class PoseMap:
+    """The poses of a model's bodies for coordinate vectors of a run in `coordinates` ("joint" or
+    "absolute"; default: the model's setting): the q columns of that run's samples."""
+
+    def __init__(self, model: Model, coordinates: str | None = None):
+        coordinates = coordinates or model.settings.coordinates
+        self.kin = TreeKinematics(to_absolute(model)[0] if coordinates == "absolute" else model)
+
+    def frame(self, q, t: float = 0.0) -> Frame:
+        return frame_at(self.kin, q, t)
 
 
 def initial_frame(model: Model) -> Frame:

@@ -85,6 +85,7 @@ class Joint:
     speeds: str = "body"  # "body" (body-axis ω components) or "euler" (angle rates)
     names: tuple[str, ...] = ()
     orientation: str = "angles"  # spherical/free: "angles" (Euler angles) or "quaternion"
+    limits: tuple[float, ...] = ()  # metadata (imported robot models): (lower, upper) per coordinate, not enforced
 
     @property
     def dof(self) -> int:
@@ -137,6 +138,23 @@ class Body:
 
 
 @dataclass(frozen=True)
+class _OnBody:
+    """Fields of the items that act on one body."""
+
+    name: str
+    body: str
+
+
+@dataclass(frozen=True)
+class _BetweenPoints:
+    """Fields of the items that join two points (coincident, distance, spring)."""
+
+    name: str
+    a: PointRef
+    b: PointRef
+
+
+@dataclass(frozen=True)
 class PointRef:
     """A point fixed in a body (body coordinates). ``body == "ground"`` means a world point."""
 
@@ -145,19 +163,13 @@ class PointRef:
 
 
 @dataclass(frozen=True)
-class Coincident:
-    name: str
-    a: PointRef
-    b: PointRef
+class Coincident(_BetweenPoints):
     dims: tuple[str, ...] = ("x", "y", "z")
     type: str = field(default="coincident", init=False)
 
 
 @dataclass(frozen=True)
-class Distance:
-    name: str
-    a: PointRef
-    b: PointRef
+class Distance(_BetweenPoints):
     length: float
     type: str = field(default="distance", init=False)
 
@@ -171,18 +183,14 @@ class Prescribed:
 
 
 @dataclass(frozen=True)
-class KnifeEdge:
-    name: str
-    body: str
+class KnifeEdge(_OnBody):
     point: Vec3
     direction: Vec3  # body axes; the velocity of `point` along it is zero
     type: str = field(default="knife_edge", init=False)
 
 
 @dataclass(frozen=True)
-class RollingDisk:
-    name: str
-    body: str
+class RollingDisk(_OnBody):
     radius: float
     axis: Vec3 = (0.0, 0.0, 1.0)  # symmetry axis, body axes
     type: str = field(default="rolling_disk", init=False)
@@ -204,10 +212,7 @@ CONSTRAINT_TYPES = ("coincident", "distance", "prescribed", "knife_edge", "rolli
 
 
 @dataclass(frozen=True)
-class Spring:
-    name: str
-    a: PointRef
-    b: PointRef
+class Spring(_BetweenPoints):
     stiffness: float
     rest_length: float = 0.0
     damping: float = 0.0
@@ -215,9 +220,7 @@ class Spring:
 
 
 @dataclass(frozen=True)
-class JointSpring:
-    name: str
-    body: str
+class JointSpring(_OnBody):
     stiffness: float
     rest: tuple[float, ...] = ()  # one per joint coordinate (loader fills zeros)
     damping: float = 0.0
@@ -225,17 +228,13 @@ class JointSpring:
 
 
 @dataclass(frozen=True)
-class JointEffort:
-    name: str
-    body: str
+class JointEffort(_OnBody):
     value: tuple[str, ...]  # one expression per joint coordinate
     type: str = field(default="joint_effort", init=False)
 
 
 @dataclass(frozen=True)
-class PointForce:
-    name: str
-    body: str
+class PointForce(_OnBody):
     point: Vec3
     value: tuple[str, str, str]
     frame: str = "world"
@@ -243,9 +242,7 @@ class PointForce:
 
 
 @dataclass(frozen=True)
-class BodyTorque:
-    name: str
-    body: str
+class BodyTorque(_OnBody):
     value: tuple[str, str, str]
     frame: str = "world"
     type: str = field(default="body_torque", init=False)

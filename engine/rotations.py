@@ -16,18 +16,19 @@ def skew(v: np.ndarray) -> np.ndarray:
 
 
 class AxisRotation:
-    """Rotations about one fixed axis (Rodrigues): R(angle) = cos I + sin [a]× + (1 − cos) a aᵀ for the
-    unit axis a; [a]× and a aᵀ are made once, so a revolute joint pays three scalings per pose."""
+    """Rotations about one fixed axis (Rodrigues): R(angle) = a aᵀ + cos(angle) (I − a aᵀ) + sin(angle) [a]×
+    for the unit axis a. a aᵀ, I − a aᵀ and [a]× are made once, so a revolute joint pays two scalings
+    per pose; about a coordinate axis the entries are exact (1, 0, cos, ±sin)."""
 
     def __init__(self, axis):
         a = np.asarray(axis, dtype=float)
         a = a / np.linalg.norm(a)
+        self.along = np.outer(a, a)
+        self.across = _EYE3 - self.along
         self.K = skew(a)
-        self.A = np.outer(a, a)
 
     def __call__(self, angle: float) -> np.ndarray:
-        c = math.cos(angle)
-        return c * _EYE3 + math.sin(angle) * self.K + (1.0 - c) * self.A
+        return self.along + math.cos(angle) * self.across + math.sin(angle) * self.K
 
 
 def axis_angle_matrix(axis, angle: float) -> np.ndarray:
@@ -40,13 +41,14 @@ def axis_angle_matrix(axis, angle: float) -> np.ndarray:
 
 
 def elementary(letter: str, angle: float) -> np.ndarray:
-    """Rotation about the x, y or z axis."""
+    """Rotation about the x, y or z axis: the plane of the two other axes (j, k, cyclic) turns."""
+    i = "xyz".index(letter)
+    j, k = (i + 1) % 3, (i + 2) % 3
     c, s = math.cos(angle), math.sin(angle)
-    if letter == "x":
-        return np.array([[1.0, 0.0, 0.0], [0.0, c, -s], [0.0, s, c]])
-    if letter == "y":
-        return np.array([[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]])
-    return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+    R = np.eye(3)
+    R[j, j] = R[k, k] = c
+    R[k, j], R[j, k] = s, -s
+    return R
 
 
 class EulerSequence:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import time
+from contextlib import contextmanager
 from dataclasses import replace
 
 import numpy as np
@@ -19,9 +20,10 @@ from threadpoolctl import ThreadpoolController
 from .constraints import HOLONOMIC
 from .formulations import FORMULATIONS, ConstraintFailure, make_formulation
 from .formulations.rank import condition_number, dependent_rows, numerical_rank
-from .frames import Frame, frame_at, initial_frame  # noqa: F401  (initial_frame: for the window)
+from .frames import Frame, PoseMap, frame_at, initial_frame  # noqa: F401  (PoseMap, initial_frame: for the window)
 from .integrate import Stepper
 from .kinematics import GimbalLock
+from .limits import check_settings
 from .model import Model, ModelError, Stabilization
 from .projection import ProjectionFailure, _rows as constraint_residuals, project_positions, project_velocities
 from .system import SingularMassMatrix, build_system
@@ -59,6 +61,24 @@ def _check_run_length(settings) -> None:
                          f"{MAX_FIXED_STEPS:.0e}); use a larger dt or a shorter t_end")
 
 
+@contextmanager
+def _refused_at_start():
+    """Whatever fails before the first sample is bad input: a ModelError naming t = 0, never a
+    traceback or numpy's warnings (non-finite values are named by the checks they reach)."""
+    try:
+        with np.errstate(all="ignore"):
+            yield
+    except ModelError:
+        raise
+    except (SingularMassMatrix, GimbalLock) as err:
+        raise ModelError("bodies", f"at t = 0: {err}") from None
+    except (ConstraintFailure, ProjectionFailure) as err:
+        raise ModelError("constraints", f"at t = 0: {err}") from None
+    except RUN_ERRORS as err:
+        raise ModelError("", f"at t = 0: the equations of motion cannot be evaluated ({err}): "
+                         "a number of the model out of range?") from None
+
+
 def csv_columns(system, formulation) -> list[str]:
     cols = ["t", *system.coordinate_names, *system.speed_names]
     for name in system.body_names:
@@ -68,6 +88,7 @@ def csv_columns(system, formulation) -> list[str]:
 
 
 class Simulation:
+    @_refused_at_start()
     def __init__(self, model: Model, method=None, coordinates=None, integrator=None, rtol=None,
                  atol=None, t_end=None, dt_out=None, dt=None, stabilization: Stabilization | None = None,
                  variant: str | None = None, max_samples: int | None = None):
@@ -77,6 +98,7 @@ class Simulation:
                          atol=atol, t_end=t_end, dt_out=dt_out, dt=dt, stabilization=stabilization)
         self.settings = replace(model.settings, **{k: v for k, v in overrides.items() if v is not None})
         _check_run_length(self.settings)
+        check_settings(self.settings)
         self.model = model
         self.system = build_system(model, self.settings.coordinates)
         if self.system.n_u == 0:
@@ -112,6 +134,8 @@ class Simulation:
         q0, u0 = self._consistent_initial_state()
         try:
             y0 = f.initial_state(q0, f.model_to_own(q0, u0))
+            q_start = f.state_to_qu(0.0, y0)[0]
+            f.system.kin.gimbal_crossing(q_start, q_start, GIMBAL_TOL)  # at or within GIMBAL_TOL of a lock: refused
             self._check_rows_at_start(y0)
             with np.errstate(over="ignore", invalid="ignore"):  # an overflow is named just below
                 first = self._sample(0.0, y0)
@@ -248,6 +272,11 @@ class Simulation:
 
     def samples(self) -> np.ndarray:
         return np.array(self._samples) if self._samples else np.zeros((0, len(self.columns)))
+
+    @property
+    def sampled_until(self) -> float:
+        """Time of the latest sample (a step may pass many sampling times: it can lead self.t)."""
+        return float(self._samples[-1][0]) if self._samples else self.t
 
     @property
     def finished(self) -> bool:

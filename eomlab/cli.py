@@ -20,6 +20,8 @@ COMMANDS = {
     "gui": "gui",
     "run": "run",
     "equations": "equations",
+    "import": "import_model",
+    "export": "export_model",
     "sweep": "sweep",
 }
 

@@ -1,73 +1,77 @@
-"""The equations panel: the window's model in its selected formulation, as mathematics.
+"""The equations panel: the window's model in its formulation, typeset, and two formulations side by side.
 
-`engine.symbolic.derive` does the work (sympy: seconds for a closed loop) and ziamath typesets
-each item as SVG — both in a worker process (`gui.equations_render`, which says why not a
-thread); the panel polls for the result with a timer, so the GUI thread never waits. A change of
-model or method cancels the derivation in progress (the process is ended) and starts the next;
-the size guard's refusal is shown as it is. An item ziamath cannot typeset is shown with sympy's
-Unicode pretty printer instead. The panel derives only while it is shown.
+A worker process (`equations_render`) derives and typesets; the panel polls it with a timer, so
+the GUI thread never waits. It first gets the numbers at the current state (shown at once), then
+the symbolic page, then the page's formulas one by one. Finished pages are cached per model and
+formulation (the same model shown again is instant); a change of model or formulation ends the
+worker's unfinished work (the process is terminated: sympy cannot be interrupted otherwise).
+The panel derives only while it is shown; it can float as its own large window.
 """
 from __future__ import annotations
 
 import multiprocessing
+import os
 import queue
-import threading
+from dataclasses import dataclass, field
 
-from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer
-from PySide6.QtGui import QFont, QGuiApplication
-from PySide6.QtSvg import QSvgRenderer
-from PySide6.QtSvgWidgets import QSvgWidget
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
+    QComboBox,
     QDockWidget,
-    QFrame,
+    QFileDialog,
     QHBoxLayout,
     QLabel,
     QProgressBar,
     QPushButton,
     QScrollArea,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
-from eomlab.engine.methods import label as method_label
-from eomlab.engine.model import Model
-from eomlab.gui.equations_render import ShownEquations, ShownItem, serve
+from eomlab.engine.methods import METHODS
+from eomlab.gui.equations_page import CompareView, PageView
+from eomlab.gui.equations_render import serve
 
-#: typeset equations are drawn this much larger than ziamath's natural size (12 pt-ish)
-SVG_SCALE = 1.25
-#: how often the GUI thread looks for a finished derivation (ms)
+#: how often the GUI thread looks for the worker's results (ms)
 POLL_MS = 50
-class Derivation:
-    """One request to the worker process, as the panel keeps track of it."""
+#: what the panel offers: the registry's formulations and the tree view (symbolic only)
+SYMBOLIC_METHODS = (*METHODS, "roberson_wittenburg")
+#: typeset formulas kept by their LaTeX (the general forms recur on every model)
+SVG_CACHE_SIZE = 3000
+#: the floating window's share of the screen
+WINDOW_SHARE = (0.62, 0.88)
 
-    def __init__(self, model: Model, method: str, generation: int):
-        self.model, self.method, self.generation = model, method, generation
-        self.cancel_event = threading.Event()
 
-    def cancel(self) -> None:
-        self.cancel_event.set()
+@dataclass
+class Entry:
+    """One (model, method): its page once derived and the SVGs typeset so far."""
+
+    page: object = None
+    refused: str = ""
+    svgs: dict = field(default_factory=dict)  # formula index -> (svg bytes or None, note)
+    done: bool = False
+    view: object = None  # its PageView once laid out (shown again at once)
 
 
 class DerivationProcess:
-    """The panel's worker process: spawned when first needed, terminated to cancel (sympy
-    cannot be interrupted otherwise), spawned again for the next request."""
+    """The worker process: spawned when first needed, terminated to cancel."""
 
-    def __init__(self, plain_text: bool = False):
+    def __init__(self):
         self.context = multiprocessing.get_context("spawn")  # no fork of a process running Qt threads
-        self.plain_text = plain_text
         self.process = None
         self.requests = self.results = None
 
-    def submit(self, generation: int, model: Model, method: str, color: str) -> None:
+    def submit(self, request) -> None:
         if self.process is None or not self.process.is_alive():
             self.requests, self.results = self.context.Queue(), self.context.Queue()
-            self.process = self.context.Process(target=serve, args=(self.requests, self.results, self.plain_text),
-                                                daemon=True, name="eomlab-equations")
+            self.process = self.context.Process(target=serve, args=(self.requests, self.results), daemon=True,
+                                                name="eomlab-equations")
             self.process.start()
-        self.requests.put((generation, model, method, color))
+        self.requests.put(request)
 
     def finished(self) -> list[tuple]:
-        """Every (kind, generation, value) the worker has sent since the last call."""
         done = []
         while self.results is not None:
             try:
@@ -84,102 +88,81 @@ class DerivationProcess:
         self.requests = self.results = None
 
 
+def _scroll(widget: QWidget) -> QScrollArea:
+    area = QScrollArea()
+    area.setWidgetResizable(True)
+    area.setWidget(widget)
+    return area
+
+
 class EquationsPanel(QWidget):
-    """The dock's contents: state line, buttons, and the typeset sections."""
+    """The dock's contents: buttons, a state line, the page and the side-by-side view."""
 
     def __init__(self, parent=None):
         super().__init__(parent)
         self.setObjectName("equations_panel")
-        self.title = QLabel("")
-        self.title.setWordWrap(True)
-        bold = QFont(self.title.font())
-        bold.setBold(True)
-        self.title.setFont(bold)
         self.state = QLabel("")
         self.state.setObjectName("equations_state")
         self.state.setWordWrap(True)
         self.busy = QProgressBar()
-        self.busy.setRange(0, 0)  # indeterminate: sympy gives no progress
-        self.busy.setMaximumHeight(10)
+        self.busy.setRange(0, 0)
+        self.busy.setMaximumHeight(8)
         self.busy.setTextVisible(False)
         self.busy.hide()
+        self.copy_button = QPushButton("Copy as LaTeX")
+        self.export_button = QPushButton("Export…")
+        self.window_button = QPushButton("Own window")
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.hide()
-        self.copy_button = QPushButton("Copy as LaTeX")
-        self.copy_button.setEnabled(False)
         buttons = QHBoxLayout()
-        buttons.addWidget(self.copy_button)
-        buttons.addWidget(self.cancel_button)
+        for button in (self.copy_button, self.export_button, self.window_button, self.cancel_button):
+            buttons.addWidget(button)
         buttons.addStretch(1)
-        self.content = QWidget()
-        self.content_layout = QVBoxLayout(self.content)
-        self.content_layout.setAlignment(Qt.AlignTop)
-        self.scroll = QScrollArea()
-        self.scroll.setWidgetResizable(True)
-        self.scroll.setWidget(self.content)
+        self.scratch = PageView()  # numbers, messages
+        self.compare = CompareView()
+        self.left_box, self.right_box = QComboBox(), QComboBox()
+        for box in (self.left_box, self.right_box):
+            box.addItems(list(SYMBOLIC_METHODS))
+        picks = QHBoxLayout()
+        picks.addWidget(QLabel("Compare"))
+        picks.addWidget(self.left_box)
+        picks.addWidget(QLabel("with"))
+        picks.addWidget(self.right_box)
+        picks.addStretch(1)
+        side = QWidget()
+        side_layout = QVBoxLayout(side)
+        side_layout.addLayout(picks)
+        side_layout.addWidget(_scroll(self.compare), 1)
+        self.tabs = QTabWidget()
+        self.scroll = _scroll(self.scratch)
+        self.tabs.addTab(self.scroll, "Equations")
+        self.tabs.addTab(side, "Side by side")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
-        layout.addWidget(self.title)
         layout.addLayout(buttons)
         layout.addWidget(self.state)
         layout.addWidget(self.busy)
-        layout.addWidget(self.scroll, 1)
-        self.svg_widgets: list[QSvgWidget] = []
-        self.text_items: list[QLabel] = []
+        layout.addWidget(self.tabs, 1)
+        self.set_exportable(False)
 
-    def clear(self) -> None:
-        while self.content_layout.count():
-            widget = self.content_layout.takeAt(0).widget()
-            if widget is not None:
-                widget.deleteLater()
-        self.svg_widgets, self.text_items = [], []
+    @property
+    def page(self) -> PageView:
+        """The page on display."""
+        return self.scroll.widget()
 
-    def show_deriving(self, what: str) -> None:
-        self.clear()
-        self.title.setText(what)
-        self.state.setText("deriving…")
-        self.busy.show()
-        self.cancel_button.show()
-        self.copy_button.setEnabled(False)
+    def show_view(self, view: PageView) -> None:
+        if self.scroll.widget() is not view:
+            self.scroll.takeWidget()  # kept alive by its cache entry (or as the scratch page)
+            self.scroll.setWidget(view)
 
-    def show_message(self, message: str) -> None:
-        self.clear()
-        self.state.setText(message)
-        self.busy.hide()
-        self.cancel_button.hide()
-        self.copy_button.setEnabled(False)
+    def set_exportable(self, ready: bool) -> None:
+        self.copy_button.setEnabled(ready)
+        self.export_button.setEnabled(ready)
 
-    def show_equations(self, shown: ShownEquations) -> None:
-        self.clear()
-        self.busy.hide()
-        self.cancel_button.hide()
-        self.title.setText(f"{shown.title} — {shown.reference}")
-        self.state.setText("")
-        for title, items in shown.sections:
-            header = QLabel(title)
-            header.setWordWrap(True)
-            header.setFont(self.title.font())
-            header.setFrameShape(QFrame.NoFrame)
-            self.content_layout.addWidget(header)
-            for item in items:
-                self.content_layout.addWidget(self._item_widget(item))
-        self.copy_button.setEnabled(True)
-
-    def _item_widget(self, item: ShownItem) -> QWidget:
-        if item.svg is not None and QSvgRenderer(item.svg).isValid():
-            widget = QSvgWidget()
-            widget.load(item.svg)
-            size = widget.renderer().defaultSize()
-            widget.setFixedSize(QSize(round(size.width() * SVG_SCALE), round(size.height() * SVG_SCALE)))
-            widget.setToolTip(item.latex)
-            self.svg_widgets.append(widget)
-            return widget
-        label = QLabel(f"{item.label}:\n{item.text}")
-        label.setObjectName("equation_text")
-        label.setTextInteractionFlags(Qt.TextSelectableByMouse)
-        label.setStyleSheet("font-family: monospace;")
-        self.text_items.append(label)
-        return label
+    def set_busy(self, busy: bool, text: str = "") -> None:
+        self.busy.setVisible(busy)
+        self.cancel_button.setVisible(busy)
+        self.state.setText(text)
 
 
 class EquationsView(QObject):
@@ -201,26 +184,36 @@ class EquationsView(QObject):
         self.poll_timer = QTimer(self)
         self.poll_timer.setInterval(POLL_MS)
         self.poll_timer.timeout.connect(self._collect)
+        self.cache: dict[tuple, Entry] = {}
+        self.svg_cache: dict[str, bytes] = {}
+        self.pending: dict[int, tuple] = {}  # generation -> (model, method) or ("numbers", key)
         self.generation = 0
-        self.current: Derivation | None = None
-        self.cancelled: list[Derivation] = []  # for tests and for the record
-        self.shown_for: tuple | None = None  # (id(model), method) on display
-        self.latex = ""
-        self.panel.copy_button.clicked.connect(self.copy_latex)
-        self.panel.cancel_button.clicked.connect(self.cancel)
+        self.cancelled: list[tuple] = []  # keys whose derivation was ended (for tests and the record)
+        self.numbers = None  # the numeric page while the symbolic one is derived
+        self.shown: tuple | None = None  # the key the page shows
+        self.compared: tuple | None = None  # (left key, right key) the side-by-side view shows
+        self.paired_for = ""  # the method the side-by-side pickers were last set for
+        p = self.panel
+        p.copy_button.clicked.connect(self.copy_latex)
+        p.export_button.clicked.connect(self.export_dialog)
+        p.window_button.clicked.connect(self.own_window)
+        p.cancel_button.clicked.connect(self.cancel)
+        p.left_box.currentTextChanged.connect(lambda *_: self.update())
+        p.right_box.currentTextChanged.connect(lambda *_: self.update())
+        p.tabs.currentChanged.connect(lambda *_: self.update())
         self.dock.visibilityChanged.connect(lambda visible: visible and self.update())
         window.document.changed.connect(lambda *_: self.update())
-        window.installEventFilter(self)  # its Close ends the worker process
+        window.installEventFilter(self)
         window.destroyed.connect(lambda *_: self.worker.stop())
 
     def eventFilter(self, target, event) -> bool:
         if target is self.window and event.type() == QEvent.Close:
-            self.cancel()
             self.worker.stop()
         return False
 
+    # --- showing ---------------------------------------------------------------------------
+
     def show(self) -> None:
-        """Show the dock in front of its tab siblings and derive what it should show."""
         self.dock.show()
         self.dock.raise_()
         self.update()
@@ -228,72 +221,246 @@ class EquationsView(QObject):
     def toggle(self) -> None:
         self.dock.hide() if self.dock.isVisible() else self.show()
 
+    def own_window(self) -> None:
+        """Float the panel as a large window of its own (dock it again by double-clicking its title)."""
+        screen = self.window.screen().availableGeometry()
+        self.dock.setFloating(True)
+        self.dock.resize(int(WINDOW_SHARE[0] * screen.width()), int(WINDOW_SHARE[1] * screen.height()))
+        self.dock.move(screen.x() + screen.width() - self.dock.width(), screen.y())
+        self.dock.show()
+
     @property
     def state(self) -> str:
         return self.panel.state.text()
 
+    def _wanted(self) -> list[tuple]:
+        """(model, method) keys of what should be on screen; the model with one fixed method
+        setting, so a formulation's page is shared by every selected method."""
+        model = self.window.model.with_settings(method="lagrange")
+        if self.panel.tabs.currentIndex() == 1:
+            return [(model, self.panel.left_box.currentText()), (model, self.panel.right_box.currentText())]
+        return [(model, self.window.model.settings.method)]
+
     def update(self) -> None:
-        """Derive for the window's model and method if the dock is shown and they changed."""
+        """Show what is wanted from the cache, and ask the worker for what is missing."""
         if not self.dock.isVisible():
-            if self.current is not None:
-                self.cancel()  # nobody is looking: stop spending the CPU
             return
         model = self.window.model
-        # by identity: an edit always makes a new Model (frozen dataclasses)
-        key = (id(model), model.settings.method)
-        if self.current is not None and (id(self.current.model), self.current.method) == key:
-            return
-        if self.current is None and self.shown_for == key:
-            return
-        self.cancel()
+        if self.paired_for != model.settings.method:
+            self.paired_for = model.settings.method
+            self._default_comparison(model.settings.method)
+        wanted = self._wanted()
+        stale = [g for g, key in self.pending.items() if key not in wanted]
+        if stale:
+            self.cancel()
+        for key in wanted:
+            if key not in self.cache and key not in self.pending.values():
+                self._request(key, numbers=self.panel.tabs.currentIndex() == 0)
+        self._show()
+
+    def _default_comparison(self, method: str) -> None:
+        partner = {"lagrange": "maggi", "maggi": "kane", "kane": "maggi"}.get(method, "lagrange")
+        for box, name in ((self.panel.left_box, method), (self.panel.right_box, partner)):
+            box.blockSignals(True)
+            box.setCurrentText(name)
+            box.blockSignals(False)
+
+    def _request(self, key: tuple, numbers: bool) -> None:
         self.generation += 1
-        ink = self.panel.palette().color(self.panel.foregroundRole()).name()  # dark theme: light ink
-        self.current = Derivation(model, model.settings.method, self.generation)
-        self.panel.show_deriving(f"{method_label(model.settings.method)} — {model.name}")
-        self.worker.submit(self.generation, model, model.settings.method, ink)
+        self.pending[self.generation] = key
+        self.cache[key] = Entry()
+        what = {"symbols", "numbers"} if numbers else {"symbols"}
+        model, method = key
+        self.numbers = None
+        self.worker.submit((self.generation, model, method, self._state(), what, frozenset(self.svg_cache)))
         self.poll_timer.start()
 
-    def cancel(self) -> None:
-        if self.current is None:
-            return
-        self.current.cancel()
-        self.worker.stop()  # sympy cannot be stopped in between: end the process
-        self.cancelled.append(self.current)
-        self.current = None
-        self.shown_for = None
-        self.panel.show_message("derivation cancelled")
+    def _state(self):
+        """(columns, row) of the main run's latest sample, or None (the numbers are then at t = 0)."""
+        try:
+            columns, rows = self.window.samples()
+        except Exception:  # noqa: BLE001 - no run yet: the start will do
+            return None
+        return (columns, rows[-1].copy()) if len(rows) else None
 
-    def copy_latex(self) -> None:
-        if self.latex:
-            QGuiApplication.clipboard().setText(self.latex)
-            self.window.statusBar().showMessage("Copied the equations as LaTeX", 5000)
+    def cancel(self) -> None:
+        """End the worker's unfinished work; finished pages stay cached."""
+        if not self.pending:
+            return
+        self.worker.stop()
+        for key in self.pending.values():
+            self.cancelled.append(key)
+            if not self.cache.get(key, Entry(done=True)).done:
+                self.cache.pop(key, None)
+        self.pending.clear()
+        self.panel.set_busy(False, "derivation cancelled")
+
+    # --- results ---------------------------------------------------------------------------
 
     def _collect(self) -> None:
-        """Deliver what the workers finished (GUI thread, from the poll timer)."""
+        changed = False
         for kind, generation, value in self.worker.finished():
-            if kind == "derived":
-                self._on_derived(generation, value)
+            key = self.pending.get(generation)
+            if key is None:
+                continue
+            entry = self.cache[key]
+            if kind == "numbers":
+                self.numbers = (key, value, {})
+            elif kind == "page":
+                entry.page = value
             elif kind == "refused":
-                self._on_refused(generation, value)
-        if self.current is None:
+                entry.refused, entry.done = value, True
+                del self.pending[generation]
+            elif kind == "done":
+                entry.done = True
+                del self.pending[generation]
+            elif kind == "svg":
+                part, index, svg, note = value
+                svg, note = self._remember(entry, part, index, svg, note)
+                if part == "numbers" and self.numbers is not None:
+                    self.numbers[2][index] = (svg, note)
+                    self._deliver_number(index, svg, note)
+                    continue
+                entry.svgs[index] = (svg, note)
+                self._deliver(key, index, svg, note)
+                continue
+            changed = True
+        if changed:
+            self._show()
+        if not self.pending:
             self.poll_timer.stop()
 
-    def _finished(self, generation: int) -> bool:
-        """True if this result belongs to the derivation we are waiting for."""
-        if self.current is None or generation != self.current.generation:
-            return False
-        self.shown_for = (id(self.current.model), self.current.method)
-        self._shown_model = self.current.model  # keeps the id from being reused
-        self.current = None
-        return True
+    def _remember(self, entry: Entry, part: str, index: int, svg, note):
+        """Keep a new SVG by its LaTeX; fill in one the worker knew we had."""
+        page = entry.page if part == "page" else (self.numbers[1] if self.numbers else None)
+        if page is None:
+            return svg, note
+        latex = page["formulas"][index]
+        if note == "known":
+            return self.svg_cache.get(latex), ""
+        if svg is not None and len(self.svg_cache) < SVG_CACHE_SIZE:
+            self.svg_cache[latex] = svg
+        return svg, note
 
-    def _on_derived(self, generation: int, shown: ShownEquations) -> None:
-        if self._finished(generation):
-            self.latex = shown.latex
-            self.panel.show_equations(shown)
+    def _show(self) -> None:
+        if self.panel.tabs.currentIndex() == 1:
+            self._show_comparison()
+        else:
+            self._show_page()
 
-    def _on_refused(self, generation: int, message: str) -> None:
-        if self._finished(generation):
-            self.latex = ""
-            self.panel.show_message(message)
+    def _show_page(self) -> None:
+        key = self._wanted()[0]
+        entry = self.cache.get(key)
+        shown = (key, id(entry.page) if entry else None, bool(entry and entry.refused))
+        numbers = self.numbers is not None and self.numbers[0] == key
+        if shown == self.shown and not (numbers and entry.page is None):
+            self._busy_state(entry)
+            return
+        scratch = self.panel.scratch
+        scratch.clear()
+        self.panel.show_view(scratch)
+        self.shown = None
+        if entry is None:
+            return
+        if entry.refused:
+            scratch.add_message(entry.refused)
+            self.shown = shown
+        elif entry.page is not None:
+            self.panel.show_view(self._view_of(entry))
+            self.shown = shown
+        elif numbers:
+            scratch.add_page(self.numbers[1], "numbers")
+            for index, (svg, note) in self.numbers[2].items():
+                scratch.set_svg("numbers", index, svg, note)
+        self._busy_state(entry)
 
+    def _view_of(self, entry: Entry) -> PageView:
+        """The entry's page laid out, once: shown again it is only swapped in."""
+        if entry.view is None:
+            entry.view = PageView()
+            entry.view.typeset_requested.connect(self._typeset_deferred)
+            entry.view.add_page(entry.page, "page")
+            for index, (svg, note) in entry.svgs.items():
+                entry.view.set_svg("page", index, svg, note)
+        return entry.view
+
+    def _busy_state(self, entry) -> None:
+        if entry is not None and not entry.done:
+            self.panel.set_busy(True, "deriving the equations…" if entry.page is None else "typesetting…")
+        else:
+            self.panel.set_busy(False, "")
+        self.panel.set_exportable(entry is not None and entry.page is not None)
+
+    def _show_comparison(self) -> None:
+        left, right = (self.cache.get(key) for key in self._wanted())
+        keys = tuple(self._wanted())
+        ready = left is not None and right is not None and left.page is not None and right.page is not None
+        self._busy_state(left if left is None or not left.done else right)
+        if not ready:
+            if left and left.refused or right and right.refused:
+                self.panel.compare.clear()
+                self.panel.set_busy(False, (left.refused if left and left.refused else right.refused))
+            return
+        if self.compared == (keys, id(left.page), id(right.page)):
+            return
+        self.compared = (keys, id(left.page), id(right.page))
+        self.panel.compare.show_rows(left.page, right.page)
+        for side, entry in (("left", left), ("right", right)):
+            for index, (svg, note) in entry.svgs.items():
+                self.panel.compare.set_svg(side, index, svg, note)
+
+    def _deliver(self, key, index, svg, note) -> None:
+        wanted = self._wanted()
+        entry = self.cache.get(key)
+        if entry is not None and entry.view is not None:
+            entry.view.set_svg("page", index, svg, note)
+        if self.panel.tabs.currentIndex() == 1 and key in wanted:
+            for side, other in zip(("left", "right"), wanted):
+                if other == key:
+                    self.panel.compare.set_svg(side, index, svg, note)
+
+    def _deliver_number(self, index, svg, note) -> None:
+        if self.shown is None and self.panel.tabs.currentIndex() == 0:
+            self.panel.scratch.set_svg("numbers", index, svg, note)
+
+    def _typeset_deferred(self, kind: str, index: int) -> None:
+        key = self._wanted()[0]
+        entry = self.cache.get(key)
+        if entry is None or entry.page is None:
+            return
+        self.generation += 1
+        self.pending[self.generation] = key
+        self.worker.submit(("typeset", self.generation, kind, index, entry.page["formulas"][index]))
+        self.poll_timer.start()
+
+    # --- output ----------------------------------------------------------------------------
+
+    def current_page(self):
+        entry = self.cache.get(self._wanted()[0])
+        return entry.page if entry is not None else None
+
+    def copy_latex(self) -> None:
+        page = self.current_page()
+        if page is not None:
+            QGuiApplication.clipboard().setText(page["latex"])
+            self.window.statusBar().showMessage("Copied the equations as LaTeX", 5000)
+
+    def export(self, path: str) -> None:
+        """The whole page as a standalone LaTeX file (.tex) or HTML with MathML (anything else)."""
+        page = self.current_page()
+        text = page["latex"] if path.lower().endswith(".tex") else page["html"]
+        partial = path + ".part"
+        with open(partial, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(partial, path)
+
+    def export_dialog(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self.window, "Export the equations", "equations.html",
+                                              "HTML with MathML (*.html);;LaTeX (*.tex)")
+        if path:
+            try:
+                self.export(path)
+            except OSError as error:
+                self.window.statusBar().showMessage(f"Could not write {path}: {error.strerror}", 8000)
+                return
+            self.window.statusBar().showMessage(f"Wrote the equations to {path}", 5000)

@@ -149,12 +149,11 @@ class FileActions(QObject):
     # --- exports -----------------------------------------------------------------------------------
 
     def export_csv(self, path: str) -> int:
-        import numpy as np
+        from eomlab.engine.sample_files import CsvWriter  # the one CSV writer (shortest round-trip numbers)
 
         columns, rows = self.window.session.samples()
-        with open(path, "w", encoding="utf-8", newline="") as out:
-            out.write(",".join(columns) + "\n")
-            np.savetxt(out, rows, delimiter=",", fmt="%.12g")
+        with CsvWriter(path, columns) as out:
+            out.write(rows)
         return len(rows)
 
     def export_csv_dialog(self) -> None:

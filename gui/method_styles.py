@@ -1,5 +1,5 @@
 """How the window draws and names each formulation: colour, dash pattern, a readable ink for its
-name, and one line on what it integrates and why its drift differs (the cost table's teaching note).
+name; what it integrates and why its drift differs come from the registry.
 
 The formulations themselves, their order and labels are the registry's (`eomlab.engine.methods`):
 a formulation this table does not know still gets a colour and dash of its own.
@@ -25,19 +25,6 @@ STYLES = ((OKABE_ITO["orange"], Qt.SolidLine), (OKABE_ITO["blue"], Qt.DashLine),
 INKS = {OKABE_ITO["orange"]: "#8A5A00", OKABE_ITO["blue"]: "#0072B2", OKABE_ITO["green"]: "#00694D",
         OKABE_ITO["vermillion"]: "#A04000", OKABE_ITO["purple"]: "#8E3B6F", OKABE_ITO["sky_blue"]: "#1A5F8A",
         OKABE_ITO["yellow"]: "#6B6300"}
-#: what each integrates, and so why its constraint drift looks as it does (after its label)
-METHOD_NOTES = {
-    "lagrange": "integrates all coordinates and speeds with the multipliers λ; the constraints hold only at the "
-                "acceleration level, so position and velocity drift grow unless stabilised",
-    "maggi": "integrates all coordinates but only the independent speeds (projected onto the constraint null "
-             "space); velocity rows hold by construction, positions drift slowly",
-    "udwadia_kalaba": "integrates all coordinates and speeds; the constraint force comes from a pseudo-inverse "
-                      "(no λ solve), so like Lagrange it drifts at position and velocity level",
-    "kane": "integrates the independent speeds (generalised speeds): velocity-level rows hold by construction, "
-            "only the position level drifts",
-    "gibbs_appell": "integrates the independent speeds from ∂S/∂u̇ = F: velocity-level rows hold by construction, "
-                    "as in Kane's equations; only the position level drifts",
-}
 METHOD_STYLES = {key: STYLES[i % len(STYLES)] for i, key in enumerate(registry.METHODS)}
 METHOD_LABELS = {key: registry.label(key) for key in registry.METHODS}
 
@@ -61,5 +48,8 @@ def method_ink(method: str) -> str:
 
 
 def method_note(method: str) -> str:
+    """What it integrates and why its drift differs, in words (from the registry), after its label."""
     entry = registry.REGISTRY.get(method)
-    return METHOD_NOTES.get(method) or (f"integrates {entry.integrates}" if entry else "")
+    if entry is None:
+        return ""
+    return f"integrates {entry.integrates}" + (f"; {entry.drift}" if entry.drift else "")

@@ -394,7 +394,7 @@ def test_size_limits(tmp_path, monkeypatch):
     constraints = [{"type": "expression", "equation": "b0_theta"}] * 1001
     with pytest.raises(ModelError, match="too many constraints"):
         model_from_dict({"constraints": constraints})
-    monkeypatch.setattr(modelfile, "MAX_FILE_BYTES", 100)
+    monkeypatch.setattr(modelfile.reading, "MAX_FILE_BYTES", 100)
     path = tmp_path / "big.eom.json"
     path.write_text(EXAMPLE_TEXT)
     with pytest.raises(ModelError, match="file is too large"):
@@ -483,7 +483,7 @@ def test_save_failure_when_temp_file_cannot_be_created(tmp_path, monkeypatch):
     def refuse(*args, **kwargs):
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(modelfile.tempfile, "mkstemp", refuse)
+    monkeypatch.setattr(modelfile.writing.tempfile, "mkstemp", refuse)
     with pytest.raises(PermissionError):
         save_model(model_from_dict(example()), target)
     assert target.read_text() == "old contents"

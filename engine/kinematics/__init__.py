@@ -21,13 +21,13 @@ import numpy as np
 
 from ..model import GROUND, Model, is_planar
 from ..rotations import EulerSequence, cross
-from .layout import GimbalLock, JointLayout, KinematicState
+from .layout import GimbalLock, JointLayout, KinematicState, path_matrix
 from .planar import PlanarKinematics
 from .rates import KinematicEquations
 from .spatial import SpatialKinematics
 
 __all__ = ["GimbalLock", "JointLayout", "KinematicState", "PlanarKinematics", "SpatialKinematics", "TreeKinematics",
-           "choose_strategy"]
+           "choose_strategy", "path_matrix"]
 
 
 def choose_strategy(tree: "TreeKinematics", model: Model):
@@ -84,13 +84,7 @@ class TreeKinematics(KinematicEquations):
         self._plain_u = np.array([b for _, b in plain], dtype=int)
 
         # path matrix T and the body each speed belongs to
-        T = np.zeros((nb, nb))
-        for j in range(nb):
-            i = j
-            while i >= 0:
-                T[i, j] = 1.0
-                i = self.parent[i]
-        self.path_matrix = T
+        self.path_matrix = T = path_matrix(self.parent)
         self.speed_body = np.array([jl.body for jl in self.joints for _ in range(jl.u_slice.stop - jl.u_slice.start)], dtype=int)
         # moved[j, s]: speed s moves body j (its joint lies on j's path)
         self.moved = T[self.speed_body, :].T if self.n_u else np.zeros((nb, 0))

@@ -64,6 +64,19 @@ class GimbalLock(ArithmeticError):
         )
 
 
+def path_matrix(parent) -> np.ndarray:
+    """T[k, i] = 1 when joint k lies on body i's path to the ground (parent[i] = -1: hangs from ground;
+    parents come before children)."""
+    nb = len(parent)
+    T = np.zeros((nb, nb))
+    for i in range(nb):
+        k = i
+        while k >= 0:
+            T[k, i] = 1.0
+            k = parent[k]
+    return T
+
+
 EYE3 = np.eye(3)
 EYE3.flags.writeable = False
 

@@ -16,9 +16,8 @@ import math
 
 import numpy as np
 
-from eomlab.engine.model import JointSpring, Model
-
-PLANAR_TOL = 1e-12
+from eomlab.engine.kinematics import path_matrix
+from eomlab.engine.model import JointSpring, Model, is_planar
 
 
 def unsupported_reason(model: Model) -> str | None:
@@ -32,11 +31,8 @@ def unsupported_reason(model: Model) -> str | None:
         j = b.joint
         if j.type != "revolute":
             return f"bodies[{i}].joint is {j.type} (the batched path runs revolute joints)"
-        if abs(abs(j.axis[2]) - 1.0) > PLANAR_TOL:
-            return f"bodies[{i}].joint.axis is not along z"
-        F = np.array(j.rotation, dtype=float)
-        if not (np.allclose(F[2], (0, 0, 1), atol=PLANAR_TOL) and np.allclose(F[:, 2], (0, 0, 1), atol=PLANAR_TOL)):
-            return f"bodies[{i}].joint.rotation turns out of the x-y plane"
+    if not is_planar(model):
+        return "a joint axis or frame leaves the x-y plane (engine.model.is_planar)"
     for i, f in enumerate(model.forces):
         if not isinstance(f, JointSpring):
             return f"forces[{i}] is a {f.type} (the batched path runs joint springs only)"
@@ -92,15 +88,9 @@ class PlanarChains:
                 cache[id(model)] = _Parameters(model)
             params.append(cache[id(model)])
         first = params[0]
-        self.n = nb = len(first.mass)
+        self.n = len(first.mass)
         self.parent = first.parent
-        T = np.zeros((nb, nb))  # T[k, i] = 1: joint k lies on body i's path to the ground
-        for i in range(nb):
-            k = i
-            while k >= 0:
-                T[k, i] = 1.0
-                k = self.parent[k]
-        self.T = T
+        self.T = T = path_matrix(self.parent)  # T[k, i] = 1: joint k lies on body i's path to the ground
         self.S = T.T * first.sign  # S[i, k]: body i's angular velocity per unit θ̇_k
         self.sign = first.sign
 

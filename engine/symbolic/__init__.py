@@ -3,13 +3,15 @@
 Never on the path from Run to motion: nothing in the numeric engine imports this package.
 
     derive(model, method=None, parameters="numbers", cancel=None) -> Equations
-    equations_text(model, method=None, fmt="text"|"latex"|"json", parameters="numbers") -> str
+    equations_text(model, method=None, fmt="text"|"latex"|"html"|"json", parameters="numbers") -> str
+    page_data(build_page(derive(model, method), model.name)) -> dict  # the equations panel's page
     SymbolicTree(model, parameters="numbers")  # the tree kinematics as sympy expressions
 """
 from .base import Equations, Item, Section
 from .derive import FORMULATIONS, SYMBOLIC_METHODS, derive, symbolic_tree
 from .errors import DOF_LIMIT, DerivationCancelled, SymbolicTooLarge
 from .kinematics import SymbolicTree
+from .page import build_page, numeric_page, page_data
 from .render import display_names, equations_text, latex_item, pretty, render
 
 __all__ = [
@@ -20,6 +22,9 @@ __all__ = [
     "Equations",
     "Item",
     "Section",
+    "build_page",
+    "numeric_page",
+    "page_data",
     "SymbolicTooLarge",
     "SymbolicTree",
     "derive",

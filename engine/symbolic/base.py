@@ -7,13 +7,19 @@ from typing import Any
 import sympy as sp
 
 
+class Tex(str):
+    """A formula written by hand in LaTeX (an Item's value that is mathematics, not prose)."""
+
+
 @dataclass
 class Item:
-    """One labelled sympy object (an equation, a matrix, a vector) or plain text."""
+    """One labelled sympy object (an equation, a matrix, a vector) or a sentence of prose."""
 
-    label: str
-    value: Any  # sympy Expr / Matrix / Eq, or str for a formula written out in words
+    label: str  # prose: what the item is (shown as a caption)
+    value: Any  # sympy Expr / Matrix / Eq, or str: a sentence of prose
     symbol: str = ""  # short name, e.g. "M" (used as the JSON key of formulation extras)
+    tex: str = ""  # LaTeX of the left-hand side, e.g. r"C^{\mathsf T} M C" (empty: the caption only)
+    role: str = ""  # what it corresponds to in other formulations (about.ROLES), for side by side
 
 
 @dataclass
@@ -21,8 +27,8 @@ class Section:
     title: str
     items: list[Item] = field(default_factory=list)
 
-    def add(self, label: str, value, symbol: str = "") -> Section:
-        self.items.append(Item(label, value, symbol))
+    def add(self, label: str, value, symbol: str = "", tex: str = "", role: str = "") -> Section:
+        self.items.append(Item(label, value, symbol, tex, role))
         return self
 
 
@@ -38,7 +44,7 @@ class Equations:
 
     method: str
     title: str
-    reference: str  # the equation numbers this implements
+    reference: str  # the equation's name and source
     coordinates: list[str]
     speeds: list[str]
     accelerations: list[sp.Symbol]

@@ -1,4 +1,4 @@
-"""Constraint rows, symbolically, brought to the acceleration level (THEORY.md §2, seed 002 (3.1)–(3.3)).
+"""Constraint rows, symbolically, brought to the acceleration level.
 
 - holonomic Φ(q, t) = 0:  A = Φ_q,  b = −(Φ_q q̇)_q q̇ − 2 Φ_qt q̇ − Φ_tt
 - first order ψ(q, q̇, t) = 0:  A = ∂ψ/∂q̇,  b = −ψ_q q̇ − ψ_t

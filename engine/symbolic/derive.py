@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 
 from eomlab.engine.methods import METHODS, REGISTRY
 from eomlab.engine.model import Model, ModelError
@@ -39,8 +40,25 @@ def derive(model: Model, method: str | None = None, parameters: str = "numbers",
     _check_euler_parameters(model, name)
     progress = Progress(cancel)
     progress.checkpoint("start")
-    tree = SymbolicTree(model, parameters=parameters, progress=progress)
-    return FORMULATIONS[name](tree)
+    return FORMULATIONS[name](_tree(model, parameters, progress))
+
+
+#: the trees of the last few models: a second formulation of the same model starts from its
+#: kinematics and from the energies, mass matrix and forces the first one formed
+_TREES: OrderedDict = OrderedDict()
+TREES_KEPT = 4
+
+
+def _tree(model: Model, parameters: str, progress: Progress) -> SymbolicTree:
+    key = (model, parameters)
+    tree = _TREES.pop(key, None)
+    if tree is None:
+        tree = SymbolicTree(model, parameters=parameters, progress=progress)
+    tree.progress = progress
+    _TREES[key] = tree
+    while len(_TREES) > TREES_KEPT:
+        _TREES.popitem(last=False)
+    return tree
 
 
 def _check_euler_parameters(model: Model, name: str) -> None:

@@ -9,7 +9,7 @@ from .kinematics import SymbolicTree
 
 def partial_velocities(tree: SymbolicTree, speeds: bool) -> dict[str, tuple[sp.Matrix, sp.Matrix]]:
     """Per body: (3×n partial velocities of the mass centre, 3×n partial angular velocities),
-    both in the body's own axes — the columns are v^(r) and ω^(r) of seed 003."""
+    both in the body's own axes — the columns are v^(r) and ω^(r) of Kane and Levinson."""
     velocities = tree.velocities(speeds)
     table = {}
     for name in tree.bodies:
@@ -20,7 +20,7 @@ def partial_velocities(tree: SymbolicTree, speeds: bool) -> dict[str, tuple[sp.M
 
 
 def generalized_inertia_forces(tree: SymbolicTree, speeds: bool, table=None) -> sp.Matrix:
-    """F_r* = −Σ_B (m_B a_B·v_B^(r) + (I_B α_B + ω_B × I_B ω_B)·ω_B^(r))   (seed 003)."""
+    """F_r* = −Σ_B (m_B a_B·v_B^(r) + (I_B α_B + ω_B × I_B ω_B)·ω_B^(r))   (Kane and Levinson)."""
     table = table or partial_velocities(tree, speeds)
     F_star = sp.zeros(len(tree.velocities(speeds)), 1)
     for name, frame in tree.bodies.items():

@@ -1,7 +1,7 @@
-"""Generalized active forces and potential energy, symbolically (virtual power, THEORY.md §1).
+"""Generalized active forces and potential energy, symbolically (virtual power).
 
 F_r = Σ F·v_P^(r) + Σ L·ω^(r) over the force elements and gravity, with v_P^(r) = ∂v_P/∂u_r
-the partial velocities (seed 003). Joint-coordinate efforts τ enter as Wᵀτ since q̇ = W u.
+the partial velocities. Joint-coordinate efforts τ enter as Wᵀτ since q̇ = W u.
 With `speeds=False` the velocity variables are the rates q̇, and F is Lagrange's Q of (2.3)–(2.4).
 """
 from __future__ import annotations

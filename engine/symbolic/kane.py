@@ -1,19 +1,21 @@
-"""Kane's equations F_r + F_r* = 0 in the model's own generalized speeds (seed 003, THEORY.md §3)."""
+"""Kane's equations F_r + F_r* = 0 in the model's own generalised speeds (Kane and Levinson 1985)."""
 from __future__ import annotations
 
 import sympy as sp
 
-from .base import Equations
+from .about import KANE
+from .base import Equations, Tex
+from .latex import symbol_latex
 from .constraints import acceleration_rows, constraint_rows
 from .dynamics import generalized_inertia_forces, partial_velocities, split_linear
 from .errors import constraints_too_long
 from .forces import generalized_active_forces
 from .kinematics import SymbolicTree
-from .partition import partition
+from .partition import partition, small_inverse
 
 
 def kane_equations(tree: SymbolicTree) -> Equations:
-    """Kane (seed 003): F_r = Σ_B (R_B·v_B^(r) + L_B·ω_B^(r)),
+    """Kane: F_r = Σ_B (R_B·v_B^(r) + L_B·ω_B^(r)),
     F_r* = −Σ_B (m_B a_B·v_B^(r) + (I_B α_B + ω_B × I_B ω_B)·ω_B^(r)), and F_r + F_r* = 0;
     with constraints u_d = A_d u_i + B_d, the nonholonomic partial velocities
     ṽ^(r) = v^(r) + Σ_d v^(d) (A_d)_dr over the independent speeds."""
@@ -25,77 +27,94 @@ def kane_equations(tree: SymbolicTree) -> Equations:
     M = tree.simplify(-M_neg)
     forcing = tree.simplify(F + F_star_rest)
     eq = Equations(
-        method="kane", title="Kane's equations", reference="seed 003; THEORY.md §3 (Kane)",
+        method="kane", title=KANE.name, reference=KANE.source,
         coordinates=list(tree.coordinate_names), speeds=list(tree.speed_names),
         accelerations=list(tree.ud), mass_matrix=M, forcing=forcing, parameters=dict(tree.params.values))
     _kinematic_section(eq, tree)
     _partials_section(eq, tree, table)
-    forces = eq.section("Generalized active and inertia forces")
-    forces.add("F_r", F, "F").add("F_r*", F_star, "F_star")
-    equations = eq.section("Kane's equations F_r + F_r* = 0")
-    total = tree.simplify(F + F_star)
-    for r, speed in enumerate(tree.speed_names):
-        equations.add(f"r = {r + 1} ({speed})", sp.Eq(total[r], 0))
-    equations.add("M (M u̇ = forcing)", M, "M").add("forcing", forcing, "forcing")
+    forces = eq.section("Generalised active and inertia forces")
+    forces.add("generalised active forces", F, "F", tex="F_r", role="forcing")
+    forces.add("generalised inertia forces", F_star, "F_star", tex=r"F_r^{*}")
+    equations = eq.section("Kane's equations, written as a mass matrix and a forcing")
+    equations.add("", Tex(r"F_r + F_r^{*} = 0 \quad\Longleftrightarrow\quad M\,\dot u = f"), role="reduced")
+    equations.add("the mass matrix, minus the coefficients of the accelerations in the inertia forces", M, "M",
+                  tex="M", role="mass")
+    equations.add("the forcing: everything else", forcing, "forcing", tex="f", role="forcing")
     rows = acceleration_rows(tree, constraint_rows(tree), speeds=True)
     if rows.A.rows:
         _constrained(eq, tree, rows, table, M, forcing)
     return eq
 
 
+def _speed_tex(tree: SymbolicTree, name: str) -> str:
+    return symbol_latex(name[:-4], 1) if name.endswith("_dot") else symbol_latex(name)
+
+
 def _kinematic_section(eq: Equations, tree: SymbolicTree) -> None:
-    section = eq.section("Generalized speeds and kinematic equations q̇ = W(q) u")
-    trivial = [str(r) for r in tree.qd if tree.qdot_in_speeds[r] == r]
+    section = eq.section("Generalised speeds and the kinematic equations")
+    section.add("", Tex(r"\dot q = W(q)\,u"))
+    trivial = [r for r in tree.qd if tree.qdot_in_speeds[r] == r]
     if trivial:
-        section.add("speeds equal to the rates", ", ".join(trivial))
+        section.add("speeds", "The speeds equal the rates of " + ", ".join(str(r)[:-4] for r in trivial) + ".")
     for rate in tree.qd:
         if tree.qdot_in_speeds[rate] != rate:
-            section.add(str(rate), sp.Eq(rate, tree.qdot_in_speeds[rate]))
+            section.add("", sp.Eq(rate, tree.qdot_in_speeds[rate], evaluate=False))
 
 
 def _partials_section(eq: Equations, tree: SymbolicTree, table) -> None:
-    section = eq.section("Partial velocities v_B^(r) (mass centres, world axes) and partial angular "
-                         "velocities ω_B^(r) (body axes)")
+    section = eq.section("Partial velocities of the mass centres (world axes) and partial angular velocities "
+                         "(body axes), one per speed")
     for body, (v_body, w) in table.items():
         v = tree.simplify(tree.rotation(body) * v_body)
         for r, speed in enumerate(tree.speed_names):
-            section.add(f"v_{body}^({r + 1}) [{speed}]", v[:, r], f"v_{body}_{r + 1}")
-            section.add(f"ω_{body}^({r + 1}) [{speed}]", w[:, r], f"w_{body}_{r + 1}")
+            section.add("", v[:, r], f"v_{body}_{r + 1}", tex=rf"v_{{\mathrm{{{body}}}}}^{{({_speed_tex(tree, speed)})}}")
+            section.add("", w[:, r], f"w_{body}_{r + 1}",
+                        tex=rf"\omega_{{\mathrm{{{body}}}}}^{{({_speed_tex(tree, speed)})}}")
 
 
 def _constrained(eq: Equations, tree: SymbolicTree, rows, table, M, forcing) -> None:
     """u̇_d from A u̇ = b; the reduced equations C̃ᵀ(M u̇ − forcing) = 0 over the independent speeds."""
     eq.constraint_matrix, eq.constraint_rhs, eq.constraint_names = rows.A, rows.b, list(rows.names)
-    section = eq.section("Constraints in the speeds: A u̇ = b (velocity rows J u + j = 0)")
-    section.add("A", rows.A, "A").add("b", rows.b, "b")
+    section = eq.section("Constraints in the speeds")
+    section.add("", Tex(r"A\,\dot u = b"), role="constraints")
+    section.add("constraint matrix", rows.A, "A", tex="A", role="constraints")
+    section.add("constraint right-hand side", rows.b, "b", tex="b", role="constraints")
     if constraints_too_long(rows.A, rows.b):
         eq.section("Kane's equations over the independent speeds").add(
-            "reduction", "the constraint rows are too long to reduce symbolically; the numeric engine solves "
-            "u_d = A_d u_i + B_d and F̃_r + F̃_r* = 0 at each step")
+            "reduction", "The constraint rows are too long to reduce symbolically; the program solves for the "
+            "dependent speeds and the reduced equations numerically at each step.")
         return
     tree.progress.checkpoint("dependent speeds")
     split = partition(tree, rows.A, rows.b)
     independent = [tree.speed_names[i] for i in split.independent]
     dependent = [tree.speed_names[i] for i in split.dependent]
     A_d = split.C.extract(split.dependent, list(range(len(split.independent))))
-    speeds = eq.section("Dependent speeds u_d = A_d u_i + B_d")
-    speeds.add("independent speeds", ", ".join(independent) or "none")
-    speeds.add("dependent speeds", ", ".join(dependent))
-    speeds.add("A_d", A_d, "A_d")
+    speeds = eq.section("Dependent speeds")
+    speeds.add("", Tex(r"u_d = A_d\,u_i + B_d"))
+    speeds.add("independent speeds", "Independent speeds: " + (", ".join(independent) or "none") + ".")
+    speeds.add("dependent speeds", "Dependent speeds: " + ", ".join(dependent) + ".")
+    speeds.add("", A_d, "A_d", tex="A_d")
     if rows.velocity_A.rows == rows.A.rows:
         J_d = rows.velocity_A.extract(list(range(rows.A.rows)), split.dependent)
-        speeds.add("B_d", tree.simplify(-J_d.inv() * rows.velocity_bias), "B_d")
-    partials = eq.section("Nonholonomic partial velocities ṽ^(r) = v^(r) + Σ_d v^(d) (A_d)_dr")
+        speeds.add("", tree.simplify(-small_inverse(J_d) * rows.velocity_bias), "B_d", tex="B_d")
+    partials = eq.section("Nonholonomic partial velocities, over the independent speeds")
+    partials.add("", Tex(r"\tilde v^{(r)} = v^{(r)} + \sum_d v^{(d)} (A_d)_{dr}"))
     for body, (v_body, w) in table.items():
         v = tree.rotation(body) * v_body
         v_tilde, w_tilde = tree.simplify(v * split.C), tree.simplify(w * split.C)
         for column, speed in enumerate(independent):
-            partials.add(f"ṽ_{body}^({column + 1}) [{speed}]", v_tilde[:, column])
-            partials.add(f"ω̃_{body}^({column + 1}) [{speed}]", w_tilde[:, column])
-    reduced = eq.section("Kane's equations over the independent speeds: F̃_r + F̃_r* = 0")
+            partials.add("", v_tilde[:, column], tex=rf"\tilde v_{{\mathrm{{{body}}}}}^{{({_speed_tex(tree, speed)})}}")
+            partials.add("", w_tilde[:, column],
+                         tex=rf"\tilde\omega_{{\mathrm{{{body}}}}}^{{({_speed_tex(tree, speed)})}}")
+    reduced = eq.section("Kane's equations over the independent speeds")
+    reduced.add("", Tex(r"\tilde F_r + \tilde F_r^{*} = 0 \quad\Longleftrightarrow\quad \tilde M\,\dot u_i = \tilde f"),
+                role="reduced")
     M_reduced = tree.simplify(split.C.T * M * split.C)
     f_reduced = tree.simplify(split.C.T * (forcing - M * split.particular))
-    reduced.add("M̃", M_reduced, "reduced_mass_matrix").add("f̃", f_reduced, "reduced_forcing")
+    reduced.add("the mass matrix over the independent speeds", M_reduced, "reduced_mass_matrix",
+                tex=r"\tilde M", role="mass")
+    reduced.add("the forcing over the independent speeds", f_reduced, "reduced_forcing", tex=r"\tilde f",
+                role="forcing")
     lhs = M_reduced * sp.Matrix([tree.ud[i] for i in split.independent])
-    for r, speed in enumerate(independent):
-        reduced.add(f"r = {r + 1} ({speed})", sp.Eq(lhs[r], f_reduced[r]))
+    for r in range(len(independent)):
+        reduced.add("", sp.Eq(lhs[r], f_reduced[r], evaluate=False), role="reduced")

@@ -5,7 +5,7 @@ accelerations `<coord>_ddot`, and the model's speeds (`u`, body-axis ω componen
 spherical/free joints with ``"speeds": "body"``, else the rates), all real, as
 `engine.expressions.symbol` makes them. Every body gets its world rotation, hinge position and
 body-axis angular velocity; velocities come from Jacobians, so they are exact and linear in the
-rates or speeds (seed 004 (45): ṙ = α q̇ + s, here with s = 0 for a fixed base).
+rates or speeds (Roberson–Wittenburg: ṙ = α q̇ + s, here with s = 0 for a fixed base).
 """
 from __future__ import annotations
 
@@ -66,6 +66,30 @@ def quaternion_rate_matrices(p) -> tuple[sp.Matrix, sp.Matrix]:
     Q = sp.Matrix([[-e1, -e2, -e3], [e0, -e3, e2], [e3, e0, -e1], [-e2, e1, e0]])
     G = sp.Matrix([[-e1, e0, e3, -e2], [-e2, -e3, e0, e1], [-e3, e2, -e1, e0]])
     return Q, G
+
+
+def z_angle(R: sp.Matrix):
+    """φ when R is the rotation about z by φ (the identity: 0), else None."""
+    if R == sp.eye(3):
+        return sp.Integer(0)
+    if R[2, 2] != 1 or any(R[i, j] != 0 for i, j in ((0, 2), (1, 2), (2, 0), (2, 1))):
+        return None
+    c, s = R[0, 0], R[1, 0]
+    if isinstance(c, sp.cos) and isinstance(s, sp.sin) and c.args == s.args and R[0, 1] == -s and R[1, 1] == c:
+        return c.args[0]
+    return None
+
+
+def compose(*rotations: sp.Matrix) -> sp.Matrix:
+    """The product of rotations; rotations about z alone are composed by adding their angles
+    (a planar chain's bodies turn by θ1 + θ2 + …: short sums instead of nested products)."""
+    angles = [z_angle(R) for R in rotations]
+    if all(a is not None for a in angles):
+        return elementary("z", sp.Add(*angles))
+    product = sp.eye(3)
+    for R in rotations:
+        product = product * R
+    return product
 
 
 def euler_body_rate_matrix(sequence: str, theta: sp.Expr, phi: sp.Expr) -> sp.Matrix:
@@ -182,6 +206,7 @@ class SymbolicTree:
         self.qdot_in_speeds: dict[sp.Symbol, sp.Expr] = {}  # q̇ = W(q) u
         self.speeds_in_rates: dict[sp.Symbol, sp.Expr] = {}  # u = W(q)⁻¹ q̇
         self.bodies: dict[str, BodyFrame] = {}
+        self.lagrange_core = None  # (T, V, M, Γ, h, Q) once a formulation has formed them
         self._build()
         ops = sum(sp.count_ops(self.com_position(b.name)) for b in model.bodies)
         check_operations(ops, len(self.q))
@@ -230,8 +255,8 @@ class SymbolicTree:
         R_joint = exact_matrix(joint.rotation)
         R_rel, translation = self._joint_pose(joint, q)
         w_rel_rates, w_rel_speeds = self._kinematic_equations(joint, q, qd, u)
-        R_jw = self.simplify(R_parent * R_joint)
-        rotation = self.simplify(R_jw * R_rel)
+        R_jw = self.simplify(compose(R_parent, R_joint))
+        rotation = self.simplify(compose(R_jw, R_rel))
         offset = self.params.hinge(body) + R_joint * translation  # hinge from parent origin, parent axes
         origin = self.simplify(origin_parent + R_parent * offset)
         to_body = (R_joint * R_rel).T  # parent axes -> body axes
@@ -243,7 +268,7 @@ class SymbolicTree:
             inertia=self.params.inertia(body), joint_frame_rotation=R_jw, coordinates=list(q))
 
     def _motion(self, parent: Motion, w_rel, to_body, R_parent, R_joint, offset, translation, speeds) -> Motion:
-        """Recursive velocities and accelerations of a child from its parent's (seed 004 (36)–(40)).
+        """Recursive velocities and accelerations of a child from its parent's.
 
         All in body axes (C = R_J R_rel turns child axes into parent axes), which keeps the
         expressions short: only relative rotations appear, never the product down the chain.

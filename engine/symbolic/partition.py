@@ -6,7 +6,7 @@ best-conditioned k columns of A are solved for, the other l = n − k stay indep
 
     v̇_d = −A_d⁻¹ A_i v̇_i + A_d⁻¹ b,   C = [I; −A_d⁻¹ A_i] (in the variables' order),  A C = 0
 
-(THEORY.md §3, Maggi's coordinate partitioning; the same split gives Kane's u_d = A_d u_i + B_d).
+(Maggi's coordinate partitioning; the same split gives Kane's u_d = A_d u_i + B_d).
 """
 from __future__ import annotations
 
@@ -31,12 +31,12 @@ class Partition:
     A_d_inv: sp.Matrix  # k × k
 
 
-def sample_state(tree: SymbolicTree, seed: int = 7) -> list[dict]:
+def sample_state(tree: SymbolicTree, random_state: int = 7) -> list[dict]:
     """Substitutions at which to judge the rank: the initial state first, then random ones."""
     q0 = [v for b in tree.model.bodies for v in (b.joint.q0 or (0.0,) * b.joint.n_coordinates)]
     u0 = [v for b in tree.model.bodies for v in (b.joint.u0 or (0.0,) * b.joint.dof)]
     initial = dict(zip(tree.q, q0)) | dict(zip(tree.u, u0)) | dict(zip(tree.qd, u0)) | {tree.t: 0.0}
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(random_state)
     states = [initial]
     for _ in range(3):
         values = rng.uniform(0.2, 1.2, size=3 * len(tree.q))
@@ -68,6 +68,15 @@ def choose_dependent(tree: SymbolicTree, A: sp.Matrix) -> list[int]:
                      "remove redundant constraints for the symbolic view")
 
 
+def small_inverse(A: sp.Matrix) -> sp.Matrix:
+    """A⁻¹ without zero tests: adjugate over determinant (Berkowitz) up to 3 × 3, LU beyond.
+    sympy's default (Gauss–Jordan) calls simplify to judge each pivot: tens of seconds on a
+    closed loop's rows, and the partition has already chosen a regular block numerically."""
+    if A.rows <= 3:
+        return A.adjugate(method="berkowitz") / A.det(method="berkowitz")
+    return A.inv(method="LU", iszerofunc=lambda e: e == 0)
+
+
 def partition(tree: SymbolicTree, A: sp.Matrix, b: sp.Matrix) -> Partition:
     n, k = A.cols, A.rows
     if k == 0:
@@ -76,7 +85,7 @@ def partition(tree: SymbolicTree, A: sp.Matrix, b: sp.Matrix) -> Partition:
     independent = [c for c in range(n) if c not in dependent]
     A_d = A.extract(list(range(k)), dependent)
     A_i = A.extract(list(range(k)), independent)
-    A_d_inv = tree.simplify(A_d.inv(method="LU") if k > 3 else A_d.inv())
+    A_d_inv = tree.simplify(small_inverse(A_d))
     C = sp.zeros(n, len(independent))
     D = sp.zeros(n, k)
     particular = sp.zeros(n, 1)

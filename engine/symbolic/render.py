@@ -1,8 +1,9 @@
-"""`eomlab equations MODEL [--method M] [--format text|latex|json]` (MODEL_FORMAT.md).
+"""`eomlab equations MODEL [--method M] [--format text|latex|html|json]`.
 
-- text: headed by the formulation's name and the equations it implements; each item printed by
-  sympy's unicode pretty printer.
-- latex: one display per item, section titles as comments and \\section*.
+- text: headed by the formulation's name and its source; each item printed by sympy's unicode
+  pretty printer.
+- latex: the equations page (`page.py`) as a standalone LaTeX document, the same the panel shows.
+- html: the same page as one HTML file, the mathematics as MathML.
 - json: {"coordinates", "speeds", "mass_matrix" (rows of expressions), "forcing"
   (mass_matrix · u̇ = forcing, in the formulation's own speeds), "latex", …}; expressions in
   SymPy syntax (`sympy.sympify` parses them back) with the file's numbers substituted.
@@ -18,8 +19,10 @@ from eomlab.engine.model import Model, ModelError
 
 from .base import Equations, Item
 from .derive import derive
+from .latex import display_latex, symbol_names, text_latex as latex_text
+from .page import build_page, html_document, latex_document
 
-FORMATS = ("text", "latex", "json")
+FORMATS = ("text", "latex", "html", "json")
 
 
 def equations_text(model: Model, method: str | None = None, fmt: str = "text",
@@ -35,7 +38,9 @@ def render(equations: Equations, fmt: str = "text", model_name: str = "") -> str
     if fmt == "json":
         return to_json(equations, model_name)
     if fmt == "latex":
-        return to_latex(equations, model_name)
+        return latex_document(build_page(equations, model_name))
+    if fmt == "html":
+        return html_document(build_page(equations, model_name))
     return to_text(equations, model_name)
 
 
@@ -144,33 +149,12 @@ def _text_item(item: Item, names) -> str:
     return f"  {item.label}:\n{indent(pretty(item.value, names))}"
 
 
-# --- LaTeX -----------------------------------------------------------------------------------
-
-def latex_text(label: str) -> str:
-    """A label as LaTeX text (escaping the few characters LaTeX treats specially)."""
-    for char, escaped in (("\\", r"\textbackslash{}"), ("_", r"\_"), ("^", r"\^{}"), ("&", r"\&"),
-                          ("%", r"\%"), ("#", r"\#"), ("{", r"\{"), ("}", r"\}")):
-        label = label.replace(char, escaped)
-    return label
-
+# --- LaTeX of one item (JSON) ----------------------------------------------------------------
 
 def latex_item(item: Item, names=None) -> str:
-    note = too_long(item.value)
-    if isinstance(item.value, str) or note:
-        return rf"\text{{{latex_text(item.label)}: {latex_text(note or item.value)}}}"
-    symbol_names = {s: tex for s, (_, tex) in (names or {}).items()}
-    return rf"\text{{{latex_text(item.label)}:}}\quad {sp.latex(item.value, symbol_names=symbol_names)}"
-
-
-def to_latex(eq: Equations, model_name: str = "") -> str:
-    names = display_names(eq)
-    lines = [f"% {eq.title} — {eq.reference}" + (f" — model: {model_name}" if model_name else "")]
-    lines.append(rf"\section*{{{latex_text(eq.title)}}}")
-    for section in eq.sections:
-        lines.append(rf"\subsection*{{{latex_text(section.title)}}}")
-        for item in section.items:
-            lines.append(rf"\[ {latex_item(item, names)} \]")
-    return "\n".join(lines) + "\n"
+    if isinstance(item.value, str):
+        return str(item.value) if type(item.value) is not str else ""
+    return r" \\ ".join(display_latex(item.tex, item.value, names))
 
 
 # --- JSON ------------------------------------------------------------------------------------
@@ -196,7 +180,7 @@ def json_value(value):
 
 
 def to_json(eq: Equations, model_name: str = "") -> str:
-    names = display_names(eq)
+    names = symbol_names(eq.coordinates, eq.speeds, eq.constraint_names)
     used = sorted({str(s) for m in (eq.mass_matrix, eq.forcing) for s in m.free_symbols})
     document = {
         "model": model_name,
@@ -219,6 +203,6 @@ def to_json(eq: Equations, model_name: str = "") -> str:
         "sections": [{"title": s.title, "items": [
             {"label": it.label, "latex": latex_item(it, names), "value": json_value(it.value)} for it in s.items]}
             for s in eq.sections],
-        "latex": to_latex(eq, model_name),
+        "latex": latex_document(build_page(eq, model_name)),
     }
     return json.dumps(document, indent=1, ensure_ascii=False)

@@ -1,11 +1,12 @@
-"""The Roberson–Wittenburg view of the tree (seed 004; THEORY.md §4)."""
+"""The Roberson–Wittenburg view of the tree: path matrix, hinge vectors, r_j = Σ_i T_ij d_ij."""
 from __future__ import annotations
 
 import sympy as sp
 
 from eomlab.engine.model import GROUND
 
-from .base import Equations
+from .about import ROBERSON_WITTENBURG
+from .base import Equations, Tex
 from .kinematics import SymbolicTree
 from .lagrange import lagrange_core
 
@@ -24,7 +25,7 @@ def path_matrix(tree: SymbolicTree) -> sp.Matrix:
 
 def hinge_vectors(tree: SymbolicTree) -> dict[tuple[int, int], sp.Matrix]:
     """d_ij (world axes, 1-based keys): from hinge i to the next hinge on the path to body j,
-    or to the mass centre of j when i = j; r_j = Σ_i T_ij d_ij (seed 004 (33)–(35))."""
+    or to the mass centre of j when i = j; r_j = Σ_i T_ij d_ij."""
     names = list(tree.bodies)
     d = {}
     for j, name in enumerate(names):
@@ -40,9 +41,9 @@ def hinge_vectors(tree: SymbolicTree) -> dict[tuple[int, int], sp.Matrix]:
 
 
 def tree_view(tree: SymbolicTree) -> Equations:
-    """Roberson–Wittenburg (seed 004 (33)–(54)): r_j = Σ_i T_ij d_ij, ṙ = α q̇ + s (45),
-    r̈ = α q̈ + u (46) with the Jacobian α (47) and the velocity-product terms u (52)–(54).
-    Its mass matrix and forcing are Lagrange's (2.6), built from the same kinematics."""
+    """Roberson–Wittenburg: r_j = Σ_i T_ij d_ij, ṙ = α q̇ + s, r̈ = α q̈ + u with the Jacobian α
+    and the velocity-product terms u. Its mass matrix and forcing are Lagrange's, built from
+    the same kinematics."""
     names = list(tree.bodies)
     T = path_matrix(tree)
     d = hinge_vectors(tree)
@@ -53,29 +54,32 @@ def tree_view(tree: SymbolicTree) -> Equations:
     u = tree.simplify(tree.time_derivative(velocity, speeds=False).subs({a: 0 for a in tree.qdd}))
     _T, _V, M, _gamma, h, Q = lagrange_core(tree)
     eq = Equations(
-        method="roberson_wittenburg", title="Roberson–Wittenburg tree kinematics",
-        reference="seed 004 (33)–(54); THEORY.md §4", coordinates=list(tree.coordinate_names),
-        speeds=[str(s) for s in tree.qd], accelerations=list(tree.qdd), mass_matrix=M,
-        forcing=tree.simplify(Q - h), parameters=dict(tree.params.values))
-    topology = eq.section("Path matrix T (T_ij = 1: hinge i on the path from B_0 to B_j)")
-    topology.add("bodies", ", ".join(names)).add("T", T, "T")
-    vectors = eq.section("Body-fixed vectors d_ij (hinge i → next hinge / mass centre of B_j), world axes")
+        method="roberson_wittenburg", title=ROBERSON_WITTENBURG.name, reference=ROBERSON_WITTENBURG.source,
+        coordinates=list(tree.coordinate_names), speeds=[str(s) for s in tree.qd], accelerations=list(tree.qdd),
+        mass_matrix=M, forcing=tree.simplify(Q - h), parameters=dict(tree.params.values))
+    topology = eq.section("The path matrix: an entry is 1 when hinge i lies on the path from the ground to body j")
+    topology.add("bodies", "Bodies, in order: " + ", ".join(names) + ".").add("", T, "T", tex="T")
+    vectors = eq.section("Body-fixed vectors from each hinge to the next hinge or mass centre, in world axes")
     for (i, j), value in d.items():
-        vectors.add(f"d_{i}{j}", value, f"d_{i}{j}")
-    positions = eq.section("Mass-centre positions r_j = Σ_i T_ij d_ij (33)–(35)")
+        vectors.add("", value, f"d_{i}{j}", tex=f"d_{{{i}{j}}}")
+    positions = eq.section("Mass-centre positions")
+    positions.add("", Tex(r"r_j = \sum_i T_{ij}\,d_{ij}"), role="general")
     for j, name in enumerate(names):
-        positions.add(f"r_{j + 1} ({name})", tree.com_position(name), f"r_{j + 1}")
-    jac = eq.section("ṙ = α q̇ + s (45), r̈ = α q̈ + u (46); α (47)–(51), u (52)–(54)")
-    jac.add("α (rows: bodies' x, y, z; columns: coordinates)", alpha, "alpha")
-    jac.add("s (fixed base)", sp.zeros(r.rows, 1), "s")
-    jac.add("u", u, "u")
-    eq.section("Equations of motion from the tree (2.6): M q̈ = Q − h").add("M", M, "M").add(
-        "Q − h", eq.forcing, "Y")
+        positions.add(f"body {name}", tree.com_position(name), f"r_{j + 1}", tex=f"r_{{{j + 1}}}")
+    jac = eq.section("Velocities and accelerations of the mass centres")
+    jac.add("", Tex(r"\dot r = \alpha\,\dot q + s, \qquad \ddot r = \alpha\,\ddot q + u"))
+    jac.add("the Jacobian (rows: the bodies' x, y, z; columns: the coordinates)", alpha, "alpha", tex=r"\alpha")
+    jac.add("the fixed base adds nothing", sp.zeros(r.rows, 1), "s", tex="s")
+    jac.add("the velocity-product terms", u, "u", tex="u")
+    motion = eq.section("Equations of motion from the tree")
+    motion.add("", Tex(r"M\,\ddot q = Q - h"), role="general")
+    motion.add("the mass matrix", M, "M", tex="M", role="mass")
+    motion.add("applied and velocity forces", eq.forcing, "Y", tex="Q - h", role="forcing")
     return eq
 
 
 def alpha_block(eq: Equations, tree: SymbolicTree, hinge: int, body: int) -> sp.Matrix:
-    """α_ij of seed 004 (1-based): the columns of hinge i's coordinates in body j's rows."""
+    """The block α_ij (1-based): the columns of hinge i's coordinates in body j's rows."""
     alpha = eq.item("alpha")
     start = sum(b.joint.dof for b in tree.model.bodies[:hinge - 1])
     k = tree.model.bodies[hinge - 1].joint.dof

@@ -1,9 +1,10 @@
-"""The Udwadia–Kalaba equations (THEORY.md §3, seed 002 (5.3); Proc. R. Soc. A 439 (1992) 407–410)."""
+"""The Udwadia–Kalaba equation q̈ = a + M^{-1/2}(A M^{-1/2})⁺(b − A a) (Proc. R. Soc. A 439 (1992) 407–410)."""
 from __future__ import annotations
 
 import sympy as sp
 
-from .base import Equations
+from .about import UDWADIA_KALABA
+from .base import Equations, Tex
 from .errors import constraints_too_long
 from .kinematics import SymbolicTree
 from .lagrange import add_constraint_sections, lagrange_core, rate_constraints
@@ -22,41 +23,44 @@ def cheap_inverse(tree: SymbolicTree, M: sp.Matrix) -> sp.Matrix | None:
 
 
 def udwadia_kalaba_equations(tree: SymbolicTree) -> Equations:
-    """Udwadia–Kalaba (5.3): q̈ = a + M^{-1/2}(A M^{-1/2})⁺(b − A a) with a = M⁻¹(Q − h);
+    """Udwadia–Kalaba: q̈ = a + M^{-1/2}(A M^{-1/2})⁺(b − A a) with a = M⁻¹(Q − h);
     for full-rank A, q̈ = a + M⁻¹Aᵀ H⁻¹(b − A a), H = A M⁻¹ Aᵀ (the tensor form's K/L split)."""
     _T, _V, M, _gamma, h, Q = lagrange_core(tree)
     Y = tree.simplify(Q - h)
     rows = rate_constraints(tree)
     eq = Equations(
-        method="udwadia_kalaba", title="Udwadia–Kalaba equations",
-        reference="THEORY.md §3, seed 002 (5.3)", coordinates=list(tree.coordinate_names),
-        speeds=[str(s) for s in tree.qd], accelerations=list(tree.qdd), mass_matrix=M, forcing=Y,
-        parameters=dict(tree.params.values))
-    free = eq.section("Unconstrained acceleration: a = M⁻¹(Q − h)")
-    free.add("M", M, "M").add("Q − h  (= Y, the force in the tangent space)", Y, "Y")
+        method="udwadia_kalaba", title=UDWADIA_KALABA.name, reference=UDWADIA_KALABA.source,
+        coordinates=list(tree.coordinate_names), speeds=[str(s) for s in tree.qd], accelerations=list(tree.qdd),
+        mass_matrix=M, forcing=Y, parameters=dict(tree.params.values))
+    free = eq.section("The unconstrained acceleration")
+    free.add("", Tex(r"a = M^{-1}(Q - h)"), role="forcing")
+    free.add("the mass matrix", M, "M", tex="M", role="mass")
+    free.add("applied and velocity forces", Y, "Y", tex="Q - h", role="forcing")
     M_inv = cheap_inverse(tree, M)
     a = tree.simplify(M_inv * Y) if M_inv is not None else None
     if a is not None:
-        free.add("a", a, "a")
+        free.add("the unconstrained acceleration", a, "a", tex="a")
     else:
-        free.add("a", "M⁻¹(Q − h), solved numerically (too large to print symbolically)")
+        free.add("a", "The unconstrained acceleration is solved numerically: its symbolic form is too long to print.")
     if not rows.A.rows:
-        eq.section("No constraints: q̈ = a").add("q̈", a if a is not None else "a")
+        eq.section("No constraints").add("", Tex(r"\ddot q = a"), role="general")
         return eq
-    add_constraint_sections(eq, tree, rows, M, Y)
-    constrained = eq.section("Constrained acceleration (5.3)")
-    constrained.add("q̈", "a + M^{-1/2} (A M^{-1/2})⁺ (b − A a)   (any G with G Gᵀ = M⁻¹ may replace M^{-1/2})")
-    constrained.add("reaction", "Q_c = M^{1/2} (A M^{-1/2})⁺ (b − A a)")
+    add_constraint_sections(eq, tree, rows, M, Y, saddle_point=False)
+    constrained = eq.section("The constrained acceleration")
+    constrained.add("", Tex(r"\ddot q = a + M^{-1/2}\big(A\,M^{-1/2}\big)^{+}(b - A\,a)"), role="general")
+    constrained.add("the constraint force", Tex(r"Q_c = M^{1/2}\big(A\,M^{-1/2}\big)^{+}(b - A\,a)"),
+                    role="constraint_force")
     if a is not None and rows.A.rows <= 2 and not constraints_too_long(rows.A, rows.b):
         _tensor_split(eq, tree, rows, M, M_inv, Y, a)
     else:
-        constrained.add("full-rank A", "q̈ = a + M⁻¹Aᵀ H⁻¹ (b − A a),  H = A M⁻¹ Aᵀ")
+        constrained.add("with a constraint matrix of full row rank",
+                        Tex(r"\ddot q = a + M^{-1}A^{\mathsf T} H^{-1}(b - A\,a), \qquad H = A\,M^{-1}A^{\mathsf T}"))
     return eq
 
 
 def _tensor_split(eq, tree, rows, M, M_inv, Y, a) -> None:
-    """The K/L split of the tensor form (seed 002 §3, §5): W = W_K + W_L, W_L = P_L a unaffected,
-    W_K fixed by the constraints, R = Aᵀλ with R_L = 0."""
+    """The K/L split in the kinetic-energy metric: W = W_K + W_L, W_L = P_L a unaffected by
+    ideal constraints, W_K fixed by them, R = Aᵀλ with R_L = 0."""
     tree.progress.checkpoint("Udwadia–Kalaba K/L split")
     A, b = rows.A, rows.b
     H = tree.simplify(A * M_inv * A.T)
@@ -65,12 +69,16 @@ def _tensor_split(eq, tree, rows, M, M_inv, Y, a) -> None:
     P_K = tree.simplify(M_inv * A.T * H_inv * A)  # M-orthogonal projector onto K
     W_L = tree.simplify((sp.eye(M.rows) - P_K) * a)
     W_K = tree.simplify(M_inv * A.T * H_inv * b)
-    split = eq.section("Tensor form: K/L split in the kinetic-energy metric (3.9)–(3.11)")
-    split.add("H = A M⁻¹ Aᵀ (Gram matrix of the ε^{l+κ})", H, "H")
-    split.add("λ = H⁻¹ (b − A a)", lam, "lambda")
-    split.add("W_L = (I − M⁻¹Aᵀ H⁻¹ A) a  (unaffected by ideal constraints)", W_L, "W_L")
-    split.add("W_K = M⁻¹Aᵀ H⁻¹ b  (fixed by the constraints)", W_K, "W_K")
-    split.add("Y_L = M W_L", tree.simplify(M * W_L), "Y_L")
-    split.add("Y_K = Y − Y_L", tree.simplify(Y - M * W_L), "Y_K")
-    split.add("R = Aᵀλ = Q_c (R_L = 0)", tree.simplify(A.T * lam), "R")
-    split.add("q̈ = W_K + W_L", tree.simplify(W_K + W_L), "qdd")
+    T = r"^{\mathsf T}"
+    split = eq.section("The split into the constrained directions K and the free directions L, "
+                       "in the kinetic-energy metric")
+    split.add("the Gram matrix of the constraint directions", H, "H", tex=rf"H = A\,M^{{-1}}A{T}")
+    split.add("the multipliers", lam, "lambda", tex=r"\lambda = H^{-1}(b - A\,a)", role="multipliers")
+    split.add("the part of the acceleration the ideal constraints leave alone", W_L, "W_L",
+              tex=rf"W_L = \big(I - M^{{-1}}A{T} H^{{-1}} A\big)\,a")
+    split.add("the part the constraints fix", W_K, "W_K", tex=rf"W_K = M^{{-1}}A{T} H^{{-1}} b")
+    split.add("the forces in the free directions", tree.simplify(M * W_L), "Y_L", tex=r"Y_L = M\,W_L")
+    split.add("the forces in the constrained directions", tree.simplify(Y - M * W_L), "Y_K", tex=r"Y_K = Y - Y_L")
+    split.add("the constraint force, which has no part in the free directions", tree.simplify(A.T * lam), "R",
+              tex=rf"Q_c = A{T}\lambda", role="constraint_force")
+    split.add("the constrained acceleration", tree.simplify(W_K + W_L), "qdd", tex=r"\ddot q = W_K + W_L")

@@ -1,4 +1,8 @@
-"""`eomlab equations MODEL`: the equations of motion, derived symbolically."""
+"""`eomlab equations MODEL`: the equations of motion, derived symbolically.
+
+`--format latex` prints the page the equations panel shows as a standalone LaTeX document,
+`--format html` the same page as one HTML file with MathML, `text` and `json` as before.
+"""
 from __future__ import annotations
 
 import sys
@@ -9,11 +13,18 @@ from eomlab.engine.model import ModelError
 from .arguments import load, with_source
 
 
+#: the registry's formulations and the tree view (named here: importing sympy for the parser
+#: would slow every subcommand)
+SYMBOLIC_METHODS = (*METHODS, "roberson_wittenburg")
+FORMATS = ("text", "latex", "html", "json")
+
+
 def add_parser(sub) -> None:
     eq = sub.add_parser("equations", help="print the equations of motion")
     eq.add_argument("model", help="a model file (*.eom.json)")
-    eq.add_argument("--method", choices=METHODS, help="formulation (default: the model's settings.method)")
-    eq.add_argument("--format", choices=("text", "latex", "json"), default="text", help="output format")
+    eq.add_argument("--method", choices=SYMBOLIC_METHODS, help="formulation (default: the model's settings.method)")
+    eq.add_argument("--format", choices=FORMATS, default="text",
+                    help="output format: text, latex (a standalone document), html (MathML) or json")
 
 
 def main(args) -> int:

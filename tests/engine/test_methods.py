@@ -78,5 +78,5 @@ def test_no_list_of_formulations_outside_the_registry():
 
 
 def test_every_importer_reads_the_registry():
-    for module in ("eomlab.commands.run", "eomlab.commands.equations", "eomlab.engine.modelfile"):
+    for module in ("eomlab.commands.run", "eomlab.commands.equations", "eomlab.engine.modelfile.settings"):
         assert importlib.import_module(module).METHODS is METHODS

@@ -1,75 +1,119 @@
-"""The equations panel: typeset in the background, Kane's and Udwadia–Kalaba's own sections,
-Copy as LaTeX, the size guard's refusal, cancellation when the model or method changes."""
+"""The equations panel: numbers first, then the typeset page; every preset and formulation shows
+no markup and no missing glyph; the side-by-side view marks corresponding terms; the cache, the
+cancellation on change, the size guard, Copy as LaTeX and the export."""
 from __future__ import annotations
 
+import re
+from xml.etree import ElementTree
+
+import pytest
 from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QLabel, QPushButton
 
 from eomlab.engine.presets import planar_chain, preset
-from eomlab.gui import equations_view
+from eomlab.gui import equations_page, equations_render
+
+MARKUP = re.compile(r"\\|\*\*|Matrix\(|\ufffd")
 
 
-def shown_equations(qtbot, window, timeout=30000):
-    view = window.equations_view
-    view.show()
-    qtbot.waitUntil(lambda: view.current is None and view.shown_for is not None, timeout=timeout)
+def settled(qtbot, view, timeout=120000):
+    qtbot.waitUntil(lambda: not view.pending, timeout=timeout)
     return view
 
 
-def section_titles(view):
-    return [w.text() for w in view.panel.content.findChildren(equations_view.QLabel)
-            if w.objectName() != "equation_text"]
+def shown_text(widget) -> list[str]:
+    return [label.text() for label in widget.findChildren(QLabel) if label.isVisibleTo(widget)] + \
+        [button.text() for button in widget.findChildren(QPushButton)]
 
 
-def test_pendulum_equations_typeset_and_copied(qtbot, make_window):
+def test_numbers_first_then_the_typeset_page(qtbot, make_window):
     window = make_window(preset("simple_pendulum").with_settings(method="lagrange"))
     view = window.equations_view
-    assert not view.dock.isVisible() and view.current is None  # nothing derived while hidden
-    view = shown_equations(qtbot, window)
-    assert view.panel.svg_widgets, view.state
-    assert all(w.renderer().isValid() for w in view.panel.svg_widgets)
-    assert any(t.startswith("Mass matrix") for t in section_titles(view))
+    assert not view.dock.isVisible() and not view.pending  # nothing derived while hidden
+    view.show()
+    assert view.pending and view.panel.busy.isVisible()
+    qtbot.waitUntil(lambda: view.numbers is not None or view.shown is not None, timeout=60000)
+    settled(qtbot, view)
+    slots = view.panel.page.slots["page"]
+    assert slots and all(slot.formula is not None for slot in slots)
+    assert all(slot.formula.renderer.isValid() for slot in slots)
+    texts = shown_text(view.panel.page)
+    assert any(t.startswith("Lagrange") for t in texts) and any("1788" in t for t in texts)
+    assert not [t for t in texts if MARKUP.search(t)]
     view.panel.copy_button.click()
-    text = QGuiApplication.clipboard().text()
-    assert text.startswith("% ") and "\\section*" in text and "\\[" in text
+    copied = QGuiApplication.clipboard().text()
+    assert copied.startswith("% ") and "\\begin{document}" in copied and "\\[" in copied
 
 
-def test_kane_partial_velocities_and_udwadia_kalaba_split(qtbot, make_window):
-    window = make_window(preset("cartesian_pendulum").with_settings(method="kane"))
-    view = shown_equations(qtbot, window)
-    assert any("Partial velocities" in t for t in section_titles(view))
-    window.set_setting("method", "udwadia_kalaba")
-    qtbot.waitUntil(lambda: view.current is None and any("K/L" in t for t in section_titles(view)), timeout=30000)
+def test_side_by_side_marks_corresponding_terms(qtbot, make_window):
+    window = make_window(preset("four_bar").with_settings(method="lagrange"))
+    view = window.equations_view
+    view.show()
+    view.panel.tabs.setCurrentIndex(1)
+    view.panel.right_box.setCurrentText("maggi")
+    settled(qtbot, view, timeout=180000)
+    qtbot.waitUntil(lambda: bool(view.panel.compare.slots), timeout=60000)
+    roles = {tag.property("role") for tag in view.panel.compare.findChildren(QLabel) if tag.property("role")}
+    assert {"mass", "constraints"} <= roles
+    sides = {(side, row) for side, _index, row, _slot in view.panel.compare.slots}
+    mass_rows = {row for side, row in sides}
+    assert any(("left", row) in sides and ("right", row) in sides for row in mass_rows)  # aligned in one row
+    assert not [t for t in shown_text(view.panel.compare) if MARKUP.search(t)]
 
 
-def test_size_guard_message_is_shown(qtbot, make_window):
-    window = make_window(planar_chain(12))
-    view = shown_equations(qtbot, window)
-    assert "too large" in view.state and "12" in view.state
-    assert not view.panel.svg_widgets and not view.panel.copy_button.isEnabled()
-
-
-def test_changing_the_model_cancels_the_derivation(qtbot, make_window):
-    # a result reaches the panel only through the event loop, so without one in between the
-    # derivation is still current when the method changes, however fast sympy is
+def test_cache_and_cancel_on_change(qtbot, make_window):
     window = make_window(preset("cartesian_pendulum").with_settings(method="kane"))
     view = window.equations_view
     view.show()
-    first = view.current
-    assert first is not None
-    assert view.state == "deriving…" and view.panel.busy.isVisible()
-    window.set_setting("method", "lagrange")
-    assert first.cancel_event.is_set() and first in view.cancelled
-    second = view.current
-    assert second is not None and second.method == "lagrange"
-    window.load_model(preset("simple_pendulum"), None, "a pendulum")
-    assert second.cancel_event.is_set() and view.worker.process.is_alive()  # a fresh worker
-    qtbot.waitUntil(lambda: view.current is None and bool(view.panel.svg_widgets), timeout=30000)
-    assert view.shown_for == (id(window.model), window.model.settings.method)
+    first = dict(view.pending)
+    assert first
+    window.set_setting("method", "lagrange")  # before the worker answered: cancelled
+    assert list(first.values())[0] in view.cancelled
+    settled(qtbot, view)
+    key = (window.model, "lagrange")
+    assert view.cache[key].done
+    window.set_setting("method", "kane")
+    settled(qtbot, view)
+    window.set_setting("method", "lagrange")  # shown again: from the cache, no request
+    assert not view.pending and view.shown[0] == key
 
 
-def test_falls_back_to_pretty_text_when_ziamath_fails(qtbot, make_window):
+def test_size_guard_message_is_shown(qtbot, make_window):
+    window = make_window(planar_chain(14))
+    view = window.equations_view
+    view.show()
+    settled(qtbot, view)
+    texts = " ".join(shown_text(view.panel.page))
+    assert "too large" in texts and "14" in texts
+    assert not view.panel.copy_button.isEnabled()
+
+
+def test_export_html_and_latex(qtbot, make_window, tmp_path):
     window = make_window(preset("simple_pendulum"))
-    window.equations_view.worker.plain_text = True  # the worker typesets nothing: all text
-    view = shown_equations(qtbot, window)
-    assert not view.panel.svg_widgets and view.panel.text_items
-    assert any("⋅" in label.text() or "sin" in label.text() for label in view.panel.text_items)
+    view = window.equations_view
+    view.show()
+    settled(qtbot, view)
+    view.export(str(tmp_path / "eq.html"))
+    view.export(str(tmp_path / "eq.tex"))
+    html = (tmp_path / "eq.html").read_text(encoding="utf-8")
+    for math in re.findall(r"<math.*?</math>", html, re.S):
+        ElementTree.fromstring(math)
+    assert (tmp_path / "eq.tex").read_text(encoding="utf-8").rstrip().endswith("\\end{document}")
+
+
+def test_typesetter_refuses_missing_glyphs_and_keeps_output(qtbot):
+    with pytest.raises(equations_render.TypesetError):
+        equations_render.typeset("A\u1d40")  # the transpose sign the old panel drew as a box
+    svg = equations_render.typeset(r"\left[\begin{matrix}\frac{1}{2} & \cos(\theta)\\ x & \left(y\right)\end{matrix}\right]")
+    assert svg.startswith(b"<svg") and equations_render.INK.encode() in svg
+    assert equations_page.FormulaView(svg).renderer.isValid()
+
+
+def test_the_typesetting_speedup_changes_no_output(monkeypatch):
+    """Skipping ziamath's measuring pass in rows without stretchy operators gives the same SVG."""
+    from ziamath.nodes.mrow import Mrow
+
+    latex = r"\left(\frac{a}{b}\right) \cos(\theta) + \sum_{i=1}^n x_i^{2} \left[\begin{matrix}1 & \frac{\sqrt{2}}{3}\\ 2 & \left(x\right)\end{matrix}\right]"
+    fast = equations_render.typeset(latex)
+    monkeypatch.setattr(Mrow, "_get_height_nostretch", Mrow._eomlab_original)
+    assert equations_render.typeset(latex) == fast

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import replace
 
-import eomlab.engine.modelfile as engine_modelfile
+import eomlab.engine.modelfile.writing as engine_modelfile
 from eomlab.engine.modelfile import load_model, save_model
 from eomlab.engine.presets import preset
 from eomlab.gui import recovery

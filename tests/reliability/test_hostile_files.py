@@ -285,8 +285,8 @@ def test_cli_process_exits_2_without_traceback_for_a_non_physical_model(tmp_path
 
 
 def test_cli_refuses_an_overflowing_start_in_one_line(tmp_path):
-    """Hypothesis found it: u0 = 1e300 makes T = inf in the first sample. Exit 2, one line
-    naming the overflow, no numpy warnings on standard error, nothing written."""
+    """Hypothesis found it: u0 = 1e300 made T = inf in the first sample. Now beyond the range
+    check: exit 2, one line naming the field, no numpy warnings on standard error, nothing written."""
     data = asset_dict("simple_pendulum")
     data["bodies"][0]["joint"]["u0"] = [1e300]
     path = write_model(tmp_path, data, "fast.eom.json")
@@ -295,7 +295,7 @@ def test_cli_refuses_an_overflowing_start_in_one_line(tmp_path):
                           capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert proc.returncode == 2 and proc.stdout == "" and not out.exists()
     lines = proc.stderr.splitlines()
-    assert len(lines) == 1 and "fast.eom.json" in lines[0] and "non-finite T, E" in lines[0], proc.stderr
+    assert len(lines) == 1 and "fast.eom.json: bodies[0].joint.u0[0]: " in lines[0] and "1e12" in lines[0], proc.stderr
 
 
 # --- the property, one level deeper: files that load either run or stop with a message -------------

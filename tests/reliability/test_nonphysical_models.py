@@ -147,6 +147,10 @@ def test_spinning_body_without_axial_inertia_is_refused_at_t0():
 def test_absurd_initial_speed_stops_at_once_with_a_message():
     data = asset_dict("rolling_disk_leaning")
     data["bodies"][0]["joint"]["u0"][0] = 1e300
-    with pytest.raises(ModelError) as info:  # the first sample overflows: refused, nothing kept
-        Simulation(loads_model(json.dumps(data), SOURCE), t_end=0.05)
+    assert _refused(data).path == "bodies[0].joint.u0[0]"  # a file's is beyond the range check
+    model = loads_model(json.dumps(asset_dict("rolling_disk_leaning")), SOURCE)
+    disk = model.bodies[0]
+    built = replace(model, bodies=(replace(disk, joint=replace(disk.joint, u0=(1e300,) + disk.joint.u0[1:])),))
+    with pytest.raises(ModelError) as info:  # a model built in code: the first sample overflows, nothing kept
+        Simulation(built, t_end=0.05)
     assert info.value.path == "bodies" and "non-finite" in info.value.message and "t = 0" in info.value.message

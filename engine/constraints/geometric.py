@@ -1,0 +1,147 @@
+"""Geometric constraint kinds, differentiated exactly through the tree kinematics: coincident points,
+a distance between points, a knife edge and a rolling disk."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..model import Coincident, Distance, KnifeEdge, RollingDisk
+from ..rotations import cross
+from .rows import AXES, HOLONOMIC, VELOCITY, ConstraintKind, LinearKind, RowBlock, body_index, world_point
+
+
+class CoincidentRows(LinearKind):
+    """Φ = (P_b − P_a) along the listed world axes."""
+
+    def __init__(self, kin, c: Coincident, path: str = ""):
+        self.kin, self.name = kin, c.name
+        self.a, self.b = body_index(kin, c.a.body), body_index(kin, c.b.body)
+        self.pa, self.pb = np.array(c.a.point, float), np.array(c.b.point, float)
+        self.axes = [AXES[d] for d in c.dims]
+        self.rows = len(self.axes)
+        self.level = (HOLONOMIC,) * self.rows
+        self.labels = tuple(c.dims)
+
+    def evaluate_at_zero(self, ctx):
+        ks, kin = ctx.ks, self.kin
+        Pa, Pb = world_point(kin, ks, self.a, self.pa), world_point(kin, ks, self.b, self.pb)
+        J = kin.point_jacobian(ks, self.b, Pb) - kin.point_jacobian(ks, self.a, Pa)
+        ax = self.axes
+        cache = (Pa, Pb)
+        return RowBlock(A=J[ax], b=self.bias_at(cache, ctx), position=(Pb - Pa)[ax], velocity=(J @ ctx.u)[ax],
+                        c=np.zeros(self.rows)), cache
+
+    def bias_at(self, cache, ctx):
+        Pa, Pb = cache
+        ks, kin = ctx.ks, self.kin
+        bias = kin.point_bias(ks, self.b, Pb) - kin.point_bias(ks, self.a, Pa)
+        return -bias[self.axes]
+
+
+class DistanceRows(LinearKind):
+    """Φ = (|d|² − L²) / (2L), d = P_b − P_a: smooth, and equal to |d| − L to first order."""
+
+    def __init__(self, kin, c: Distance, path: str = ""):
+        self.kin, self.name = kin, c.name
+        self.a, self.b = body_index(kin, c.a.body), body_index(kin, c.b.body)
+        self.pa, self.pb = np.array(c.a.point, float), np.array(c.b.point, float)
+        self.length = c.length
+        self.rows, self.level = 1, (HOLONOMIC,)
+
+    def evaluate_at_zero(self, ctx):
+        ks, kin, L = ctx.ks, self.kin, self.length
+        Pa, Pb = world_point(kin, ks, self.a, self.pa), world_point(kin, ks, self.b, self.pb)
+        d = Pb - Pa
+        J = kin.point_jacobian(ks, self.b, Pb) - kin.point_jacobian(ks, self.a, Pa)
+        d_dot = J @ ctx.u
+        A = (d @ J)[None, :] / L
+        cache = (Pa, Pb, d, J)
+        return RowBlock(A=A, b=self.bias_at(cache, ctx), position=np.array([(d @ d - L * L) / (2 * L)]),
+                        velocity=np.array([d @ d_dot / L]), c=np.zeros(1)), cache
+
+    def bias_at(self, cache, ctx):
+        Pa, Pb, d, J = cache
+        ks, kin = ctx.ks, self.kin
+        bias = kin.point_bias(ks, self.b, Pb) - kin.point_bias(ks, self.a, Pa)
+        d_dot = J @ ctx.u
+        return np.array([-(d @ bias + d_dot @ d_dot) / self.length])
+
+
+class KnifeEdgeRows(LinearKind):
+    """ψ = n·v_P: the velocity of the edge point along the body-fixed direction n vanishes."""
+
+    def __init__(self, kin, c: KnifeEdge, path: str = ""):
+        self.kin, self.name = kin, c.name
+        self.body = body_index(kin, c.body)
+        self.point = np.array(c.point, float)
+        n = np.array(c.direction, float)
+        self.direction = n / np.linalg.norm(n)
+        self.rows, self.level = 1, (VELOCITY,)
+
+    def evaluate_at_zero(self, ctx):
+        ks, kin, i = ctx.ks, self.kin, self.body
+        P = world_point(kin, ks, i, self.point)
+        n = ks.R[i] @ self.direction
+        J = kin.point_jacobian(ks, i, P)
+        v = J @ ctx.u
+        A = (n @ J)[None, :]
+        cache = (P, n, J)
+        return RowBlock(A=A, b=self.bias_at(cache, ctx), position=None, velocity=np.array([n @ v]),
+                        c=np.zeros(1)), cache
+
+    def bias_at(self, cache, ctx):
+        P, n, J = cache
+        ks, i = ctx.ks, self.body
+        v = J @ ctx.u
+        n_dot = cross(ks.omega[i], n)
+        return np.array([-(n @ self.kin.point_bias(ks, i, P) + n_dot @ v)])
+
+
+class RollingDiskRows(ConstraintKind):
+    """A disk rolling without slipping on z = 0.
+
+    Holonomic: the lowest rim point touches the plane, Φ = z_C − r·sqrt(1 − (a·k)²).
+    First order: the material contact point has no horizontal velocity (2 rows; its vertical
+    velocity is Φ_dot already).
+    """
+
+    def __init__(self, kin, c: RollingDisk, path: str = ""):
+        self.kin, self.name = kin, c.name
+        self.body = body_index(kin, c.body)
+        a = np.array(c.axis, float)
+        self.axis = a / np.linalg.norm(a)
+        self.radius = c.radius
+        self.rows, self.level = 3, (HOLONOMIC, VELOCITY, VELOCITY)
+        self.labels = ("contact", "slip_x", "slip_y")
+
+    def _contact(self, ks):
+        """Centre-to-contact vector ρ = r·c and its rate, with c the unit downward rim direction."""
+        i, r = self.body, self.radius
+        k = np.array([0.0, 0.0, 1.0])
+        a = ks.R[i] @ self.axis
+        a_dot = cross(ks.omega[i], a)
+        ka = a[2]
+        p = k - ka * a
+        s = np.linalg.norm(p)
+        if s < 1e-9:
+            raise ArithmeticError(f"constraint {self.name}: the disk lies flat, its contact point is undefined")
+        p_dot = -a_dot[2] * a - ka * a_dot
+        s_dot = p @ p_dot / s
+        c = -p / s
+        c_dot = -(p_dot * s - p * s_dot) / (s * s)
+        return r * c, r * c_dot, s
+
+    def evaluate(self, ctx):
+        ks, kin, i = ctx.ks, self.kin, self.body
+        rho, rho_dot, s = self._contact(ks)
+        C = ks.com[i]
+        P = C + rho
+        J_P = kin.point_jacobian(ks, i, P)  # material point at the contact
+        v_P = J_P @ ctx.u
+        w = ks.omega[i]
+        # d/dt (v_C + ω × ρ) with ρ the geometric contact vector (it slides along the rim);
+        # the holonomic row uses the same form: Φ_dot = v_Pz because the rim tangent is horizontal
+        bias = ks.a_bias[i] + cross(ks.alpha_bias[i], rho) + cross(w, rho_dot)
+        A = np.vstack((J_P[2][None, :], J_P[:2]))
+        b = -np.array([bias[2], bias[0], bias[1]])
+        return RowBlock(A=A, b=b, position=np.array([C[2] - self.radius * s]),
+                        velocity=v_P[[2, 0, 1]], c=np.zeros(3))

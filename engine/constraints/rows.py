@@ -1,0 +1,99 @@
+"""The rows every constraint kind gives at one state (RowBlock), all rows stacked (ConstraintRows),
+and the interface of a kind (ConstraintKind)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..kinematics import TreeKinematics
+from ..model import GROUND
+from ..state import StateContext
+
+HOLONOMIC, VELOCITY, ACCELERATION = 0, 1, 2
+AXES = {"x": 0, "y": 1, "z": 2}
+
+
+@dataclass
+class RowBlock:
+    """One constraint's rows at one state.
+
+    `A`, `b`: acceleration level. `position`: Φ for holonomic rows (else None). `velocity`: the
+    velocity-level residual (Φ_dot or ψ; None for second-order rows). `c`: for rows linear in u,
+    velocity = A u + c (None when not linear).
+    """
+
+    A: np.ndarray
+    b: np.ndarray
+    position: np.ndarray | None
+    velocity: np.ndarray | None
+    c: np.ndarray | None
+
+
+@dataclass
+class ConstraintRows:
+    """All rows stacked; `level[i]` is 0, 1 or 2 and `owner[i]` the constraint's index."""
+
+    A: np.ndarray
+    b: np.ndarray
+    level: np.ndarray
+    owner: np.ndarray
+    position: np.ndarray  # Φ of the holonomic rows
+    velocity: np.ndarray  # residuals of holonomic and first-order rows
+    velocity_rows: np.ndarray  # indices of rows that have a velocity residual
+    c: np.ndarray  # velocity = A u + c for rows in `linear_rows`
+    linear_rows: np.ndarray  # rows whose velocity residual is linear in u
+
+    @property
+    def drift_position(self) -> float:
+        return float(np.max(np.abs(self.position))) if self.position.size else 0.0
+
+    @property
+    def drift_velocity(self) -> float:
+        return float(np.max(np.abs(self.velocity))) if self.velocity.size else 0.0
+
+
+class ConstraintKind:
+    name: str = ""
+    row_names: list[str] | None = None  # per-row names (multiplier columns); default <name>_<row>
+    rows: int = 0
+    level: tuple[int, ...] = ()
+    rheonomic: bool = False
+    labels: tuple[str, ...] = ()
+
+    def evaluate(self, ctx: StateContext) -> RowBlock:
+        raise NotImplementedError
+
+    # --- rows at u from the rows at u = 0 (ConstraintSet.evaluate_split / rows_at) -------------
+    #
+    # A kind whose A, c and Φ depend on (t, q) only — every row linear in u — may set
+    # `u_independent_matrix = True` and implement `bias_at(cache, ctx)`: b at the full state
+    # from what `evaluate_at_zero` kept. The velocity residual then is A u + c. Any other kind
+    # is simply evaluated afresh at the full state (exact, the general path).
+
+    u_independent_matrix = False
+
+    def evaluate_at_zero(self, ctx: StateContext) -> tuple[RowBlock, object]:
+        """The rows at ctx (u = 0, the kinematics' positions stage) and what `bias_at` reuses."""
+        return self.evaluate(ctx), None
+
+    def bias_at(self, cache, ctx: StateContext) -> np.ndarray:
+        raise NotImplementedError
+
+
+def body_index(kin: TreeKinematics, name: str) -> int:
+    return -1 if name == GROUND else kin.body_names.index(name)
+
+
+def world_point(kin, ks, body, local):
+    return local.copy() if body < 0 else ks.origin[body] + ks.R[body] @ local
+
+
+class LinearKind(ConstraintKind):
+    """A kind whose A, c and Φ depend on (t, q) only (every row linear in u): its rows at any state
+    are those `evaluate_at_zero` gives, with the velocity residual and b taken at ctx.u."""
+
+    u_independent_matrix = True
+
+    def evaluate(self, ctx: StateContext) -> RowBlock:
+        return self.evaluate_at_zero(ctx)[0]

@@ -1,0 +1,4 @@
+"""python -m eomlab.engine.presets [--write DIRECTORY]"""
+from . import main
+
+raise SystemExit(main())

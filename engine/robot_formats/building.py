@@ -1,0 +1,119 @@
+"""What the URDF and MJCF readers share: checked masses, inertias and axes, identifiers, shapes,
+and eomlab bodies made from numpy frames."""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from ..model import GROUND, Body, Joint, ModelError, Shape
+
+_NOT_IDENTIFIER = re.compile(r"[^A-Za-z0-9_]")
+
+
+def numbers(text: str | None, count: int, where: str, default=None) -> np.ndarray:
+    """`count` numbers from a space-separated attribute (or the default)."""
+    if text is None:
+        if default is None:
+            raise ModelError(where, "missing")
+        return np.array(default, dtype=float)
+    try:
+        values = np.array([float(v) for v in text.split()], dtype=float)
+    except ValueError:
+        raise ModelError(where, f"expected {count} number(s), got {text!r}") from None
+    if len(values) != count or not np.all(np.isfinite(values)):
+        raise ModelError(where, f"expected {count} finite number(s), got {text!r}")
+    return values
+
+
+class Identifiers:
+    """eomlab names (``[A-Za-z][A-Za-z0-9_]*``, unique, not ``ground``) for the file's names."""
+
+    def __init__(self):
+        self.used = {GROUND, "t", "pi"}
+
+    def claim(self, name: str) -> str:
+        base = _NOT_IDENTIFIER.sub("_", name or "unnamed")
+        base = base if base[:1].isalpha() else f"n_{base}"
+        candidate, k = base, 2
+        while candidate in self.used:
+            candidate, k = f"{base}_{k}", k + 1
+        self.used.add(candidate)
+        return candidate
+
+
+def checked_mass(mass: float, where: str) -> float:
+    if not mass >= 0:
+        raise ModelError(where, f"mass must be >= 0, got {mass:g}")
+    return float(mass)
+
+
+def checked_inertia(inertia: np.ndarray, where: str) -> np.ndarray:
+    """A symmetric inertia tensor whose principal moments are >= 0 and obey the triangle inequality."""
+    inertia = 0.5 * (inertia + inertia.T)
+    moments = np.linalg.eigvalsh(inertia)
+    scale = max(float(np.max(np.abs(moments))), 1e-300)
+    if moments[0] < -1e-9 * scale:
+        raise ModelError(where, f"inertia is not positive definite (principal moments {', '.join(f'{m:.6g}' for m in moments)})")
+    if moments[0] + moments[1] < moments[2] - 1e-9 * scale:
+        raise ModelError(where, f"principal moments {', '.join(f'{m:.6g}' for m in moments)} violate the "
+                         "triangle inequality (no rigid body has them)")
+    return inertia
+
+
+def unit_axis(axis: np.ndarray, where: str) -> np.ndarray:
+    norm = float(np.linalg.norm(axis))
+    if not norm > 1e-12:
+        raise ModelError(where, "joint axis has zero length")
+    return axis / norm
+
+
+def rpy_matrix(rpy: np.ndarray) -> np.ndarray:
+    """URDF's roll-pitch-yaw: R = Rz(yaw) Ry(pitch) Rx(roll) (fixed axes x, y, z)."""
+    from ..rotations import elementary
+
+    return elementary("z", rpy[2]) @ elementary("y", rpy[1]) @ elementary("x", rpy[0])
+
+
+def shape_for(kind: str, size: np.ndarray) -> Shape:
+    """The nearest eomlab shape: `size` is a sphere's radius, a box's full edges, a cylinder's
+    (radius, length)."""
+    if kind == "sphere":
+        return Shape("sphere", radius=float(size[0]))
+    if kind == "box":
+        return Shape("box", size=tuple(float(v) for v in size))
+    radius, length = float(size[0]), float(size[1])
+    if length > 4 * radius:  # long and thin: a rod (drawn along body x, so this is approximate)
+        return Shape("rod", length=length)
+    return Shape("disk", radius=radius)
+
+
+class Unmapped:
+    """What a file holds that the model cannot: one warning per kind, naming the elements."""
+
+    def __init__(self):
+        self.kinds: dict[str, tuple[str, list[str]]] = {}
+
+    def add(self, kind: str, name: str, why: str) -> None:
+        self.kinds.setdefault(kind, (why, []))[1].append(name)
+
+    def warnings(self) -> list[str]:
+        out = []
+        for kind, (why, names) in self.kinds.items():
+            shown = ", ".join(names[:6]) + (f", … ({len(names)} in all)" if len(names) > 6 else "")
+            out.append(f"{kind} not imported ({why}): {shown}")
+        return out
+
+
+def _tuple3(v) -> tuple:
+    return tuple(float(x) for x in v)
+
+
+def body(name: str, parent: str, joint: Joint, at: np.ndarray, rotation: np.ndarray, mass: float,
+         com: np.ndarray, inertia: np.ndarray, shape: Shape | None) -> Body:
+    """An eomlab body whose joint frame sits at `at`, turned by `rotation`, in the parent's frame."""
+    from dataclasses import replace
+
+    joint = replace(joint, at=_tuple3(at), rotation=tuple(_tuple3(row) for row in rotation))
+    return Body(name=name, parent=parent, joint=joint, mass=mass, com=_tuple3(com),
+                inertia=tuple(_tuple3(row) for row in inertia), shape=shape)

@@ -1,0 +1,198 @@
+"""URDF (ROS's robot description) → eomlab Model.
+
+A link becomes a body whose frame is the link frame; the joint's <origin> places the joint frame in
+the parent link's frame (eomlab's `at` and `rotation`), its <axis> is in the joint frame. The root
+link is the ground when it is named "world" or carries no mass, else a body welded to the ground
+(as MuJoCo and Drake load a URDF without a floating base). URDF has no gravity: −9.81 m/s² along
+−z, as ROS simulators assume.
+"""
+from __future__ import annotations
+
+import os
+import xml.etree.ElementTree as ET
+
+import numpy as np
+
+from ..model import GROUND, Joint, Model, ModelError, Settings
+from .building import Identifiers, Unmapped, body, checked_inertia, checked_mass, numbers, rpy_matrix, shape_for, unit_axis
+from .xml_files import inside_folder, mesh_bounds
+
+GRAVITY = (0.0, 0.0, -9.81)
+JOINT_KINDS = {"revolute": "revolute", "continuous": "revolute", "prismatic": "prismatic", "fixed": "fixed",
+               "floating": "free", "planar": "planar"}
+IGNORED = {"transmission": "eomlab has no actuators", "gazebo": "simulator-specific",
+           "material": "colours are not kept"}
+
+
+def _name(element: ET.Element, tag: str) -> str:
+    name = element.get("name")
+    if not name:
+        raise ModelError(f"<{tag}>", "has no name")
+    return name
+
+
+def _origin(element: ET.Element | None, where: str) -> tuple[np.ndarray, np.ndarray]:
+    if element is None:
+        return np.zeros(3), np.eye(3)
+    xyz = numbers(element.get("xyz"), 3, f"{where}/origin xyz", (0.0, 0.0, 0.0))
+    rpy = numbers(element.get("rpy"), 3, f"{where}/origin rpy", (0.0, 0.0, 0.0))
+    return xyz, rpy_matrix(rpy)
+
+
+def _tree(root: ET.Element) -> tuple[dict, dict, str]:
+    """links by name, the joint leading to each child link, and the root link's name."""
+    links: dict[str, ET.Element] = {}
+    for link in root.findall("link"):
+        name = _name(link, "link")
+        if name in links:
+            raise ModelError(f'link "{name}"', "defined twice")
+        links[name] = link
+    if not links:
+        raise ModelError("<robot>", "has no <link>")
+    into: dict[str, ET.Element] = {}
+    for joint in root.findall("joint"):
+        name = _name(joint, "joint")
+        where = f'joint "{name}"'
+        parent, child = joint.find("parent"), joint.find("child")
+        if parent is None or child is None:
+            raise ModelError(where, "needs <parent link=…> and <child link=…>")
+        for end in (parent.get("link"), child.get("link")):
+            if end not in links:
+                raise ModelError(where, f"names an unknown link {end!r}")
+        child_name = child.get("link")
+        if child_name in into:
+            raise ModelError(where, f'link "{child_name}" already has the parent joint "{into[child_name].get("name")}"; '
+                             "a URDF is a tree (close loops in eomlab with constraints)")
+        into[child_name] = joint
+    for start in links:  # walking up from every link must reach a root
+        seen, link = {start}, start
+        while link in into:
+            link = into[link].find("parent").get("link")
+            if link in seen:
+                raise ModelError(f'joint "{into[start].get("name")}"', f'the joints form a cycle through link "{link}"')
+            seen.add(link)
+    roots = [name for name in links if name not in into]
+    if len(roots) != 1:
+        raise ModelError("<robot>", f"expected one root link, found {len(roots)}: {', '.join(roots)}")
+    return links, into, roots[0]
+
+
+def _inertial(link: ET.Element, where: str) -> tuple[float, np.ndarray, np.ndarray]:
+    """mass, mass centre and inertia about it, in the link frame."""
+    inertial = link.find("inertial")
+    if inertial is None:
+        return 0.0, np.zeros(3), np.zeros((3, 3))
+    mass_element = inertial.find("mass")
+    mass = numbers(None if mass_element is None else mass_element.get("value"), 1, f"{where}/inertial/mass")[0]
+    mass = checked_mass(mass, f"{where}/inertial/mass")
+    xyz, R = _origin(inertial.find("origin"), f"{where}/inertial")
+    tensor = inertial.find("inertia")
+    values = {k: 0.0 for k in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")}
+    if tensor is not None:
+        for key in values:
+            values[key] = numbers(tensor.get(key), 1, f"{where}/inertial/inertia {key}", (0.0,))[0]
+    I = np.array([[values["ixx"], values["ixy"], values["ixz"]],
+                  [values["ixy"], values["iyy"], values["iyz"]],
+                  [values["ixz"], values["iyz"], values["izz"]]])
+    I = checked_inertia(I, f"{where}/inertial/inertia")
+    return mass, xyz, R @ I @ R.T
+
+
+def _shape(link: ET.Element, where: str, folder: str, unmapped: Unmapped):
+    visuals = link.findall("visual")
+    if len(visuals) > 1:
+        unmapped.add("extra visuals", where, "one shape per body: the first is drawn")
+    geometry = visuals[0].find("geometry") if visuals else None
+    if geometry is None or not len(geometry):
+        return None
+    g = geometry[0]
+    gwhere = f"{where}/visual/{g.tag}"
+    if g.tag == "box":
+        return shape_for("box", numbers(g.get("size"), 3, f"{gwhere} size"))
+    if g.tag == "sphere":
+        return shape_for("sphere", numbers(g.get("radius"), 1, f"{gwhere} radius"))
+    if g.tag == "cylinder":
+        return shape_for("cylinder", np.array([numbers(g.get("radius"), 1, f"{gwhere} radius")[0],
+                                               numbers(g.get("length"), 1, f"{gwhere} length")[0]]))
+    if g.tag == "mesh":
+        filename = g.get("filename") or ""
+        if "://" in filename:
+            unmapped.add("meshes", f"{where} ({filename})", "package:// and URLs are not resolved; no shape drawn")
+            return None
+        lower, upper = mesh_bounds(inside_folder(folder, filename, gwhere), gwhere)
+        scale = numbers(g.get("scale"), 3, f"{gwhere} scale", (1.0, 1.0, 1.0))
+        unmapped.add("meshes", f"{where} ({filename})", "drawn as their bounding box")
+        return shape_for("box", np.abs(upper - lower) * np.abs(scale))
+    unmapped.add("visual geometry", f"{gwhere}", "unknown geometry")
+    return None
+
+
+def _joint(element: ET.Element, coordinate: str, where: str, unmapped: Unmapped) -> Joint:
+    kind = element.get("type")
+    if kind not in JOINT_KINDS:
+        raise ModelError(where, f"unknown joint type {kind!r}; expected one of {', '.join(JOINT_KINDS)}")
+    axis_element = element.find("axis")
+    axis = numbers(None if axis_element is None else axis_element.get("xyz"), 3, f"{where}/axis xyz", (1.0, 0.0, 0.0))
+    if kind in ("revolute", "continuous", "prismatic", "planar"):
+        axis = unit_axis(axis, f"{where}/axis")
+    for tag in ("dynamics", "mimic", "safety_controller", "calibration"):
+        if element.find(tag) is not None:
+            unmapped.add(f"joint <{tag}>", where, "eomlab joints are ideal")
+    eom_kind = JOINT_KINDS[kind]
+    if eom_kind == "free":
+        return Joint("free", orientation="quaternion",
+                     names=tuple(f"{coordinate}_{d}" for d in ("x", "y", "z", "e0", "e1", "e2", "e3")))
+    if eom_kind == "planar":
+        if abs(axis[2]) < 1 - 1e-12:
+            raise ModelError(f"{where}/axis", "a planar joint is imported with its normal along the joint frame's z only")
+        return Joint("planar", names=tuple(f"{coordinate}_{d}" for d in ("x", "y", "theta")))
+    if eom_kind == "fixed":
+        return Joint("fixed")
+    limits = ()
+    limit = element.find("limit")
+    if kind != "continuous" and limit is not None and limit.get("lower") is not None and limit.get("upper") is not None:
+        limits = (numbers(limit.get("lower"), 1, f"{where}/limit lower")[0],
+                  numbers(limit.get("upper"), 1, f"{where}/limit upper")[0])
+    return Joint(eom_kind, axis=tuple(float(a) for a in axis), names=(coordinate,), limits=limits)
+
+
+def model_from_urdf(root: ET.Element, path: str) -> tuple[Model, list[str]]:
+    folder = os.path.dirname(os.path.abspath(path))
+    unmapped = Unmapped()
+    for tag, why in IGNORED.items():
+        for element in root.findall(tag):
+            unmapped.add(f"<{tag}>", element.get("name") or tag, why)
+    links, into, root_link = _tree(root)
+    ids = Identifiers()
+    body_name = {}
+    root_mass = _inertial(links[root_link], f'link "{root_link}"')[0]
+    bodies = []
+    if root_link == "world" or root_mass == 0:
+        body_name[root_link] = GROUND
+    else:
+        body_name[root_link] = ids.claim(root_link)
+        mass, com, inertia = _inertial(links[root_link], f'link "{root_link}"')
+        bodies.append(body(body_name[root_link], GROUND, Joint("fixed"), np.zeros(3), np.eye(3), mass, com, inertia,
+                           _shape(links[root_link], f'link "{root_link}"', folder, unmapped)))
+    children: dict[str, list[ET.Element]] = {}
+    for joint in into.values():
+        children.setdefault(joint.find("parent").get("link"), []).append(joint)
+    queue = [root_link]
+    while queue:
+        parent = queue.pop(0)
+        for element in children.get(parent, []):
+            child = element.find("child").get("link")
+            where = f'joint "{element.get("name")}"'
+            link_where = f'link "{child}"'
+            body_name[child] = ids.claim(child)
+            joint = _joint(element, ids.claim(element.get("name")), where, unmapped)
+            at, R = _origin(element.find("origin"), where)
+            mass, com, inertia = _inertial(links[child], link_where)
+            bodies.append(body(body_name[child], body_name[parent], joint, at, R, mass, com, inertia,
+                               _shape(links[child], link_where, folder, unmapped)))
+            queue.append(child)
+    if not bodies:
+        raise ModelError("<robot>", "no link moves: nothing to simulate")
+    model = Model(name=root.get("name") or os.path.basename(path), gravity=GRAVITY, bodies=tuple(bodies),
+                  settings=Settings())
+    return model, unmapped.warnings()

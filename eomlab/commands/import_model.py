@@ -1,0 +1,39 @@
+"""`eomlab import ROBOT.urdf|MODEL.xml -o MODEL.eom.json`: a URDF or MJCF robot as an eomlab model.
+
+What the file holds but eomlab cannot model is listed on standard error, one warning per kind.
+"""
+from __future__ import annotations
+
+import sys
+
+from eomlab.engine.model import ModelError
+
+from .arguments import with_source
+
+
+def add_parser(sub) -> None:
+    cmd = sub.add_parser("import", help="convert a URDF or MJCF robot model to an eomlab model file",
+                         description="Read a URDF (<robot>) or MJCF (<mujoco>) file and write an eomlab model: links "
+                         "and bodies, joints, inertias, gravity, joint limits (kept, not enforced), shapes; MJCF "
+                         "ball and free joints as Euler parameters, the first keyframe as initial conditions.")
+    cmd.add_argument("robot", help="a URDF (*.urdf) or MJCF (*.xml) file")
+    cmd.add_argument("-o", "--out", required=True, metavar="MODEL.eom.json", help="the eomlab model file to write")
+
+
+def main(args) -> int:
+    from eomlab.api import checked, save
+    from eomlab.engine.robot_formats import import_model
+
+    try:
+        model, warnings = import_model(args.robot)
+        model = checked(model)  # the file format's own checks, before anything is written
+    except ModelError as err:
+        raise with_source(err, args.robot) from None
+    for warning in warnings:
+        print(f"{args.robot}: warning: {warning}", file=sys.stderr)
+    try:
+        save(model, args.out)
+    except OSError as err:
+        raise ModelError("--out", f"cannot write {args.out}: {err.strerror or err}") from None
+    print(f"wrote {args.out} ({len(model.bodies)} bodies, {len(model.coordinate_names)} coordinates)", file=sys.stderr)
+    return 0

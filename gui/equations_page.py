@@ -1,0 +1,293 @@
+"""Widgets that show an equations page: prose as labels (the window's font, so presentation mode
+enlarges it), each formula as its typeset SVG scaled with that font, and a side-by-side grid of
+two formulations whose corresponding terms share a row, a colour and a label.
+
+Nothing here typesets: the SVGs come from the worker (`equations_render`). A formula waiting
+for its SVG shows a short note, never its LaTeX source.
+"""
+from __future__ import annotations
+
+from PySide6.QtCore import QRectF, QSize, Qt, Signal
+from PySide6.QtGui import QFont, QFontInfo, QPainter
+from PySide6.QtSvg import QSvgRenderer
+from PySide6.QtWidgets import (
+    QFrame,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QScrollArea,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
+
+from eomlab.gui.equations_render import INK, TYPESET_PX
+
+#: the SVG is drawn at this many times the window's font size over the typesetting size
+FORMULA_SCALE = 1.35
+#: headings: this much larger than the body text
+HEADING_SCALE = {1: 1.45, 2: 1.2, 3: 1.05}
+
+
+def font_px(widget: QWidget) -> int:
+    return max(8, QFontInfo(widget.font()).pixelSize())
+
+
+class FormulaView(QWidget):
+    """One typeset formula, drawn from its SVG at the window's font size in the palette's ink."""
+
+    def __init__(self, svg: bytes, parent=None):
+        super().__init__(parent)
+        self.svg = svg
+        self.renderer = QSvgRenderer()
+        self.ink = None
+        self.recolour()
+
+    def recolour(self) -> None:
+        ink = self.palette().color(self.foregroundRole()).name()
+        if ink != self.ink:
+            self.ink = ink
+            self.renderer.load(self.svg.replace(INK.encode(), ink.encode()))
+        self.updateGeometry()
+
+    def sizeHint(self) -> QSize:
+        scale = FORMULA_SCALE * font_px(self) / TYPESET_PX
+        size = self.renderer.defaultSize()
+        return QSize(round(size.width() * scale), round(size.height() * scale))
+
+    minimumSizeHint = sizeHint
+
+    def paintEvent(self, _event) -> None:
+        hint = self.sizeHint()
+        with QPainter(self) as painter:
+            self.renderer.render(painter, QRectF(0, 0, hint.width(), hint.height()))
+
+    def changeEvent(self, event) -> None:
+        if event.type() in (event.Type.FontChange, event.Type.PaletteChange):
+            self.recolour()
+        super().changeEvent(event)
+
+
+class FormulaSlot(QScrollArea):
+    """Where a formula goes: a note until its SVG arrives; scrolls sideways when it is wider than
+    the panel."""
+
+    typeset_requested = Signal()
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setFrameShape(QFrame.NoFrame)
+        self.setWidgetResizable(False)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarAsNeeded)
+        self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Fixed)
+        self.formula: FormulaView | None = None
+        self.note = QLabel("typesetting…")
+        self.note.setObjectName("formula_note")
+        self.setWidget(self.note)
+        self._fit()
+
+    def show_svg(self, svg: bytes) -> None:
+        self.formula = FormulaView(svg)
+        self.formula.resize(self.formula.sizeHint())
+        self.setWidget(self.formula)
+        self._fit()
+
+    def show_note(self, text: str, deferred: bool = False) -> None:
+        if deferred:
+            button = QPushButton(text)
+            button.clicked.connect(self.typeset_requested)
+            self.setWidget(button)
+        else:
+            self.setWidget(QLabel(text))
+        self._fit()
+
+    def _fit(self) -> None:
+        inner = self.widget()
+        if inner is None:
+            return
+        hint = inner.sizeHint()
+        inner.resize(hint)
+        bar = self.horizontalScrollBar().sizeHint().height() if hint.width() > self.viewport().width() else 0
+        self.setFixedHeight(hint.height() + bar + 2)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._fit()
+
+    def changeEvent(self, event) -> None:
+        super().changeEvent(event)
+        if event.type() == event.Type.FontChange:
+            self._fit()
+
+
+def _label(text: str, object_name: str = "equations_prose") -> QLabel:
+    label = QLabel(text)
+    label.setTextFormat(Qt.PlainText)
+    label.setWordWrap(True)
+    label.setObjectName(object_name)
+    label.setTextInteractionFlags(Qt.TextSelectableByMouse)
+    return label
+
+
+def _heading(text: str, level: int, base: QFont) -> QLabel:
+    label = _label(text, "equations_heading")
+    font = QFont(base)
+    font.setBold(True)
+    if font.pixelSize() > 0:  # presentation mode sets pixel sizes
+        font.setPixelSize(round(font.pixelSize() * HEADING_SCALE.get(level, 1.0)))
+    else:
+        font.setPointSizeF(font.pointSizeF() * HEADING_SCALE.get(level, 1.0))
+    label.setFont(font)
+    return label
+
+
+def _role_frame(role: str, label: str, colour: str, inner: QWidget, tagged: bool = True) -> QWidget:
+    """A formula marked with its role: a coloured bar and (`tagged`) the role's name in that colour."""
+    frame = QFrame()
+    frame.setObjectName("role_frame")
+    frame.setProperty("role", role)
+    frame.setStyleSheet(f"QFrame#role_frame {{ border-left: 4px solid {colour}; }}")
+    layout = QVBoxLayout(frame)
+    layout.setContentsMargins(8, 0, 0, 0)
+    layout.setSpacing(0)
+    if tagged:
+        tag = _label(label, "role_tag")
+        tag.setStyleSheet(f"color: {colour}; font-weight: bold;")
+        layout.addWidget(tag)
+    layout.addWidget(inner)
+    return frame
+
+
+class PageView(QWidget):
+    """A page's blocks, top to bottom; `slots[kind][i]` holds the page's i-th formula."""
+
+    typeset_requested = Signal(str, int)  # kind, formula index
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.layout_ = QVBoxLayout(self)
+        self.layout_.setAlignment(Qt.AlignTop)
+        self.layout_.setSpacing(6)
+        self.slots: dict[str, list[FormulaSlot]] = {}
+
+    def clear(self) -> None:
+        while self.layout_.count():
+            item = self.layout_.takeAt(0)
+            if item.widget() is not None:
+                item.widget().deleteLater()
+        self.slots = {}
+
+    def add_page(self, page: dict, kind: str) -> None:
+        """Lay out a page (`engine.symbolic.page_data`): headings, prose, and a slot per formula."""
+        slots = self.slots.setdefault(kind, [])
+        for block in page["blocks"]:
+            if block[0] == "heading":
+                self.layout_.addWidget(_heading(block[1], block[2], self.font()))
+            elif block[0] == "prose":
+                self.layout_.addWidget(_label(block[1]))
+            else:
+                slot = self._slot(kind, len(slots))
+                slots.append(slot)
+                if block[0] == "definition":
+                    self.layout_.addWidget(self._definition(slot, block[1]))
+                else:
+                    self.layout_.addWidget(self._formula_block(slot, *block[1:]))
+
+    def add_message(self, text: str) -> None:
+        self.layout_.addWidget(_label(text, "equations_message"))
+
+    def _slot(self, kind: str, index: int) -> FormulaSlot:
+        slot = FormulaSlot()
+        slot.typeset_requested.connect(lambda: self.typeset_requested.emit(kind, index))
+        return slot
+
+    @staticmethod
+    def _definition(slot: FormulaSlot, text: str) -> QWidget:
+        """A symbol and what it is, side by side."""
+        row = QWidget()
+        layout = QHBoxLayout(row)
+        layout.setContentsMargins(12, 0, 0, 0)
+        slot.setSizePolicy(QSizePolicy.Minimum, QSizePolicy.Fixed)
+        slot.setMinimumWidth(140)
+        layout.addWidget(slot, 0)
+        layout.addWidget(_label(text), 1)
+        return row
+
+    @staticmethod
+    def _formula_block(slot: FormulaSlot, caption: str, role: str, label: str, colour: str) -> QWidget:
+        box = QWidget()
+        layout = QVBoxLayout(box)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        if caption:
+            layout.addWidget(_label(caption, "formula_caption"))
+        layout.addWidget(slot)
+        return _role_frame(role, label, colour, box) if role else box
+
+    def set_svg(self, kind: str, index: int, svg: bytes | None, note: str) -> None:
+        slots = self.slots.get(kind, [])
+        if index >= len(slots):
+            return
+        if svg is not None:
+            slots[index].show_svg(svg)
+        elif note == "deferred":
+            slots[index].show_note("A long expression: show it typeset (takes a few seconds)", deferred=True)
+        else:
+            slots[index].show_note(f"This formula could not be typeset ({note}); Copy as LaTeX has it.")
+
+
+class CompareView(QWidget):
+    """Two formulations side by side: one row per corresponding term, in the role's colour."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.grid = QGridLayout(self)
+        self.grid.setAlignment(Qt.AlignTop)
+        self.grid.setHorizontalSpacing(24)
+        self.slots: list[tuple[str, int, int, FormulaSlot]] = []  # (side, formula index, role row, slot)
+
+    def clear(self) -> None:
+        while self.grid.count():
+            item = self.grid.takeAt(0)
+            if item.widget() is not None:
+                item.widget().deleteLater()
+        self.slots = []
+
+    def show_rows(self, left: dict, right: dict) -> None:
+        """One row per role either page marks (`page_data`'s roles), its formulas left and right."""
+        self.clear()
+        self.grid.addWidget(_heading(left["title"], 2, self.font()), 0, 0)
+        self.grid.addWidget(_heading(right["title"], 2, self.font()), 0, 1)
+        mine = {role: (label, colour, indices) for role, label, colour, indices in left["roles"]}
+        theirs = {role: (label, colour, indices) for role, label, colour, indices in right["roles"]}
+        order = list(mine) + [role for role in theirs if role not in mine]
+        line = 1
+        for role in order:
+            label, colour, _ = mine.get(role) or theirs[role]
+            tag = _label(label, "role_tag")
+            tag.setStyleSheet(f"color: {colour}; font-weight: bold; border-bottom: 2px solid {colour};")
+            tag.setProperty("role", role)
+            self.grid.addWidget(tag, line, 0, 1, 2)
+            line += 1
+            for column, (side, found) in enumerate((("left", mine), ("right", theirs))):
+                cell = QWidget()
+                layout = QVBoxLayout(cell)
+                layout.setContentsMargins(0, 0, 0, 0)
+                for index in found.get(role, ("", "", []))[2]:
+                    slot = FormulaSlot()
+                    layout.addWidget(_role_frame(role, label, colour, slot, tagged=False))
+                    self.slots.append((side, index, line, slot))
+                if role not in found:
+                    layout.addWidget(_label("no term of this kind", "equations_prose"))
+                self.grid.addWidget(cell, line, column, Qt.AlignTop)
+            line += 1
+
+    def set_svg(self, side: str, index: int, svg: bytes | None, note: str) -> None:
+        for slot_side, slot_index, _row, slot in self.slots:
+            if slot_side == side and slot_index == index:
+                if svg is not None:
+                    slot.show_svg(svg)
+                else:
+                    slot.show_note("long: see the full page" if note == "deferred" else "could not be typeset")

@@ -1,0 +1,155 @@
+"""The equations page of every preset in every formulation, as `eomlab equations --format latex|html`
+prints it and as the panel lays it out: every formula parses with KaTeX (throwOnError, strict) and
+uses no character the panel's math font lacks, the MathML is well-formed XML, the text outside the
+mathematics (printed or on screen) holds no markup, and nothing points to a file the user lacks.
+One derivation per (preset, formulation), cached for the whole module."""
+from __future__ import annotations
+
+import functools
+import os
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from xml.etree import ElementTree
+
+import pytest
+
+from eomlab.engine.model import ModelError
+from eomlab.engine.modelfile import load_model
+from eomlab.engine.symbolic import SYMBOLIC_METHODS, derive
+from eomlab.engine.symbolic.page import Definition, Formula, Heading, Prose, build_page, html_document, latex_document
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+ROOT = Path(__file__).resolve().parents[1]
+PRESETS = sorted((ROOT / "assets" / "models").glob("*.eom.json"))
+KATEX = ROOT / "tests" / "katex"
+
+
+@functools.lru_cache(maxsize=None)
+def page(preset: str, method: str):
+    model = load_model(str(ROOT / "assets" / "models" / preset))
+    try:
+        return build_page(derive(model, method), model.name)
+    except ModelError as error:  # the size guard or Euler parameters outside Kane: said plainly
+        return str(error)
+
+
+def all_pages():
+    for path in PRESETS:
+        for method in SYMBOLIC_METHODS:
+            yield path.name, method, page(path.name, method)
+
+
+def formulas_of(latex: str) -> list[str]:
+    displays = re.findall(r"\\\[(.*?)\\\]", latex, re.S)
+    inline = re.findall(r"(?<!\\)\$(.+?)(?<!\\)\$", latex)
+    environments = re.findall(r"\\begin\{align\*\}(.*?)\\end\{align\*\}", latex, re.S)
+    return displays + inline + environments
+
+
+def katex_failures(formulas: list[str]) -> list:
+    if shutil.which("node") is None:
+        pytest.skip("node is not installed (CI installs it: .ci/run)")
+    if not (KATEX / "node_modules" / "katex").is_dir():
+        if shutil.which("npm") is None:
+            pytest.skip("katex is not installed and npm is missing (npm install in tests/katex)")
+        subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--silent"], cwd=KATEX, check=True,
+                       capture_output=True, timeout=300)
+    result = subprocess.run(["node", str(KATEX / "check.js")], input=json.dumps(formulas), capture_output=True,
+                            text=True, timeout=300, check=True)
+    return json.loads(result.stdout)
+
+
+def test_every_formula_of_every_preset_parses_with_katex():
+    formulas, where = [], []
+    for preset, method, shown in all_pages():
+        if isinstance(shown, str):
+            continue
+        found = formulas_of(latex_document(shown))
+        assert len(found) >= len(shown.formulas()), (preset, method)
+        formulas += found
+        where += [(preset, method)] * len(found)
+    failures = katex_failures(formulas)
+    assert not failures, [(where[i], message, formulas[i][:200]) for i, message in failures[:5]]
+
+
+def test_prose_is_plain_and_self_contained():
+    for preset, method, shown in all_pages():
+        if isinstance(shown, str):
+            assert "THEORY" not in shown and "seed" not in shown.lower()
+            continue
+        document = latex_document(shown) + html_document(shown)
+        assert "THEORY" not in document and not re.search(r"\bseeds?\b", document, re.I), (preset, method)
+        for block in shown.blocks:
+            text = block.text if isinstance(block, (Heading, Prose, Definition)) else getattr(block, "caption", "")
+            assert not re.search(r"[\\$^]|\*\*|Matrix\(|\ufffd", text), (preset, method, text)
+
+
+def test_html_is_mathml_with_plain_text_around_it():
+    for preset, method, shown in all_pages():
+        if isinstance(shown, str):
+            continue
+        document = html_document(shown)
+        maths = re.findall(r"<math.*?</math>", document, re.S)
+        assert len(maths) == len(shown.formulas()), (preset, method)
+        for math in maths:
+            ElementTree.fromstring(math)  # our own output: well-formed XML
+        outside = re.sub(r"<math.*?</math>", "", document, flags=re.S)
+        outside = re.sub(r"<style>.*?</style>", "", outside, flags=re.S)
+        assert not re.search(r"\\|\*\*|Matrix\(|\ufffd", outside), (preset, method)
+
+
+def test_each_formulation_names_its_equation_and_source():
+    expected = {"lagrange": ("Lagrange", "1788"), "maggi": ("Maggi", "1896"),
+                "udwadia_kalaba": ("Udwadia", "1992"), "kane": ("Kane", "1985")}
+    for method, (name, year) in expected.items():
+        shown = page("four_bar.eom.json", method)
+        text = " ".join(b.text for b in shown.blocks if isinstance(b, (Heading, Prose)))
+        assert name in shown.title and year in text
+        assert any(isinstance(b, Definition) for b in shown.blocks)
+    assert "Phohomsiri" in " ".join(b.text for b in page("four_bar.eom.json", "udwadia_kalaba").blocks
+                                    if isinstance(b, Prose))
+
+
+def test_corresponding_terms_of_two_formulations():
+    from eomlab.engine.symbolic.page import corresponding
+
+    rows = dict((role, (mine, theirs)) for role, mine, theirs in
+                corresponding(page("four_bar.eom.json", "lagrange"), page("four_bar.eom.json", "maggi")))
+    assert rows["mass"][0] and any(r"C^{\mathsf T} M" in f.latex for f in rows["mass"][1])
+    kane_vs_maggi = dict((role, (m, t)) for role, m, t in
+                         corresponding(page("four_bar.eom.json", "kane"), page("four_bar.eom.json", "maggi")))
+    assert any("F_r + F_r^{*} = 0" in f.latex for f in kane_vs_maggi["reduced"][0])
+    assert any(r"C^{\mathsf T}\big(M" in f.latex for f in kane_vs_maggi["reduced"][1])
+    uk = dict((role, (m, t)) for role, m, t in
+              corresponding(page("four_bar.eom.json", "lagrange"), page("four_bar.eom.json", "udwadia_kalaba")))
+    assert any(r"A^{\mathsf T}\lambda" in f.latex for f in uk["constraint_force"][0])
+    assert any("(b - A\\,a)" in f.latex for f in uk["constraint_force"][1])
+    assert all(isinstance(f, Formula) for _, (m, t) in uk.items() for f in m + t)
+
+
+def test_the_panel_lays_out_every_page_without_markup_or_missing_glyphs(qtbot):
+    """What the panel shows of every page: its labels (prose, captions, notes) hold no backslash,
+    `**`, `Matrix(` or replacement character; every formula has a slot and a glyph for each character."""
+    import latex2mathml.converter
+    from PySide6.QtWidgets import QLabel
+
+    from eomlab.engine.symbolic import page_data
+    from eomlab.gui.equations_page import PageView
+    from eomlab.gui.equations_render import missing_glyphs
+
+    for preset, method, shown in all_pages():
+        view = PageView()
+        qtbot.addWidget(view)
+        if isinstance(shown, str):
+            view.add_message(shown)
+        else:
+            view.add_page(page_data(shown), "page")
+            assert len(view.slots["page"]) == len(shown.formulas())
+            for latex in shown.formulas():
+                assert not missing_glyphs(latex2mathml.converter.convert(latex)), (preset, method, latex)
+        texts = [label.text() for label in view.findChildren(QLabel)]
+        assert texts and not [t for t in texts if re.search(r"\\|\*\*|Matrix\(|\ufffd", t)], (preset, method)
