@@ -28,6 +28,8 @@ class Method:
     numeric: str  # "module:Class" of its engine.formulations.base.Formulation
     symbolic: str  # "module:function" deriving its engine.symbolic.base.Equations (sympy)
     integrates: str  # what it integrates, in a few words
+    #: why its constraint drift looks as it does (the window's compare table says it in words)
+    drift: str = ""
     #: numeric variants chosen by settings.maggi_basis-like options: option value → "module:Class"
     variants: dict[str, str] = field(default_factory=dict)
     #: its symbolic equations are written in the model's speeds (so Euler-parameter joints work),
@@ -46,17 +48,24 @@ _S = "eomlab.engine.symbolic."
 
 REGISTRY: dict[str, Method] = {m.key: m for m in (
     Method("lagrange", "Lagrange multipliers", _F + "lagrange:Lagrange", _S + "lagrange:lagrange_equations",
-           "q and the rates q̇; the multipliers λ from the saddle-point system"),
+           "q and the rates q̇; the multipliers λ from the saddle-point system",
+           drift="the constraints hold only at the acceleration level, so position and velocity drift grow unless "
+                 "stabilised"),
     Method("maggi", "Maggi", _F + "maggi:Maggi", _S + "maggi:maggi_equations",
            "q and independent quasi-velocities; λ from the second group",
+           drift="the velocity rows hold by construction (independent speeds), the positions drift slowly",
            variants={"partitioning": _F + "maggi:MaggiPartitioned"}),
     Method("udwadia_kalaba", "Udwadia–Kalaba", _F + "udwadia_kalaba:UdwadiaKalaba",
            _S + "udwadia_kalaba:udwadia_kalaba_equations",
-           "q and u; the constraint force from a Moore–Penrose inverse"),
+           "q and u; the constraint force from a Moore–Penrose inverse",
+           drift="like Lagrange it drifts at the position and the velocity level (acceleration rows only)"),
     Method("kane", "Kane", _F + "kane:Kane", _S + "kane:kane_equations",
-           "q and the independent speeds; F_r + F_r* = 0", symbolic_in_speeds=True),
+           "q and the independent speeds; F_r + F_r* = 0", symbolic_in_speeds=True,
+           drift="velocity-level rows hold by construction: only the position level drifts"),
     Method("gibbs_appell", "Gibbs–Appell", _F + "gibbs_appell:GibbsAppell", _S + "gibbs_appell:gibbs_appell_equations",
-           "q and the independent speeds; ∂S/∂u̇ = F from the Gibbs function S", symbolic_in_speeds=True),
+           "q and the independent speeds; ∂S/∂u̇ = F from the Gibbs function S", symbolic_in_speeds=True,
+           drift="as in Kane's equations the velocity-level rows hold by construction: only the position level "
+                 "drifts"),
 )}
 
 #: every formulation's key, in the order lists show them

@@ -29,12 +29,15 @@ def load_start_model(model_path: str | None):
 
 
 def run_gui(model_path: str | None = None, run_for: float | None = None, screenshot: str | None = None,
-            compare: bool = False) -> int:
+            compare: bool = False, presentation: bool = False, size: tuple[int, int] | None = None,
+            report: str | None = None) -> int:
     """Open the window on `model_path` (default: the default preset), running at once.
 
-    With `run_for` (seconds of wall time) and/or `screenshot` (a PNG path) the window runs that
-    long, saves a picture of the whole window, closes and returns 0. `compare` overlays every
-    formulation. A bad model file raises its `ModelError` before any window opens.
+    With `run_for` (seconds of wall time), `screenshot` (a PNG path) and/or `report` (a JSON path,
+    gui/report.py) the window runs that long, saves a picture of the whole window and/or its layout
+    report, closes and returns 0. `compare` runs every formulation at once; `presentation` opens in
+    presentation mode; `size` (w, h) sizes the window. A bad model file raises its `ModelError`
+    before any window opens.
     """
     model = load_start_model(model_path)
 
@@ -60,8 +63,12 @@ def run_gui(model_path: str | None = None, run_for: float | None = None, screens
     # the collector's sight, a full collection takes well under a millisecond instead of 150 ms
     # or more, which the GarbageCollector above would otherwise spend on the GUI thread mid-run
     gc.freeze()
+    if size is not None:
+        window.resize(*size)
     window.show()
-    scripted = run_for is not None or screenshot is not None
+    if presentation:
+        window.presentation.enter(size)
+    scripted = run_for is not None or screenshot is not None or report is not None
     if scripted:
         window.confirm_discard = lambda: True
         window.confirm_restore = None  # a scripted run neither asks nor touches recovery files
@@ -72,17 +79,37 @@ def run_gui(model_path: str | None = None, run_for: float | None = None, screens
             last_run.clear()
             last_run.update(scene=window.scene.objectName(), samples=len(rows), problem=window.last_error,
                             t=float(rows[-1, 0]) if len(rows) else 0.0)
+            # hold the runs and take in the batches still queued, so the picture and the report
+            # show one instant everywhere (a busy GUI thread can be a few batches behind)
+            window.session.pause()
+            app.processEvents()
+            window.redraw.redraw_all()
             if screenshot:
-                window.plots.refresh()
                 saved.append(window.grab().save(screenshot))
+            if report:
+                saved.append(write_report(window, report))
             window.close()
             app.quit()
 
         QTimer.singleShot(int(1000 * (run_for or 0.0)), finish)
     code = app.exec()
     if scripted:
-        if screenshot and not (saved and saved[0]):
-            print(f"eomlab: could not write the screenshot {screenshot}", file=sys.stderr)
+        if not all(saved):
+            print(f"eomlab: could not write {screenshot or report}", file=sys.stderr)
             return 1
         return 0
     return int(code)
+
+
+def write_report(window, path: str) -> bool:
+    """The window's layout report (gui/report.py) as JSON; False if the file cannot be written."""
+    import json
+
+    from eomlab.gui.report import layout_report
+
+    try:
+        with open(path, "w", encoding="utf-8") as out:
+            json.dump(layout_report(window), out, indent=1)
+    except OSError:
+        return False
+    return True

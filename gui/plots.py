@@ -1,29 +1,39 @@
-"""The bottom plots: motion, phase portrait, energy, relative energy drift, constraint drift and
-multipliers, drawn from the runs' ring buffers.
+"""The plots under the mechanism: motion, phase portrait, energy (curves and bars), relative energy
+drift, constraint drift and multipliers, drawn from the runs' ring buffers up to the session's
+time cursor.
 
-The panel never receives samples itself: the window appends batches to each run's `RingBuffer`
-and calls `refresh()` from its one redraw timer (≤ 60 Hz), so the cost of drawing does not depend
-on how fast the worker produces samples. While a run goes, the window refreshes one or two plots
-per tick in turn (`refresh(keys)`), so a tick never pays for repainting all six.
+The panel never receives samples itself: the session appends batches to each run's `RingBuffer`
+and the window's redraw (gui/redraw.py, ≤ 60 Hz) calls `refresh()`, so the cost of drawing does
+not depend on how fast the worker produces samples; while a run goes the plots refresh one at a
+time in turn. Curves handed to Qt are decimated to what the screen can show (gui/decimate.py);
+PNG/SVG export draws the full data.
 
-What goes to Qt is what a screen can show: a time curve with more samples than its plot has pixel
-columns is reduced to the first, lowest, highest and last sample of each column-wide run of
-samples (`m4_decimate`, the same picture: every column keeps its full vertical extent), always
-ending at the latest sample; a phase portrait drops the samples that land on the pixel of the one
-before. The ring buffers keep every row, for export; PNG/SVG export draws the full data.
+Which plots show is the user's choice (View ▸ Plots, remembered in QSettings, one choice for the
+normal window and one for presentation mode); a chosen plot with nothing to show for the model (no
+constraint rows, no multipliers) gives its room to the others, and the energy bars take the place
+of the first such. Keys sit in a row beside each title, never over the data (gui/plot_legend.py).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QRectF, QSize, Qt
-from PySide6.QtGui import QPainter
-from PySide6.QtWidgets import QGraphicsItem, QComboBox, QGridLayout, QHBoxLayout, QLabel, QToolButton, QMenu, QVBoxLayout, QWidget
+from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtGui import QAction, QFont
+from PySide6.QtWidgets import (QComboBox, QGraphicsItem, QGridLayout, QHBoxLayout, QLabel, QMenu, QToolButton,
+                               QVBoxLayout, QWidget)
 
-from eomlab.gui.ring_buffer import RingBuffer
-from eomlab.gui.runner import RunInfo
+from eomlab.gui.decimate import _finite_range, m4_decimate, pixel_decimate  # noqa: F401 - tests import them here
+from eomlab.gui import plot_export
+from eomlab.gui.energy_bars import EnergyBars
+from eomlab.gui.method_styles import PALETTE
+from eomlab.gui.plot_data import (LOG_FLOOR, curve_values, has_constraint_rows, moving_first,  # noqa: F401
+                                  multiplier_columns, plot_of, plottable_coordinates, speed_for, spins, wrapped)
+from eomlab.gui.plot_legend import methods_key, title_with_key
+from eomlab.gui.plot_ranges import PlotRanges, widen
+from eomlab.gui.plot_style import configure_pyqtgraph, coordinate_unit, label_axes, without_si_prefix  # noqa: F401
+from eomlab.gui.session import RunSeries  # noqa: F401 - the plots draw these
 
 #: at most this many multiplier curves are drawn (a 50-link chain in absolute coordinates has 100)
 MAX_MULTIPLIER_CURVES = 12
@@ -32,136 +42,55 @@ MAX_MOTION_CURVES = 8
 #: plots against time, whose time axis grows in steps rather than with every sample
 TIME_PLOTS = ("motion", "energy", "energy_drift", "constraint_drift", "multipliers")
 #: pen width of the curves (pixels, times `line_scale`): 1 px antialiased lines take Qt's fast
-#: cosmetic-line path, any wider pen is stroked as a polygon, 8 to 10 times slower (a 1.6 px motion
-#: plot of a few hundred samples: 5.5 ms to paint, at 1 px 0.6 ms)
+#: cosmetic-line path, any wider pen is stroked as a polygon, 8 to 10 times slower
 CURVE_WIDTH = 1.0
 #: the width `line_scale` multiplies when presentation mode or a zoom styles the plots
 STYLED_CURVE_WIDTH = 1.6
-#: E = T + V stands out from T and V (one nearly straight line: the slow path costs about 1 ms)
+#: E = T + V stands out from T and V
 EMPHASIS_WIDTH = 2.0
 #: plots with a log10 y axis
 LOG_PLOTS = ("energy_drift", "constraint_drift")
-#: log plots cannot show zero: smaller values are drawn at this floor
-LOG_FLOOR = 1e-17
-#: a y range that must grow takes this much extra room (fraction of the span; decades on log plots)
-#: so that it does not change, and the axis need not be laid out again, with every refresh
-Y_GROWTH_ROOM = 0.15
+#: once this many samples are in, the default coordinates are those that move
+SAMPLES_TO_CHOOSE = 20
 
 PLOT_TITLES = {
     "motion": "Motion",
     "phase": "Phase portrait",
     "energy": "Energy",
+    "energy_bars": "Energy now",
     "energy_drift": "Relative energy drift",
     "constraint_drift": "Constraint drift",
     "multipliers": "Multipliers",
 }
-
-PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
-           "#7f7f7f", "#bcbd22"]
-
-
-def m4_decimate(x: np.ndarray, y: np.ndarray, per_bin: int) -> tuple[np.ndarray, np.ndarray]:
-    """Reduce a curve sampled along increasing x to the first, lowest, highest and last point of
-    each run of `per_bin` samples, in their order (M4). With runs no wider than a pixel column
-    the line drawn through them covers the same pixels as the full curve. The samples after the
-    last full run are kept as they are, so the result always ends at the last sample."""
-    n = len(x)
-    if per_bin < 5 or n < 2 * per_bin:
-        return x, y
-    bins = n // per_bin
-    full = bins * per_bin
-    block = y[:full].reshape(bins, per_bin)
-    base = np.arange(bins) * per_bin
-    picks = np.stack((base, base + _arg(block, np.argmin), base + _arg(block, np.argmax), base + per_bin - 1),
-                     axis=1)
-    picks.sort(axis=1)
-    index = np.concatenate((picks.ravel(), np.arange(full, n)))
-    return x[index], y[index]
-
-
-def _arg(block: np.ndarray, which) -> np.ndarray:
-    """argmin/argmax along rows, ignoring NaN (a row of NaN gives its first index)."""
-    if not np.isnan(block).any():
-        return which(block, axis=1)
-    fill = np.inf if which is np.argmin else -np.inf
-    return which(np.where(np.isnan(block), fill, block), axis=1)
-
-
-def pixel_decimate(x: np.ndarray, y: np.ndarray, x_range, y_range, size) -> tuple[np.ndarray, np.ndarray]:
-    """Drop the points that fall on the same pixel as the point before them (a path drawn through
-    the rest covers the same pixels within one); first and last points are kept."""
-    n = len(x)
-    if n < 3:
-        return x, y
-    (x0, x1), (y0, y1), (w, h) = x_range, y_range, size
-    if not (x1 > x0 and y1 > y0 and w > 0 and h > 0):
-        return x, y
-    with np.errstate(invalid="ignore"):
-        px = np.floor((x - x0) * (w / (x1 - x0)))
-        py = np.floor((y - y0) * (h / (y1 - y0)))
-    keep = np.ones(n, dtype=bool)
-    keep[1:] = (px[1:] != px[:-1]) | (py[1:] != py[:-1])
-    keep[-1] = True
-    return x[keep], y[keep]
-
-
-def configure_pyqtgraph() -> None:
-    """White plots with dark ink read well in screenshots and print."""
-    pg.setConfigOptions(background="w", foreground="k", antialias=True)
-
-
-def coordinate_unit(name: str, model=None) -> str:
-    """The unit of a coordinate: from its joint in the model when known, else from its name."""
-    if model is not None:
-        for body in model.bodies:
-            if name in body.joint.names:
-                i = body.joint.names.index(name)
-                kind = body.joint.type
-                if body.joint.quaternion and i >= len(body.joint.names) - 4:
-                    return "1"  # Euler parameters are pure numbers
-                if kind == "prismatic" or (kind == "planar" and i < 2) or (kind == "free" and i < 3):
-                    return "m"
-                return "rad"
-    tail = name.rsplit("_", 1)[-1]
-    if tail in ("e0", "e1", "e2", "e3"):
-        return "1"  # Euler parameters (absolute coordinates in 3-D)
-    return "m" if tail in ("x", "y", "z", "s") else "rad"
-
-
-@dataclass
-class RunSeries:
-    """One run as the plots see it: its columns and its samples."""
-
-    label: str
-    info: RunInfo
-    buffer: RingBuffer
-    color: str = PALETTE[0]
-    style: Qt.PenStyle = Qt.SolidLine  # compare mode: each formulation its own dash pattern
-    curves: dict = field(default_factory=dict)
-    energy_reference: tuple | None = None  # (E(0), scale of the relative drift)
-
-    def column(self, data: np.ndarray, name: str) -> np.ndarray | None:
-        try:
-            return data[:, self.info.columns.index(name)]
-        except ValueError:
-            return None
+#: the plots shown until the user chooses (per mode)
+DEFAULT_PLOTS = {"normal": ("motion", "phase", "energy", "energy_drift", "constraint_drift", "multipliers"),
+                 "presentation": ("motion", "energy")}
+SETTINGS_KEY = "plots/{mode}"
 
 
 class PlotPanel(QWidget):
-    """Six plots in a 2 × 3 grid, with the motion plot's coordinate choice above them."""
+    """The chosen plots in a grid, the motion plot's coordinate choice above them, and in compare
+    mode one key of the methods' colours and dashes."""
 
-    def __init__(self, parent=None):
+    shown_changed = Signal(list)  # the keys of the plots now shown (empty: none)
+
+    def __init__(self, settings_store=None, parent=None):
         super().__init__(parent)
+        self.settings_store = settings_store
+        #: the last instant to draw (the session's cursor); None: every sample
+        self.time_limit = lambda: None
         self.series: list[RunSeries] = []
         self.model = None
+        self.mode = "normal"
         self.chosen_coordinates: list[str] = []
+        self._coordinates_by_user = False
         self.plots: dict[str, pg.PlotWidget] = {}
+        self.legend_entries: dict[str, list] = {}
+        self._spinning: set[str] = set()  # motion coordinates drawn wrapped
         # appearance, changed by presentation mode (gui/presentation.py) before `restyle()`
         self.line_scale = 1.0
-        self.legend_size = "8pt"
-        self.title_size = "9pt"
-        self.legend_brush = (255, 255, 255, 210)
-        self.legends_shown = True
+        self.title_px = 12
+        self.ink = "#000"
 
         controls = QHBoxLayout()
         controls.setContentsMargins(4, 0, 4, 0)
@@ -172,62 +101,154 @@ class PlotPanel(QWidget):
         self.phase_combo = QComboBox()
         self.phase_combo.setMinimumContentsLength(12)
         self.phase_combo.currentIndexChanged.connect(self._rebuild_curves)
-        controls.addWidget(QLabel("Motion:"))
+        self.phase_label = QLabel("Phase portrait of:")
+        self.motion_label = QLabel("Motion:")
+        controls.addWidget(self.motion_label)
         controls.addWidget(self.coordinate_button)
         controls.addSpacing(16)
-        controls.addWidget(QLabel("Phase portrait of:"))
+        controls.addWidget(self.phase_label)
         controls.addWidget(self.phase_combo)
+        controls.addSpacing(16)
+        self.methods_key = QLabel("")
+        self.methods_key.setObjectName("methods_key")
+        self.methods_key.setVisible(False)
+        self.methods_key.setWordWrap(True)  # five methods at presentation size: two lines, not a wider window
+        controls.addWidget(self.methods_key)
         controls.addStretch(1)
         self.buffer_label = QLabel("")
         controls.addWidget(self.buffer_label)
 
-        grid = QGridLayout()
-        grid.setContentsMargins(0, 0, 0, 0)
-        grid.setSpacing(2)
-        for i, key in enumerate(PLOT_TITLES):
+        self.grid = QGridLayout()
+        self.grid.setContentsMargins(0, 0, 0, 0)
+        self.grid.setSpacing(2)
+        for key in PLOT_TITLES:
             plot = pg.PlotWidget()
             plot.setObjectName(f"plot_{key}")
             plot.setMinimumSize(QSize(200, 150))
             item = plot.getPlotItem()
-            item.setTitle(PLOT_TITLES[key], size="9pt")
             item.showGrid(x=True, y=True, alpha=0.25)
-            # no pyqtgraph downsampling: its "peak" mode drops the last samples (up to a bin and a
-            # half), so a curve stopped short of the latest sample; `m4_decimate` does it instead
+            # no pyqtgraph downsampling: its "peak" mode drops the last samples; `m4_decimate` instead
             for axis in ("left", "bottom"):
                 # painted from a pixmap until its range changes: axes are most of a plot's cost
                 item.getAxis(axis).setCacheMode(QGraphicsItem.DeviceCoordinateCache)
             self.plots[key] = plot
-            grid.addWidget(plot, i // 3, i % 3)
-        self._time_range = None
-        self._time_ranges: dict[str, tuple] = {}  # the time range each time plot shows
-        self._y_ranges: dict[str, tuple] = {}  # the y range each plot was given (log10 on log plots)
-        self._y_managed: dict[str, bool] = {}  # False: the user set the range with the mouse
-        for key, plot in self.plots.items():
-            box = plot.getPlotItem().getViewBox()
-            box.sigRangeChangedManually.connect(lambda _mask, k=key: self._user_ranged(k))
-            plot.getPlotItem().autoBtn.clicked.connect(lambda *_a, k=key: self._auto_pressed(k))
+        self.energy_bars = EnergyBars(self.plots["energy_bars"])
+        self.ranges = PlotRanges(self.plots, LOG_PLOTS, TIME_PLOTS)
         self._label_axes()
-        self.no_constraints_label = pg.TextItem("no constraint rows: the drift is zero", color="#777")
-        self.no_constraints_label.setParentItem(self.plots["constraint_drift"].getPlotItem().getViewBox())
-        self.no_constraints_label.setPos(8, 8)
-        self.no_constraints_label.setVisible(False)
+        self.shown: list[str] = []
+        self.choice_actions: dict[str, QAction] = {}
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
         layout.addLayout(controls)
-        layout.addLayout(grid, 1)
+        layout.addLayout(self.grid, 1)
+        self._lay_out()
+
+    # --- which plots ---------------------------------------------------------------------------
+
+    def chosen(self) -> list[str]:
+        """The plots the user wants in this mode (QSettings), whether or not they have data."""
+        default = list(DEFAULT_PLOTS[self.mode])
+        if self.settings_store is None:
+            return default
+        value = self.settings_store.value(SETTINGS_KEY.format(mode=self.mode), None)
+        if value is None:
+            return default
+        value = [value] if isinstance(value, str) else list(value)
+        return [k for k in value if k in PLOT_TITLES]
+
+    def choose(self, keys) -> None:
+        keys = [k for k in PLOT_TITLES if k in keys]
+        if self.settings_store is not None:
+            self.settings_store.setValue(SETTINGS_KEY.format(mode=self.mode), keys if keys else "")
+            self.settings_store.sync()
+        self._lay_out()
+
+    def set_mode(self, mode: str) -> None:
+        """'normal' or 'presentation': each remembers its own choice of plots."""
+        self.mode = mode
+        self._lay_out()
+
+    def choice_menu(self, parent) -> QMenu:
+        """View ▸ Plots: a tick per plot (and none), for the current mode."""
+        menu = QMenu("Plots", parent)
+        none = menu.addAction("No plots")
+        none.triggered.connect(lambda: self.choose([]))
+        menu.addSeparator()
+        for key, title in PLOT_TITLES.items():
+            action = menu.addAction(title)
+            action.setCheckable(True)
+            action.setObjectName(f"choose_plot_{key}")
+            action.toggled.connect(lambda on, k=key: self._toggle_choice(k, on))
+            self.choice_actions[key] = action
+        menu.aboutToShow.connect(self._tick_choices)
+        return menu
+
+    def _tick_choices(self) -> None:
+        chosen = self.chosen()
+        for key, action in self.choice_actions.items():
+            action.blockSignals(True)
+            action.setChecked(key in chosen)
+            action.blockSignals(False)
+
+    def _toggle_choice(self, key: str, on: bool) -> None:
+        chosen = [k for k in self.chosen() if k != key] + ([key] if on else [])
+        self.choose(chosen)
+
+    def useful(self, key: str) -> bool:
+        """Whether the plot has something to show for the runs."""
+        if not self.series:
+            return key != "multipliers" and key != "constraint_drift"
+        info = self.series[0].info
+        if key == "phase":  # a coordinate beside its own rate (Euler parameters alone have none)
+            return any(f"{n}_dot" in info.speed_names for n in plottable_coordinates(info, self.model))
+        if key == "constraint_drift":
+            return has_constraint_rows(info)
+        if key == "multipliers":
+            return bool(multiplier_columns(info))
+        return True
+
+    def _lay_out(self) -> None:
+        chosen = self.chosen()
+        shown = [k for k in chosen if self.useful(k)]
+        if len(shown) < len(chosen) and "energy_bars" not in shown:
+            shown.append("energy_bars")  # in the place of a plot with nothing to show
+        shown = [k for k in PLOT_TITLES if k in shown]
+        if shown == self.shown and all(self.grid.indexOf(self.plots[k]) >= 0 for k in shown):
+            return
+        for plot in self.plots.values():
+            self.grid.removeWidget(plot)
+            plot.setVisible(False)
+        columns = len(shown) if len(shown) <= 3 else (2 if len(shown) == 4 else 3)
+        for i, key in enumerate(shown):
+            self.grid.addWidget(self.plots[key], i // columns, i % columns)
+            self.plots[key].setVisible(True)
+        self.shown = shown
+        for widget, key in ((self.motion_label, "motion"), (self.coordinate_button, "motion"),
+                            (self.phase_label, "phase"), (self.phase_combo, "phase")):
+            widget.setVisible(key in shown)
+        self._set_titles()
+        self.shown_changed.emit(list(shown))
+
+    def is_shown(self, key: str) -> bool:
+        return key in self.shown and self.plots[key].isVisible()
 
     # --- runs ------------------------------------------------------------------------------
 
+    def set_runs(self, runs, model=None) -> None:
+        """Draw these session runs (those whose columns are known)."""
+        self.set_series([r.series for r in runs if r.series is not None], model)
+
     def set_series(self, series: list[RunSeries], model=None) -> None:
         """Start drawing these runs (the first is the main one); keeps the coordinate choice
-        when the coordinates are the same."""
+        when the coordinates are the same. Ranges start afresh."""
         self.series = series
         self.model = model
-        names = list(series[0].info.coordinate_names) if series else []
-        if [n for n in self.chosen_coordinates if n in names] != self.chosen_coordinates or not self.chosen_coordinates:
+        names = plottable_coordinates(series[0].info, model) if series else []
+        if not self.chosen_coordinates or any(n not in names for n in self.chosen_coordinates):
             self.chosen_coordinates = names[:min(3, len(names))]
+            self._coordinates_by_user = False
         self._fill_coordinate_menu(names)
         self.phase_combo.blockSignals(True)
         previous = self.phase_combo.currentText()
@@ -238,7 +259,14 @@ class PlotPanel(QWidget):
         if previous in names:
             self.phase_combo.setCurrentText(previous)
         self.phase_combo.blockSignals(False)
+        self.ranges.reset()
+        self._lay_out()
         self._rebuild_curves()
+
+    def show_methods(self, methods: list[str]) -> None:
+        """Compare mode: the one key of the methods' styles above the plots (empty: none)."""
+        self.methods_key.setText(methods_key(methods) if len(methods) > 1 else "")
+        self.methods_key.setVisible(len(methods) > 1)
 
     def _fill_coordinate_menu(self, names: list[str]) -> None:
         self.coordinate_menu.clear()
@@ -249,6 +277,7 @@ class PlotPanel(QWidget):
             action.toggled.connect(lambda on, n=name: self.choose_coordinate(n, on))
 
     def choose_coordinate(self, name: str, shown: bool) -> None:
+        self._coordinates_by_user = True
         if shown and name not in self.chosen_coordinates:
             self.chosen_coordinates.append(name)
             self.chosen_coordinates = self.chosen_coordinates[-MAX_MOTION_CURVES:]
@@ -256,96 +285,135 @@ class PlotPanel(QWidget):
             self.chosen_coordinates.remove(name)
         self._rebuild_curves()
 
-    def _label_axes(self, q_unit: str = "rad", phase: tuple[str, str] = ("q", "u"), phase_units=("rad", "rad/s")) -> None:
-        p = self.plots
-        p["motion"].setLabel("bottom", "t", units="s")
-        p["motion"].setLabel("left", "coordinate", units=q_unit)
-        p["phase"].setLabel("bottom", phase[0], units=phase_units[0])
-        p["phase"].setLabel("left", phase[1], units=phase_units[1])
-        p["energy"].setLabel("bottom", "t", units="s")
-        p["energy"].setLabel("left", "energy", units="J")
-        p["energy_drift"].setLabel("bottom", "t", units="s")
-        p["energy_drift"].setLabel("left", "|E − E₀| / |E₀|")
-        p["constraint_drift"].setLabel("bottom", "t", units="s")
-        p["constraint_drift"].setLabel("left", "max |residual|")
-        p["multipliers"].setLabel("bottom", "t", units="s")
-        p["multipliers"].setLabel("left", "λ (N, N·m)")
-        for key in LOG_PLOTS:
-            p[key].getPlotItem().setLogMode(x=False, y=True)
-        # SI prefixes on a log axis or on mixed units would mislead
-        for key in self.plots:
-            for side in ("left", "bottom"):
-                without_si_prefix(p[key].getAxis(side))
+    def _choose_moving(self, data: np.ndarray) -> bool:
+        """Once samples are in: default to the coordinates that move (and a phase portrait of the
+        one that moves most). True when the choice changed."""
+        main = self.series[0]
+        names = plottable_coordinates(main.info, self.model)
+        picked = moving_first(main, data, names, min(3, len(names)))
+        self._coordinates_by_user = True  # chosen once; the user's choices stand from now on
+        changed = picked != self.chosen_coordinates
+        self.chosen_coordinates = picked
+        phase_names = [self.phase_combo.itemText(i) for i in range(self.phase_combo.count())]
+        best = moving_first(main, data, phase_names, 1) if phase_names else []
+        if best and best[0] != self.phase_combo.currentText():
+            self.phase_combo.blockSignals(True)
+            self.phase_combo.setCurrentText(best[0])
+            self.phase_combo.blockSignals(False)
+            changed = True
+        if changed:
+            self._fill_coordinate_menu(names)
+        return changed
+
+    def _label_axes(self, q_unit: str = "rad", phase=("q", "u"), phase_units=("rad", "rad/s")) -> None:
+        label_axes(self.plots, TIME_PLOTS, LOG_PLOTS, q_unit, phase, phase_units)
+
+    # --- curves ------------------------------------------------------------------------------
 
     def _rebuild_curves(self) -> None:
         for plot in self.plots.values():
-            item = plot.getPlotItem()
-            item.clear()
-            if item.legend is not None:
-                item.legend.scene().removeItem(item.legend)
-                item.legend = None
+            plot.getPlotItem().clear()
+        self.energy_bars.attach()
         for s in self.series:
             s.curves = {}
-        self._y_ranges.clear()
-        self._time_ranges.clear()
+        self.legend_entries = {key: [] for key in self.plots}
+        self.legend_entries["energy_bars"] = []
+        self._set_titles()
         if not self.series:
             return
         main = self.series[0]
         compare = len(self.series) > 1
-        units = {coordinate_unit(n, self.model) for n in self.chosen_coordinates}
+        rates = [n for n in self.chosen_coordinates if n not in main.info.coordinate_names]
+        units = {coordinate_unit(n, self.model) + ("/s" if n in rates else "") for n in self.chosen_coordinates}
         phase_name = self.phase_combo.currentText() or (main.info.coordinate_names[:1] or ("",))[0]
-        phase_speed = _speed_for(main.info, phase_name)
+        phase_speed = speed_for(main.info, phase_name)
         pu = coordinate_unit(phase_name, self.model)
         self._label_axes(", ".join(sorted(units)) or "rad", (phase_name, phase_speed or "speed"), (pu, f"{pu}/s"))
-        # legends top left: the newest samples come in on the right, where a legend would hide them
-        for key in ("motion", "energy", "constraint_drift", "multipliers", "energy_drift") if self.legends_shown else ():
-            self.plots[key].getPlotItem().addLegend(offset=(4, 4), labelTextSize=self.legend_size, verSpacing=-6,
-                                                    brush=pg.mkBrush(*self.legend_brush))
+        if rates and len(rates) == len(self.chosen_coordinates):  # body rates (Euler-parameter bodies)
+            self.plots["motion"].setLabel("left", "body rate", units=", ".join(sorted(units)))
 
-        def add(s: RunSeries, key: str, curve_key: str, name: str, color: str, style=None, width=CURVE_WIDTH):
+        def add(s: RunSeries, key: str, curve_key: str, name: str, color: str, style=None, width=CURVE_WIDTH,
+                keyed=True):
             style = (s.style if compare else Qt.SolidLine) if style is None else style
             if self.line_scale != 1.0:  # presentation or zoom: thick lines matter more than speed there
                 width = max(width, STYLED_CURVE_WIDTH)
             pen = pg.mkPen(color=color, width=width * self.line_scale, style=style)
-            s.curves[curve_key] = self.plots[key].getPlotItem().plot([], [], pen=pen, name=name)
+            s.curves[curve_key] = self.plots[key].getPlotItem().plot([], [], pen=pen)
+            if keyed:
+                self.legend_entries[key].append((name, color, style))
 
         for r, s in enumerate(self.series):
-            tag = f"{s.label}: " if compare else ""
+            first = r == 0  # compare mode: the methods' key names the runs; keys list the curves once
             for i, name in enumerate(self.chosen_coordinates):
-                color = s.color if compare else PALETTE[i % len(PALETTE)]
-                add(s, "motion", f"q:{name}", tag + name, color)
+                add(s, "motion", f"q:{name}", name, s.color if compare else PALETTE[i % len(PALETTE)],
+                    keyed=first and not compare)
             if phase_name:
-                add(s, "phase", "phase", (s.label if compare else f"{phase_name}, {phase_speed}"), s.color if compare else PALETTE[0])
+                add(s, "phase", "phase", f"{phase_name}, {phase_speed}", s.color if compare else PALETTE[0],
+                    keyed=first and not compare)
             if compare:
-                add(s, "energy", "E", f"{s.label}: E", s.color)
+                add(s, "energy", "E", "E = T + V", s.color, keyed=False)
             else:
                 add(s, "energy", "T", "T (kinetic)", PALETTE[0])
                 add(s, "energy", "V", "V (potential)", PALETTE[2])
                 add(s, "energy", "E", "E = T + V", PALETTE[1], width=EMPHASIS_WIDTH)
-            add(s, "energy_drift", "drift_E", s.label if compare else "|ΔE|/|E₀|", s.color if compare else PALETTE[1])
-            add(s, "constraint_drift", "drift_pos", tag + "position level", s.color if compare else PALETTE[0])
-            # compare mode: the velocity level thinner, in the method's colour and dashes
-            add(s, "constraint_drift", "drift_vel", tag + "velocity level", s.color if compare else PALETTE[3])
-            if r == 0:
-                lambdas = [c for c in s.info.columns if c.startswith("lambda_")]
-                for i, name in enumerate(lambdas[:MAX_MULTIPLIER_CURVES]):
-                    add(s, "multipliers", f"lam:{name}", name, PALETTE[i % len(PALETTE)])
-                if not lambdas:
-                    text = pg.TextItem("no multipliers in this formulation", color="#777")
-                    self.plots["multipliers"].addItem(text)
-                    text.setPos(0.0, 0.0)
+            add(s, "energy_drift", "drift_E", "|ΔE|/|E₀|", s.color if compare else PALETTE[1], keyed=False)
+            add(s, "constraint_drift", "drift_pos", "position level", s.color if compare else PALETTE[0],
+                keyed=first and not compare)
+            add(s, "constraint_drift", "drift_vel", "velocity level", s.color if compare else PALETTE[3],
+                keyed=first and not compare)
+            if first:
+                for i, name in enumerate(multiplier_columns(s.info)[:MAX_MULTIPLIER_CURVES]):
+                    add(s, "multipliers", f"lam:{name}", name[len("lambda_"):], PALETTE[i % len(PALETTE)])
+        self._set_titles()
         self.refresh()
+
+    def _set_titles(self) -> None:
+        """Each plot's title with its key beside it, fitted to the plot's width."""
+        font = QFont(self.font())
+        font.setPixelSize(self.title_px)
+        for key, plot in self.plots.items():
+            item = plot.getPlotItem()
+            entries = list(self.legend_entries.get(key, []))
+            if key == "motion" and self.series and self._spinning:
+                entries = [(f"{n} (wrapped)" if n in self._spinning else n, c, s) for n, c, s in entries]
+            width = max(plot.width(), 200) - 20
+            item.setTitle(title_with_key(PLOT_TITLES[key], entries, font, width, self.ink),
+                          size=f"{self.title_px}px")
+            height = math.ceil(1.6 * self.title_px)
+            item.titleLabel.setMaximumHeight(height)
+            item.layout.setRowFixedHeight(0, height)
+
+    def legend_rect(self, key: str, window) -> list[int] | None:
+        """Where plot `key`'s key (its title row) is, in `window` pixels; None without one."""
+        if not self.legend_entries.get(key):
+            return None
+        from eomlab.gui.report import scene_rect
+
+        plot = self.plots[key]
+        return scene_rect(plot, window, plot.getPlotItem().titleLabel.sceneBoundingRect(), inward=True)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._set_titles()  # the keys fit the new widths
 
     # --- drawing -----------------------------------------------------------------------------
 
     def refresh(self, keys=None, full: bool = False) -> None:
-        """Redraw the curves of the plots `keys` (default: all six) from the buffers; `full`:
-        hand every sample to Qt, undecimated (for export)."""
+        """Redraw the curves of the plots `keys` (default: all) from the buffers up to the time
+        cursor; `full`: hand every sample to Qt, undecimated (for export)."""
         keys = set(self.plots) if keys is None else set(keys)
-        self._grow_time_axes(keys)
+        until = self.time_limit()
+        if self.series and not self._coordinates_by_user:
+            data = self.series[0].rows_until(until)
+            if len(data) >= SAMPLES_TO_CHOOSE and self._choose_moving(data):
+                self._rebuild_curves()
+                return
+        self.ranges.grow_time_axes(self.series, keys)
         bounds: dict[str, list[float]] = {}
+        spinning: set = set()
+        phase_name = self.phase_combo.currentText()
         for s in self.series:
-            data = s.buffer.view()
+            data = s.rows_until(until)
             if not len(data):
                 for curve_key, curve in s.curves.items():
                     if plot_of(curve_key) in keys:
@@ -356,48 +424,47 @@ class PlotPanel(QWidget):
                 key = plot_of(curve_key)
                 if key not in keys:
                     continue
-                y = self._curve_values(s, data, curve_key)
+                y = curve_values(s, data, curve_key, phase_name)
                 if y is None:
                     continue
                 if curve_key == "phase":
-                    x = s.column(data, self.phase_combo.currentText())
+                    x = s.column(data, phase_name)
                     if x is None:
                         continue
+                    if spins(x, coordinate_unit(phase_name, self.model)):
+                        x = wrapped(x)
                     if not full:
                         x, y = pixel_decimate(x, y, _finite_range(x), _finite_range(y), self._pixels(key))
-                    curve.setData(x, y)
-                    _widen(bounds, key, y)
-                else:
-                    x = t
-                    if not full:
-                        x, y = m4_decimate(t, y, self._samples_per_column(key, t))
-                    curve.setData(x, y)
-                    if curve.isVisible():
-                        _widen(bounds, key, np.log10(y) if key in LOG_PLOTS else y)
-        flat = False
+                    curve.setData(x, y, connect="finite")
+                    widen(bounds, key, y)
+                    widen(bounds, "phase_x", x)
+                    continue
+                if curve_key.startswith("q:") and spins(y, coordinate_unit(curve_key[2:], self.model)):
+                    y = wrapped(y)  # a spinning angle would flatten every other coordinate
+                    spinning.add(curve_key[2:])
+                x = t
+                if not full:
+                    x, y = m4_decimate(t, y, self.ranges.samples_per_column(self._pixels(key)[0], t))
+                curve.setData(x, y, connect="finite")
+                widen(bounds, key, np.log10(y) if key in LOG_PLOTS else y)
+        if "motion" in keys and spinning != self._spinning:
+            self._spinning = spinning
+            self._set_titles()
         if self.series:
-            main = self.series[0]
-            data = main.buffer.view()
-            flat = all(main.column(data, c) is None or not np.any(main.column(data, c)) for c in ("drift_pos", "drift_vel"))
-            if "constraint_drift" in keys:
-                self.no_constraints_label.setVisible(bool(len(data)) and flat)
-                for s in self.series:
-                    for key in ("drift_pos", "drift_vel"):
-                        if key in s.curves:
-                            s.curves[key].setVisible(not flat)
-                drift_plot = self.plots["constraint_drift"].getPlotItem()
-                if drift_plot.legend is not None:
-                    drift_plot.legend.setVisible(not flat)
-                if flat:
-                    self._y_ranges["constraint_drift"] = (-16.0, -6.0)
-                    drift_plot.setYRange(-16, -6, padding=0)  # log10 units: an empty, readable decade scale
+            if "energy_bars" in keys:
+                extent = self.energy_bars.show(self.series[0], self.series[0].rows_until(until))
+                if extent is not None:
+                    bounds["energy_bars"] = list(extent)
             buf = self.series[0].buffer
             dropped = buf.total_appended - len(buf)
             self.buffer_label.setText(
-                f"{len(buf)} samples kept (cap {buf.capacity})" + (f", {dropped} older dropped" if dropped else ""))
+                f"{len(buf)} samples" + (f" ({dropped} older dropped)" if dropped else ""))
+            self.buffer_label.setToolTip(f"samples kept for the plots and the CSV export: at most {buf.capacity}")
         for key in keys:
-            if key in bounds and not (key == "constraint_drift" and flat):
-                self._grow_y_range(key, *bounds[key])
+            if key in bounds:
+                self.ranges.grow_y(key, *bounds[key])
+        if "phase_x" in bounds:
+            self.ranges.grow_y("phase", *bounds["phase_x"], axis="x")
 
     def _pixels(self, key: str) -> tuple[float, float]:
         """The plot area of `key` in device pixels (width, height)."""
@@ -406,95 +473,8 @@ class PlotPanel(QWidget):
         ratio = plot.devicePixelRatioF()
         return box.width() * ratio, box.height() * ratio
 
-    def _samples_per_column(self, key: str, t: np.ndarray) -> int:
-        """How many samples of `t` (evenly spaced) fall on one pixel column of plot `key`."""
-        width = self._pixels(key)[0]
-        time_range = getattr(self, "_time_range", None)
-        if len(t) < 2 or width <= 0 or time_range is None or not t[-1] > t[0]:
-            return 1
-        dt = (t[-1] - t[0]) / (len(t) - 1)
-        return int((time_range[1] - time_range[0]) / dt / width)
-
-    def _grow_y_range(self, key: str, low: float, high: float) -> None:
-        """Fit the y range to [low, high] with room to grow (Y_GROWTH_ROOM), but change it only
-        when the data leaves it or fills less than half of it. A range the user set (mouse) is
-        left alone until the plot's auto-range button is pressed."""
-        if not self._y_managed.get(key, True) or not (np.isfinite(low) and np.isfinite(high)):
-            return
-        current = self._y_ranges.get(key)
-        span = high - low
-        if current is not None and current[0] <= low and high <= current[1] and \
-                span >= 0.5 * (current[1] - current[0]) - 1e-300:
-            return
-        room = Y_GROWTH_ROOM * span if span > 0 else max(abs(high) * 0.05, 0.5 if key in LOG_PLOTS else 1e-3)
-        new = (low - room, high + room)
-        self._y_ranges[key] = new
-        item = self.plots[key].getPlotItem()
-        self._setting_range = True
-        try:
-            item.setYRange(*new, padding=0.02)
-        finally:
-            self._setting_range = False
-
-    def _user_ranged(self, key: str) -> None:
-        if not getattr(self, "_setting_range", False):
-            self._y_managed[key] = False
-
-    def _auto_pressed(self, key: str) -> None:
-        self._y_managed[key] = True
-        self._y_ranges.pop(key, None)
-
-    def _grow_time_axes(self, keys=None) -> None:
-        """Fix the time range ahead of the data, 25 % at a time: an axis that changes with every
-        refresh has to be laid out and painted again each time. Each plot takes a new range when
-        it is refreshed itself (the plots refresh in turn)."""
-        keys = set(TIME_PLOTS) if keys is None else set(keys) & set(TIME_PLOTS)
-        spans = [(s.buffer.view()[0, 0], s.buffer.last()[0]) for s in self.series if len(s.buffer)]
-        if not spans:
-            self._time_range = None
-            for key in TIME_PLOTS:
-                self._time_ranges.pop(key, None)
-            for key in keys:
-                self.plots[key].getPlotItem().enableAutoRange(x=True)
-            return
-        start, end = min(a for a, _ in spans), max(b for _, b in spans)
-        current = getattr(self, "_time_range", None)
-        if current is None or current[0] != start or end > current[1]:
-            self._time_range = (start, start + max(1.0, 1.25 * (end - start)))
-        for key in keys:
-            if self._time_ranges.get(key) != self._time_range:
-                self._time_ranges[key] = self._time_range
-                self.plots[key].getPlotItem().setXRange(*self._time_range, padding=0)
-
-    def _curve_values(self, s: RunSeries, data: np.ndarray, key: str) -> np.ndarray | None:
-        if key.startswith("q:"):
-            return s.column(data, key[2:])
-        if key.startswith("lam:"):
-            return s.column(data, key[4:])
-        if key == "phase":
-            speed = _speed_for(s.info, self.phase_combo.currentText())
-            return s.column(data, speed) if speed else None
-        if key in ("T", "V", "E"):
-            return s.column(data, key)
-        if key == "drift_E":
-            energy = s.column(data, "E")
-            if energy is None:
-                return None
-            if s.energy_reference is None:  # kept: E(0) may later fall out of the ring buffer
-                kinetic, potential = s.column(data, "T"), s.column(data, "V")
-                # the same scale as the engine's relative_energy_drift
-                s.energy_reference = (energy[0], max(abs(energy[0]), kinetic[0] + abs(potential[0]), 1e-12))
-            e0, scale = s.energy_reference
-            return np.maximum(np.abs(energy - e0) / scale, LOG_FLOOR)
-        if key in ("drift_pos", "drift_vel"):
-            values = s.column(data, key)
-            return None if values is None else np.maximum(np.abs(values), LOG_FLOOR)
-        return None
-
     def restyle(self) -> None:
-        """Apply `line_scale`, `legend_size`, `legend_brush` and `title_size` (curves are rebuilt)."""
-        for key, plot in self.plots.items():
-            plot.getPlotItem().setTitle(PLOT_TITLES[key], size=self.title_size)
+        """Apply `line_scale`, `title_px` and `ink` (curves are rebuilt)."""
         self._rebuild_curves()
 
     def clear_data(self) -> None:
@@ -502,83 +482,10 @@ class PlotPanel(QWidget):
             s.buffer.clear()
         self.refresh()
 
-    # --- export ----------------------------------------------------------------------------
+    # --- export (gui/plot_export.py) ---------------------------------------------------------
 
     def export_png(self, key: str, path: str) -> None:
-        from pyqtgraph.exporters import ImageExporter
-
-        exporter = ImageExporter(self.plots[key].getPlotItem())
-        exporter.parameters()["width"] = max(800, self.plots[key].width() * 2)
-        self.refresh([key], full=True)  # the export is larger than the screen: every sample
-        try:
-            exporter.export(path)
-        finally:
-            self.refresh([key])
+        plot_export.export_png(self, key, path)
 
     def export_svg(self, key: str, path: str) -> None:
-        """Vector SVG: paint the plot's scene into a QSvgGenerator (pyqtgraph's own SVG exporter
-        is broken in 0.14)."""
-        from PySide6.QtSvg import QSvgGenerator
-
-        plot = self.plots[key]
-        source = plot.getPlotItem().sceneBoundingRect()
-        generator = QSvgGenerator()
-        generator.setFileName(path)
-        generator.setSize(source.size().toSize())
-        generator.setViewBox(QRectF(0, 0, source.width(), source.height()))
-        generator.setTitle(PLOT_TITLES[key])
-        generator.setDescription("eomlab plot")
-        self.refresh([key], full=True)  # vector output: every sample
-        painter = QPainter(generator)
-        try:
-            painter.fillRect(QRectF(0, 0, source.width(), source.height()), plot.backgroundBrush())
-            plot.scene().render(painter, QRectF(0, 0, source.width(), source.height()), source)
-        finally:
-            painter.end()
-            self.refresh([key])
-
-
-def without_si_prefix(axis: pg.AxisItem) -> None:
-    """Turn the SI prefix off for good: pyqtgraph 0.14's `enableAutoSIPrefix(False)` still
-    computes a scale from the current range (a log axis over 1e-16…1e-6 then reads 10⁶ too high)."""
-    axis.enableAutoSIPrefix(False)
-    axis.autoSIPrefixScale = 1.0
-    axis.labelUnitPrefix = ""
-    axis._updateLabel()
-
-
-def plot_of(curve_key: str) -> str:
-    """The plot a curve (by its key in `RunSeries.curves`) is drawn in."""
-    if curve_key.startswith("q:"):
-        return "motion"
-    if curve_key.startswith("lam:"):
-        return "multipliers"
-    return {"phase": "phase", "T": "energy", "V": "energy", "E": "energy", "drift_E": "energy_drift",
-            "drift_pos": "constraint_drift", "drift_vel": "constraint_drift"}[curve_key]
-
-
-def _finite_range(values: np.ndarray) -> tuple[float, float]:
-    finite = values[np.isfinite(values)]
-    return (float(finite.min()), float(finite.max())) if len(finite) else (0.0, 0.0)
-
-
-def _widen(bounds: dict, key: str, values: np.ndarray) -> None:
-    low, high = _finite_range(values)
-    if low == high == 0.0 and not np.any(np.isfinite(values)):
-        return
-    if key in bounds:
-        bounds[key][0] = min(bounds[key][0], low)
-        bounds[key][1] = max(bounds[key][1], high)
-    else:
-        bounds[key] = [low, high]
-
-
-def _speed_for(info: RunInfo, coordinate: str) -> str | None:
-    """The speed paired with a coordinate: `<name>_dot` if the run has it, else the same index."""
-    if f"{coordinate}_dot" in info.speed_names:
-        return f"{coordinate}_dot"
-    if coordinate in info.coordinate_names:
-        i = info.coordinate_names.index(coordinate)
-        if i < len(info.speed_names):
-            return info.speed_names[i]
-    return None
+        plot_export.export_svg(self, key, path)

@@ -1,18 +1,23 @@
 """Presentation mode (F11) and the window's look: for a lecture hall's projector.
 
-Full screen, the tree and inspector docks and the toolbar's numeric settings hidden, fonts of
-18 pt (24 px) and more, pens of 3 px and more, a large time read-out, a high-contrast light theme
-or a dark one, and a zoom (Ctrl + / Ctrl −) that scales every font and pen. In normal mode the
-theme and the zoom apply too; at zoom 1 with the light theme the window is left exactly as built.
+Full screen with the mechanism owning it: the tree and inspector docks, the menu and status bars
+and the toolbar's numeric settings hidden, the plots (the presentation's own choice, none to a
+few: View ▸ Plots) in a strip of at most `PLOTS_SHARE` of the height, so the mechanism's view
+keeps well over 60 % of the screen and its reach fills the view (gui/scene2d.py re-fits on every
+resize). Fonts of 18 pt (24 px) and more, pens of 3 px and more, a large time read-out, a
+high-contrast light theme or a dark one, and a zoom (Ctrl + / Ctrl −) that scales every font and
+pen. In normal mode the theme and the zoom apply too; at zoom 1 with the light theme the window
+is left exactly as built.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import pyqtgraph as pg
-from PySide6.QtCore import QObject, Signal
-from PySide6.QtGui import QColor, QFont, QPalette
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QPalette
+from PySide6.QtWidgets import QApplication, QWidget
 
 #: presentation fonts: 24 px is 18 pt at the 96 dpi of projectors and Xvfb
 PRESENTATION_FONT_PX = 24
@@ -20,12 +25,18 @@ PRESENTATION_FONT_PX = 24
 NORMAL_FONT_PX = 13
 #: curve widths are multiplied by this in presentation (the thinnest curve, 1.6 px, becomes ≥ 3)
 PRESENTATION_LINE_SCALE = 2.0
-#: legends a little smaller than the axes (still ≥ 18 px): they sit over the curves
-LEGEND_SHARE = 0.8
+#: the plots' strip in presentation: at most this share of the screen's height
+PLOTS_SHARE = 0.28
+#: the compare column in presentation: this share of the screen's width
+COMPARE_SHARE = 0.3
+#: the compare column's text, relative to the presentation font
+COMPARE_FONT_SHARE = 0.7
+#: the toolbar's clock never grows beyond this (pixels), so zooming never pushes it off the toolbar
+MAX_CLOCK_PX = 48
+#: the widest time read-out, for the clock's width (it must never be cut)
+WIDEST_TIME = "t = 10000.000 s / 10000 s"
 ZOOM_STEP = 1.15
 ZOOM_LIMITS = {"normal": (0.7, 2.5), "presentation": (1.0, 2.5)}  # presentation never below 18 pt
-#: the toolbar boxes that presentation hides (with their labels): the run's fine print
-HIDDEN_TOOLBAR_BOXES = ("coordinates_box", "integrator_box", "rtol_box", "atol_box", "stabilization_box")
 
 
 @dataclass(frozen=True)
@@ -88,13 +99,16 @@ class Presentation(QObject):
         self._normal_geometry = window.geometry()
         self._was_maximized = False
         self._styled = False
+        self._title_bars: dict = {}
+        window.compare_view.active_changed.connect(lambda _on: self._rearrange() if self.active else None)
 
     # --- switching -------------------------------------------------------------------------
 
     def toggle(self) -> None:
         self.leave() if self.active else self.enter()
 
-    def enter(self) -> None:
+    def enter(self, size: tuple[int, int] | None = None) -> None:
+        """Full screen (or `size`, for checks and recordings) with the mechanism in front."""
         if self.active:
             return
         w = self.window
@@ -104,14 +118,28 @@ class Presentation(QObject):
         for dock in self._saved_docks:
             dock.hide()
         self._show_fine_print(False)
+        self._show_chrome(False)
         self.zoom_level = max(self.zoom_level, ZOOM_LIMITS["presentation"][0])
         self._normal_geometry = w.geometry()
-        w.showFullScreen()
         screen = w.screen().geometry()
-        if w.geometry() != screen:  # no window manager (Xvfb, kiosks) to honour full screen
-            w.setGeometry(screen)
+        if size is not None:  # a window of that size (a check, a recording): not full screen
+            w.setGeometry(screen.x(), screen.y(), *size)
+        else:
+            w.showFullScreen()
+            if w.geometry() != screen:  # no window manager (Xvfb, kiosks) to honour full screen
+                w.setGeometry(screen)
+        w.plots.set_mode("presentation")
         self.apply()
-        w.resizeDocks([w.plots_dock], [int(0.5 * screen.height())], _vertical())
+        self._rearrange()
+
+    def _rearrange(self) -> None:
+        """The plots' strip at most PLOTS_SHARE of the height, the compare column COMPARE_SHARE
+        of the width."""
+        w = self.window
+        if w.plots_dock.isVisible():
+            w.resizeDocks([w.plots_dock], [int(PLOTS_SHARE * w.height())], Qt.Vertical)
+        if w.compare_view.dock.isVisible():
+            w.resizeDocks([w.compare_view.dock], [int(COMPARE_SHARE * w.width())], Qt.Horizontal)
 
     def leave(self) -> None:
         if not self.active:
@@ -121,11 +149,31 @@ class Presentation(QObject):
         for dock, visible in self._saved_docks.items():
             dock.setVisible(visible)
         self._show_fine_print(True)
+        self._show_chrome(True)
+        w.plots.set_mode("normal")
         w.showMaximized() if self._was_maximized else w.showNormal()
         if not self._was_maximized:
             w.setGeometry(self._normal_geometry)
         self.zoom_level = 1.0
         self.apply()
+
+    def _show_chrome(self, shown: bool) -> None:
+        """Menu bar, status bar and the docks' title bars: not for the class (the keys still work)."""
+        w = self.window
+        w.menuBar().setVisible(shown)
+        w.statusBar().setVisible(shown)
+        for dock in (w.plots_dock, w.compare_view.dock):
+            if shown:
+                dock.setTitleBarWidget(self._title_bars.pop(dock, None))
+            else:
+                self._title_bars[dock] = dock.titleBarWidget()
+                dock.setTitleBarWidget(QWidget())
+
+    def restore_application(self) -> None:
+        """The application's own palette and font again (the window closes; another may open)."""
+        app = QApplication.instance()
+        app.setPalette(self._original_palette)
+        app.setFont(self._original_font)
 
     def toggle_theme(self) -> None:
         self.set_theme("dark" if self.theme is LIGHT else "light")
@@ -180,9 +228,9 @@ class Presentation(QObject):
 
     def _show_fine_print(self, shown: bool) -> None:
         """Hide the toolbar's numeric settings (and their labels) in presentation."""
-        w = self.window
-        boxes = {getattr(w, name) for name in HIDDEN_TOOLBAR_BOXES if hasattr(w, name)}
-        bar = w.method_box.parentWidget()
+        settings_bar = self.window.settings_bar
+        boxes = set(settings_bar.fine_print())
+        bar = settings_bar.method_box.parentWidget()
         actions = bar.actions()
         for i, action in enumerate(actions):
             if bar.widgetForAction(action) in boxes:
@@ -191,14 +239,25 @@ class Presentation(QObject):
                     actions[i - 1].setVisible(shown)  # its label
 
     def _style_time_label(self, styled: bool) -> None:
-        label = self.window.time_label
+        from eomlab.gui.run_actions import TIME_LABEL_STYLE
+
+        label = self.window.run_actions.time_label
         if styled and self.active:
-            px = round(1.5 * self.font_px())
+            px = min(round(1.5 * self.font_px()), MAX_CLOCK_PX)
             label.setStyleSheet(f"font-family: monospace; font-size: {px}px; font-weight: bold; padding: 0 12px;")
         elif styled:
-            label.setStyleSheet(f"font-family: monospace; font-size: {self.font_px()}px; padding: 0 8px;")
+            px = self.font_px()
+            label.setStyleSheet(f"font-family: monospace; font-size: {px}px; padding: 0 8px;")
         else:
-            label.setStyleSheet("font-family: monospace; font-size: 11pt; padding: 0 8px;")
+            px = 0
+            label.setStyleSheet(TIME_LABEL_STYLE)
+        font = QFont("monospace")
+        font.setStyleHint(QFont.Monospace)
+        if px:
+            font.setPixelSize(px)
+            font.setBold(self.active)
+        # the clock is never cut: as wide as its widest reading at this size
+        label.setMinimumWidth(QFontMetrics(font).horizontalAdvance(WIDEST_TIME) + 32)
 
     def _plot_widgets(self) -> list[pg.PlotWidget]:
         return self.window.findChildren(pg.PlotWidget)
@@ -212,20 +271,21 @@ class Presentation(QObject):
         theme, px, scale = self.theme, self.font_px(), self.line_scale()
         panel = self.window.plots
         panel.line_scale = scale if styled else 1.0
-        panel.legend_size = f"{round(LEGEND_SHARE * px)}px" if styled else "8pt"
-        panel.title_size = f"{px}px" if styled else "9pt"
-        panel.legend_brush = theme.legend if styled else (255, 255, 255, 210)
-        # compare mode on a projector: the compare dock's coloured names are the key, and four
-        # runs' legends at 19 px would cover the curves
-        panel.legends_shown = not (self.active and getattr(self.window, "compare", False))
+        panel.title_px = px if styled else 12
+        panel.ink = theme.plot_foreground if styled else "#000"
         panel.restyle()
-        compare = getattr(self.window, "compare_view", None)
-        if compare is not None:
-            compare.panel.restyle(scale if styled else 1.0)
-            compare.panel.legend.setBrush(pg.mkBrush(*(theme.legend if styled else (255, 255, 255, 210))))
-            compare.panel.legend.setVisible(panel.legends_shown)
-            compare.panel.difference_plot.getPlotItem().setTitle("Difference from the reference",
-                                                                  size=f"{px}px" if styled else "9pt")
+        compare = self.window.compare_view
+        compare.panel.restyle(scale if styled else 1.0)
+        # the compare column is read up close, the mechanism from the back: its text a size smaller
+        panel_font = QFont(self._original_font)
+        if styled:
+            panel_font.setPixelSize(round(COMPARE_FONT_SHARE * px))
+        compare.panel.setFont(panel_font)
+        compare.panel.difference_plot.getPlotItem().setTitle("Difference from the reference",
+                                                              size=f"{px}px" if styled else "9pt")
+        compare.tiles.title_px = px if styled else 0
+        for method in compare.tiles.scenes:
+            compare.tiles.retitle(method)
         for plot in self._plot_widgets():
             self.style_plot(plot, styled)
 
@@ -253,10 +313,9 @@ class Presentation(QObject):
             axis.setStyle(tickTextOffset=round(0.3 * px) if styled else 2)
         if item.titleLabel.text:
             item.titleLabel.setText(item.titleLabel.text, color=ink, size=f"{px}px" if styled else "9pt")
-        legend = item.legend
-        if legend is not None:
-            legend.setLabelTextColor(ink)
-            legend.setLabelTextSize(f"{round(LEGEND_SHARE * px)}px" if styled else "8pt")
+            height = math.ceil(1.6 * px) if styled else 30  # pyqtgraph's row is 30 px: too low for 24 px text
+            item.titleLabel.setMaximumHeight(height)
+            item.layout.setRowFixedHeight(0, height)
 
     def style_scene(self, scene) -> None:
         """The mechanism's pens: thicker in presentation, light on dark in the dark theme."""
@@ -277,8 +336,3 @@ class Presentation(QObject):
             font.setPixelSize(self.font_px())
         scene.time_label.setFont(font)
 
-
-def _vertical():
-    from PySide6.QtCore import Qt
-
-    return Qt.Vertical

@@ -80,6 +80,8 @@ class RunInfo:
     notes: tuple[str, ...]
     t_end: float
     dt_out: float
+    #: constraint rows (and Euler-parameter norms) whose drift the run reports; 0: none to plot
+    constraint_rows: int = 1
 
 
 class RunThread(QThread):
@@ -87,7 +89,9 @@ class RunThread(QThread):
 
     Signals (all delivered queued to GUI-thread slots, each starting with the run id):
     ``ready(RunInfo, Frame)`` once the Simulation exists (the first frame is the initial pose);
-    ``batch(rows, Frame)`` new sample rows (k, n_columns) and the pose at the last of them;
+    ``batch(rows, frames)`` new sample rows (k, n_columns) and a tuple of poses: the pose at the last
+    row, or (``frames_per_sample=True``, compare mode) one pose per row, so that a run ahead of the
+    others can still be drawn at the instant they show;
     ``failed(str)`` the integration stopped (blow-up, step size collapse…), its samples are kept;
     ``crashed(str)`` an exception escaped the engine (message and traceback);
     ``done()`` t_end reached.
@@ -102,9 +106,10 @@ class RunThread(QThread):
     done = Signal(int)
 
     def __init__(self, model, run_id: int = 0, *, running: bool = True, speed: float = 1.0, label: str = "",
-                 process: bool = False, parent=None):
+                 process: bool = False, frames_per_sample: bool = False, parent=None):
         super().__init__(parent)
         self.process = bool(process)
+        self.frames_per_sample = bool(frames_per_sample)
         self.model = model
         self.run_id = run_id  # every signal carries it: late signals of a stopped run are told apart
         self.label = label
@@ -311,6 +316,8 @@ class RunThread(QThread):
             notes=tuple(sim.notes),
             t_end=float(self.model.settings.t_end),
             dt_out=float(self.model.settings.dt_out),
+            constraint_rows=int(getattr(sim.formulation, "n_rows", 1))
+            + sum(bool(body.joint.quaternion) for body in self.model.bodies),
         )
         n_q = len(info.coordinate_names)
         q_slice = slice(1, 1 + n_q)
@@ -383,8 +390,8 @@ class RunThread(QThread):
         if not pending:
             return
         rows = np.concatenate(pending, axis=0)
-        last = rows[-1]
-        self._emit("batch", rows, sim.frame(last[q_slice], float(last[0])))
+        posed = rows if self.frames_per_sample else rows[-1:]
+        self._emit("batch", rows, tuple(sim.frame(row[q_slice], float(row[0])) for row in posed))
 
     def _wait(self, timeout: float) -> None:
         """Sleep until a control arrives or `timeout` seconds pass."""

@@ -3,22 +3,23 @@ where OpenGL is missing.
 
 Bodies are drawn from their shapes (rods thick, disks/boxes/spheres as outlines, point masses as
 dots on thin links), hinges as open circles, ground hinges as triangles, mass centres as filled
-dots sized by mass; the last body's mass centre leaves a short trail.
+dots sized by mass; the last body's mass centre leaves a short trail, drawn from the samples (every
+output step up to the displayed instant, however few frames the screen managed).
 """
 from __future__ import annotations
 
-from collections import deque
-
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPointF, QRect, Qt
 from PySide6.QtWidgets import QGraphicsItem
 
 from eomlab.engine.model import is_planar
 from eomlab.gui.geometry import Projection, drawing, reach
 
-#: points kept in the trail of the last body's mass centre
+#: samples in the trail of the last body's mass centre
 TRAIL_LENGTH = 400
+#: room around the reach when the view is fitted (fraction of the reach box's larger side)
+FIT_MARGIN = 0.04
 
 
 def _pairs(segments: list[np.ndarray], project) -> tuple[np.ndarray, np.ndarray]:
@@ -40,6 +41,20 @@ def _polylines(lines: list[np.ndarray], project) -> tuple[np.ndarray, np.ndarray
     return xy[:, 0], xy[:, 1]
 
 
+def _inside(box, outer) -> bool:
+    return outer[0] <= box[0] and outer[1] <= box[1] and box[2] <= outer[2] and box[3] <= outer[3]
+
+
+def _grown(reach_box, box):
+    """The reach grown to take in `box`, with half its size again as room in the direction of travel
+    (so a travelling mechanism re-fits now and then, not at every frame)."""
+    x0, y0, x1, y1 = (min(reach_box[0], box[0]), min(reach_box[1], box[1]), max(reach_box[2], box[2]),
+                      max(reach_box[3], box[3]))
+    room_x, room_y = 0.5 * (x1 - x0) * 0.5, 0.5 * (y1 - y0) * 0.5
+    return (x0 - (room_x if box[0] < reach_box[0] else 0.0), y0 - (room_y if box[1] < reach_box[1] else 0.0),
+            x1 + (room_x if box[2] > reach_box[2] else 0.0), y1 + (room_y if box[3] > reach_box[3] else 0.0))
+
+
 class Scene2D(pg.PlotWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -47,7 +62,6 @@ class Scene2D(pg.PlotWidget):
         self.model = None
         self.project = Projection(True)
         self.frame = None
-        self._trail: deque = deque(maxlen=TRAIL_LENGTH)
         item = self.getPlotItem()
         item.setAspectLocked(True)
         item.showGrid(x=True, y=True, alpha=0.15)
@@ -70,6 +84,12 @@ class Scene2D(pg.PlotWidget):
             self.getAxis(side).enableAutoSIPrefix(False)
             # the view stays put while the mechanism moves: paint the axes from a pixmap
             self.getAxis(side).setCacheMode(QGraphicsItem.DeviceCoordinateCache)
+        #: (x0, y0, x1, y1) in the drawing plane: the region the mechanism can sweep
+        self.reach_box: tuple[float, float, float, float] | None = None
+        self.picture_box: tuple[float, float, float, float] | None = None  # what is drawn now
+        self.user_moved = False  # the mouse panned or zoomed: no re-fit until Reset
+        item.getViewBox().sigRangeChangedManually.connect(self._moved_by_user)
+        item.getViewBox().sigResized.connect(self._resized)
 
     def set_model(self, model, planar: bool | None = None) -> None:
         """Draw this model from now on; fixes the view to the mechanism's reach so it doesn't jump."""
@@ -82,9 +102,10 @@ class Scene2D(pg.PlotWidget):
         else:
             self.setLabel("bottom", "oblique view (no OpenGL): horizontal", units="m")
             self.setLabel("left", "up", units="m")
-        self._trail.clear()
+        self.trail.setData([], [])
         self.frame = None
-        self._range_set = False
+        self.reach_box = None
+        self.user_moved = False
 
     def show_frame(self, frame) -> None:
         if self.model is None or frame is None:
@@ -100,29 +121,77 @@ class Scene2D(pg.PlotWidget):
             scatter.setData(x=xy[:, 0], y=xy[:, 1])
         xy = p(picture.mass_centres)
         self.mass_centres.setData(x=xy[:, 0], y=xy[:, 1], size=picture.mass_sizes)
-        if len(frame.mass_centres):
-            self._trail.append(p(frame.mass_centres[-1])[0])
-            trail = np.asarray(self._trail)
-            self.trail.setData(trail[:, 0], trail[:, 1])
+        points = p(picture.points())
+        if len(points):
+            low, high = points.min(axis=0), points.max(axis=0)
+            self.picture_box = (low[0], low[1], high[0], high[1])
         self.time_label.setText(f"t = {frame.t:.3f} s")
-        if not self._range_set:
-            self._fit(picture)
+        if self.reach_box is None:
+            self.reach_box = self._reach_of(picture)
+            self.fit()
+        elif self.picture_box is not None and not _inside(self.picture_box, self.reach_box):
+            self.reach_box = _grown(self.reach_box, self.picture_box)  # it travels: the swept region
+            if not self.user_moved:
+                self.fit()
 
-    def _fit(self, picture) -> None:
-        """Centre on the ground hinges (or the whole picture) with room for the full swing."""
+    def _reach_of(self, picture) -> tuple[float, float, float, float] | None:
+        """The region the mechanism can sweep: around its ground hinges, a disc of its reach (a
+        closed loop stays near where it starts: its picture, with some room)."""
         points = self.project(picture.points())
         if not len(points):
-            return
-        if self.model.constraints:  # a closed loop stays near where it starts: fit the picture
+            return None
+        if self.model.constraints:
             low, high = points.min(axis=0), points.max(axis=0)
-            centre, r = 0.5 * (low + high), 0.75 * float(np.max(high - low)) + 0.3
-        else:  # a free swing: room for the whole reach around the ground hinges
+            centre, r = 0.5 * (low + high), 0.6 * float(np.max(high - low)) + 0.1
+        else:
             anchors = self.project(picture.ground_hinges) if len(picture.ground_hinges) else points
-            centre, r = anchors.mean(axis=0), 1.08 * reach(self.model)
-        self.getPlotItem().getViewBox().setRange(xRange=(centre[0] - r, centre[0] + r),
-                                                 yRange=(centre[1] - r, centre[1] + r), padding=0)
-        self._range_set = True
+            centre, r = anchors.mean(axis=0), reach(self.model)
+        return (centre[0] - r, centre[1] - r, centre[0] + r, centre[1] + r)
+
+    def fit(self) -> None:
+        """Show the reach, as large as the view allows (the aspect ratio stays 1)."""
+        if self.reach_box is None:
+            return
+        x0, y0, x1, y1 = self.reach_box
+        margin = FIT_MARGIN * max(x1 - x0, y1 - y0)
+        self._fitting = True
+        try:
+            self.getPlotItem().getViewBox().setRange(xRange=(x0 - margin, x1 + margin),
+                                                     yRange=(y0 - margin, y1 + margin), padding=0)
+        finally:
+            self._fitting = False
+
+    def refit(self) -> None:
+        """Back to the fitted view (Reset): forget the user's pan and zoom."""
+        self.user_moved = False
+        self.fit()
+
+    def _moved_by_user(self, *_args) -> None:
+        if not getattr(self, "_fitting", False):
+            self.user_moved = True
+
+    def _resized(self, *_args) -> None:
+        if not self.user_moved:
+            self.fit()  # a new size (presentation, a dock moved): the reach fills the view again
+
+    def widget_rect(self, box) -> QRect | None:
+        """A box (x0, y0, x1, y1) of the drawing plane in this widget's pixels."""
+        if box is None:
+            return None
+        view = self.getPlotItem().getViewBox()
+        corners = [self.mapFromScene(view.mapViewToScene(QPointF(x, y))) for x, y in
+                   ((box[0], box[1]), (box[2], box[3]))]
+        left, right = sorted(c.x() for c in corners)
+        top, bottom = sorted(c.y() for c in corners)
+        return QRect(left, top, right - left, bottom - top)
+
+    def show_trail(self, points: np.ndarray) -> None:
+        """The trail: world points (k, 3) of the last body's mass centre, oldest first."""
+        if len(points):
+            xy = self.project(points)
+            self.trail.setData(xy[:, 0], xy[:, 1])
+        else:
+            self.trail.setData([], [])
 
     def clear_trail(self) -> None:
-        self._trail.clear()
         self.trail.setData([], [])

@@ -43,25 +43,14 @@ class Binding:
     menu: str = ""  # the menu it appears in ("" = none)
 
 
-def _toggle_run(window) -> None:
-    window.pause() if window.state == "running" else window.run()
-
-
-def _change_speed(window, steps: int) -> None:
-    box = window.speed_box
-    index = min(max(box.currentIndex() + steps, 0), box.count() - 1)
-    window.set_speed(box.itemData(index))
-    window.statusBar().showMessage(f"Speed {box.itemText(index)}", 3000)
-
-
 #: what each binding does to a main window
 COMMANDS: dict[str, Callable] = {
-    "run_pause": _toggle_run,
-    "step": lambda w: w.step(),
-    "reset": lambda w: w.reset(),
-    "faster": lambda w: _change_speed(w, +1),
-    "slower": lambda w: _change_speed(w, -1),
-    "compare": lambda w: w.set_compare(not w.compare),
+    "run_pause": lambda w: w.session.toggle(),
+    "step": lambda w: w.session.step(),
+    "reset": lambda w: w.run_actions.reset(),
+    "faster": lambda w: w.run_actions.change_speed(+1),
+    "slower": lambda w: w.run_actions.change_speed(-1),
+    "compare": lambda w: w.run_actions.set_compare(not w.session.compare),
     "equations": lambda w: w.equations_view.toggle(),
     "presentation": lambda w: w.presentation.toggle(),
     "theme": lambda w: w.presentation.toggle_theme(),

@@ -7,8 +7,10 @@ import numpy as np
 
 from eomlab.engine.methods import METHODS
 from eomlab.engine.modelfile import load_model
+from eomlab.gui.compare_panel import COST_COLUMNS
 from eomlab.gui.compare import (
     METHOD_STYLES,
+    method_style,
     OKABE_ITO,
     RunSettings,
     coordinate_difference,
@@ -34,8 +36,8 @@ def test_every_formulation_agrees_on_the_four_bar_and_the_plot_shows_it(qtbot, m
     assert all(h.thread.model.settings.rtol == 1e-11 for h in window.runs)
     qtbot.waitUntil(lambda: all(h.ended for h in window.runs), timeout=60000)
     assert all(h.ended == "done" for h in window.runs), [h.messages for h in window.runs]
-    window._dirty = True
-    window._redraw()
+    window.redraw.mark_dirty()
+    window.redraw.tick()
     panel = window.compare_view.panel
     reference = panel.reference()
     curves = panel.difference_curves
@@ -47,13 +49,18 @@ def test_every_formulation_agrees_on_the_four_bar_and_the_plot_shows_it(qtbot, m
         _shown_t, log_y = curve.getData()  # what is drawn: log10 of it
         assert np.all(log_y < -7), method
     table = panel.cost_table
-    assert table.rowCount() == len(METHODS)
-    for row in range(len(METHODS)):
+    n = len(METHODS)
+    assert table.rowCount() == 2 * n  # each method: its figures, then a row of words
+    column = {name.split(" ")[0]: i for i, name in enumerate(COST_COLUMNS)}
+    for row in range(0, 2 * n, 2):
         texts = [table.item(row, c).text() for c in range(table.columnCount())]
         assert all(texts), texts
-        assert int(texts[1]) > 0  # rhs evaluations
-        assert float(texts[3]) > 0  # wall time per simulated second
-    integrates = {table.item(r, 0).text(): table.item(r, 4).text() for r in range(4)}
+        assert int(texts[column["rhs"]]) > 0  # rhs evaluations
+        assert float(texts[column["wall"]]) > 0  # wall time per simulated second
+        words = table.item(row + 1, 0).text()
+        assert table.columnSpan(row + 1, 0) == len(COST_COLUMNS)
+        assert words.startswith(texts[0]) and "integrates" in words and "drift" in words, words
+    integrates = {table.item(r, 0).text(): table.item(r + 1, 0).text().split("State: ")[-1] for r in range(0, 2 * n, 2)}
     assert len(set(integrates.values())) >= 2  # the formulations integrate different things
 
 
@@ -61,8 +68,8 @@ def test_each_method_has_its_colour_and_dashes_in_the_plots(qtbot, make_window):
     window = make_window(four_bar(t_end=0.2), compare=True)
     qtbot.waitUntil(lambda: all(h.series is not None for h in window.runs), timeout=20000)
     assert {c for c, _ in METHOD_STYLES.values()} <= set(OKABE_ITO.values())
-    assert set(METHOD_STYLES) == set(METHODS)  # every registered formulation has its own colour and dash
-    assert len({c for c, _ in METHOD_STYLES.values()}) == len({s for _, s in METHOD_STYLES.values()}) == len(METHODS)
+    styles = [method_style(m) for m in METHODS]  # every registered formulation: its own colour and dash
+    assert len({c for c, _ in styles}) == len({s for _, s in styles}) == len(METHODS)
     for handle in window.runs:
         color, style = METHOD_STYLES[handle.thread.model.settings.method]
         pen = handle.series.curves["E"].opts["pen"]
@@ -99,8 +106,8 @@ def test_a_subset_with_its_own_settings(qtbot, make_window):
 def test_ghosts_follow_the_other_runs(qtbot, make_window):
     window = make_window(four_bar(t_end=0.3), compare=True)
     qtbot.waitUntil(lambda: all(h.latest_frame is not None for h in window.runs), timeout=20000)
-    window._dirty = True
-    window._redraw()
+    window.redraw.mark_dirty()
+    window.redraw.tick()
     ghosts = window.compare_view.ghosts.items
     assert set(ghosts) == {h.thread.model.settings.method for h in window.runs[1:]}
     rods, _links = next(iter(ghosts.values()))

@@ -11,7 +11,7 @@ import pytest
 
 import eomlab.engine.simulation as engine_simulation
 from eomlab.engine.presets import preset
-from eomlab.gui import main_window as main_window_module
+from eomlab.gui import redraw as redraw_module
 from eomlab.gui.plots import PLOT_TITLES, PlotPanel, RunSeries, m4_decimate, pixel_decimate, plot_of
 from eomlab.gui.ring_buffer import RingBuffer
 from eomlab.gui.runner import PROCESS_WORKERS, AS_FAST_AS_POSSIBLE, RunInfo, RunThread
@@ -58,7 +58,7 @@ def test_worker_process_reports_an_engine_exception_as_a_message(qtbot, make_win
     run_fast(window)
     qtbot.waitUntil(lambda: "deliberate, in the child" in window.last_error, timeout=10000)
     assert "ZeroDivisionError" in window.last_error and "Traceback" in window.last_error
-    assert window.state == "paused" and window.runs[0].ended == "crashed"
+    assert window.state == "failed" and window.runs[0].ended == "crashed"
 
 
 @needs_fork
@@ -69,7 +69,7 @@ def test_a_child_process_that_dies_is_reported_and_the_window_lives(qtbot, make_
     kept = len(window.samples()[1])
     os.kill(window.runs[0].thread.child_pid, signal.SIGKILL)
     qtbot.waitUntil(lambda: "ended unexpectedly" in window.last_error, timeout=10000)
-    assert window.state == "paused" and len(window.samples()[1]) >= kept
+    assert window.state == "failed" and len(window.samples()[1]) >= kept
     window.reset()  # and a fresh run starts
     qtbot.waitUntil(lambda: window.runs[0].series is not None, timeout=10000)
 
@@ -108,20 +108,22 @@ def test_plots_refresh_in_turn_while_running_and_all_at_once_when_paused(qtbot, 
     run_fast(window)
     wait_for_samples(qtbot, window, 50)
     refreshed.clear()
-    # every plot has its turn, one at a time
-    qtbot.waitUntil(lambda: {key for keys in refreshed for key in keys} == set(PLOT_TITLES), timeout=10000)
+    # every plot shown has its turn, one at a time (a plot with nothing to show is not shown)
+    shown = set(window.plots.shown)
+    assert shown < set(PLOT_TITLES) and "multipliers" not in shown and "energy_bars" in shown
+    qtbot.waitUntil(lambda: {key for keys in refreshed for key in keys} == shown, timeout=10000)
     assert window.state == "running"
-    assert all(len(keys) <= main_window_module.PLOTS_PER_TICK for keys in refreshed)
+    assert all(len(keys) <= redraw_module.PLOTS_PER_TICK for keys in refreshed)
     window.pause()
     refreshed.clear()
-    window._dirty = True
-    window._redraw()
-    assert refreshed == [sorted(PLOT_TITLES)]  # paused: every stale plot at once
+    window.redraw.mark_dirty()
+    window.redraw.tick()
+    assert refreshed == [sorted(shown)]  # paused: every stale plot at once
     # and every time curve ends at the latest sample
     series = window.runs[0].series
     last_t = series.buffer.last()[0]
     for key, curve in series.curves.items():
-        if plot_of(key) != "phase":
+        if plot_of(key) in shown - {"phase"}:
             x, _y = curve.getData()
             assert x is not None and x[-1] == last_t, key
 

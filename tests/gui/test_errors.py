@@ -31,7 +31,7 @@ def test_worker_exception_is_shown_and_the_window_lives(qtbot, make_window, monk
     window = make_window(preset("double_compound_pendulum"))
     run_fast(window)
     qtbot.waitUntil(lambda: "boom in the engine" in window.last_error, timeout=10000)
-    assert window.isVisible() and window.state == "paused"
+    assert window.isVisible() and window.state == "failed"
     assert "RuntimeError" in window.message_boxes[-1].text()
     monkeypatch.undo()
     window.run()  # a fresh run works again
@@ -50,5 +50,5 @@ def test_blow_up_pauses_with_its_message_and_keeps_the_samples(qtbot, make_windo
     run_fast(window)
     qtbot.waitUntil(lambda: bool(window.last_error), timeout=15000)
     assert "run stopped" in window.last_error
-    assert window.state == "paused"
+    assert window.state == "failed"
     assert len(window.samples()[1]) >= 1

@@ -45,6 +45,15 @@ def test_presentation_fonts_pens_theme_and_zoom(qtbot, make_window):
     size = axes(window)[0].label.font().pixelSize()
     window.presentation.zoom(+1)
     assert axes(window)[0].label.font().pixelSize() > size
+    for _ in range(8):  # as large as it goes: the clock is never cut
+        window.presentation.zoom(+1)
+    label = window.run_actions.time_label
+    label.setText("t = 10000.000 s / 10000 s")
+    label.ensurePolished()
+    assert label.minimumWidth() >= label.fontMetrics().horizontalAdvance(label.text())
+    for _ in range(8):
+        window.presentation.zoom(-1)
+    window.presentation.zoom(+1)
     assert min(c.opts["pen"].widthF() for c in window.runs[0].series.curves.values()) > min(p.widthF() for p in pens)
     window.presentation.zoom(-1)
     window.presentation.zoom(-1)  # presentation never goes below 18 pt

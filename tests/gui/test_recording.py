@@ -62,8 +62,8 @@ def test_whole_window_recording_leaves_out_the_status_bar(qtbot, make_window, tm
 def test_scene_and_plot_figures_as_svg_and_png(qtbot, make_window, tmp_path):
     window = make_window(preset("double_compound_pendulum").with_settings(t_end=0.3), run=True)
     wait_for_samples(qtbot, window, 10)
-    window._dirty = True
-    window._redraw()
+    window.redraw.mark_dirty()
+    window.redraw.tick()
     from eomlab.gui.recording import export_scene
 
     export_scene(window, str(tmp_path / "scene.svg"))

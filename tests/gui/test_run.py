@@ -25,7 +25,7 @@ def test_chain_dialog_run_fills_energy_plot_with_small_drift(qtbot, make_window)
     window = make_window(model)
     run_fast(window)
     rows = wait_for_samples(qtbot, window, 150)
-    window._redraw()
+    window.redraw.tick()
     window.plots.refresh()
     energy_curve = window.runs[0].series.curves["E"]
     x, y = energy_curve.getData()
@@ -57,7 +57,7 @@ def test_pause_step_reset(qtbot, make_window):
     wait_for_samples(qtbot, window, 50)
     window.pause()
     window.reset()
-    assert window.state == "paused"
+    assert window.state == "idle"
     qtbot.waitUntil(lambda: len(main_samples(window)) == 1, timeout=10000)
     assert main_samples(window)[0, 0] == 0.0
 

@@ -21,7 +21,7 @@ def focus(qtbot, widget):
 
 def test_space_toggles_the_run_from_the_tree_and_from_a_text_field(qtbot, make_window):
     window = window_on_pendulum(make_window)
-    assert window.state == "paused"
+    assert window.state == "idle"
     focus(qtbot, window.tree)
     qtbot.keyClick(window.tree, Qt.Key_Space)
     assert window.state == "running"

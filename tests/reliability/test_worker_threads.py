@@ -35,7 +35,7 @@ def test_reset_joins_the_old_worker_and_starts_from_t0(qtbot, make_window):
     assert time.perf_counter() - start < JOIN_SECONDS
     assert all(t.isFinished() for t in old)
     qtbot.waitUntil(lambda: window.runs[0].series is not None, timeout=20000)
-    assert window.samples()[1][-1, 0] == 0.0 and window.state == "paused"
+    assert window.samples()[1][-1, 0] == 0.0 and window.state == "idle"  # back at t = 0, not running
 
 
 def test_closing_during_a_compare_run_joins_all_workers_without_qthread_warnings(qtbot, qtlog, settings_store):

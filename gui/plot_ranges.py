@@ -1,0 +1,126 @@
+"""The plots' axis ranges: time axes fixed ahead of the data and grown in steps, y ranges grown
+with room to spare (an axis that changes at every refresh must be laid out and painted again), a
+range the user set with the mouse left alone, and everything back to a neutral start when the
+model or the runs change (no range, log or linear, survives from the previous model)."""
+from __future__ import annotations
+
+import numpy as np
+
+#: a y range that must grow takes this much extra room (fraction of the span; decades on log plots)
+Y_GROWTH_ROOM = 0.15
+#: the smallest y span shown, relative to the values' magnitude: a constant 24.372107 is drawn on
+#: an axis of a few labelled ticks, not at 1e-12 resolution with twelve-digit tick labels
+MIN_RELATIVE_SPAN = 1e-3
+#: the empty range of a log plot, in decades (log10 units)
+LOG_START = (-16.0, -6.0)
+#: log plots always show at least this many decades, so their ticks stay labelled and apart
+MIN_DECADES = 3.0
+
+
+class PlotRanges:
+    def __init__(self, plots: dict, log_plots, time_plots):
+        self.plots = plots
+        self.log_plots = set(log_plots)
+        self.time_plots = tuple(time_plots)
+        self.time_range: tuple[float, float] | None = None
+        self._time_ranges: dict[str, tuple] = {}  # the time range each time plot shows
+        self._y_ranges: dict[str, tuple] = {}  # the y range each plot was given (log10 on log plots)
+        self._y_managed: dict[str, bool] = {}  # False: the user set the range with the mouse
+        self._setting = False
+        for key, plot in plots.items():
+            item = plot.getPlotItem()
+            item.getViewBox().sigRangeChangedManually.connect(lambda _mask, k=key: self._user_ranged(k))
+            item.autoBtn.clicked.connect(lambda *_a, k=key: self._auto_pressed(k))
+            if key in self.log_plots:
+                item.setLimits(minYRange=MIN_DECADES)
+
+    def reset(self) -> None:
+        """A neutral start: time 0…1 s, y 0…1 (log plots: 1e-16…1e-6), every plot managed again."""
+        self.time_range = None
+        self._time_ranges.clear()
+        self._y_ranges.clear()
+        self._y_managed.clear()
+        self._setting = True
+        try:
+            for key, plot in self.plots.items():
+                item = plot.getPlotItem()
+                item.enableAutoRange(x=False, y=False)
+                item.setXRange(0.0, 1.0, padding=0)
+                item.setYRange(*(LOG_START if key in self.log_plots else (0.0, 1.0)), padding=0)
+        finally:
+            self._setting = False
+
+    def set_y(self, key: str, low: float, high: float, axis: str = "y") -> None:
+        self._y_ranges[(key, axis)] = (low, high)
+        self._setting = True
+        try:
+            item = self.plots[key].getPlotItem()
+            item.setYRange(low, high, padding=0) if axis == "y" else item.setXRange(low, high, padding=0)
+        finally:
+            self._setting = False
+
+    def grow_y(self, key: str, low: float, high: float, axis: str = "y") -> None:
+        """Fit the y range to [low, high] with room to grow (Y_GROWTH_ROOM), but change it only
+        when the data leaves it or fills less than half of it. A range the user set (mouse) is
+        left alone until the plot's auto-range button is pressed."""
+        if not self._y_managed.get(key, True) or not (np.isfinite(low) and np.isfinite(high)):
+            return
+        log = key in self.log_plots and axis == "y"
+        magnitude = max(abs(low), abs(high))
+        span = high - low
+        least = MIN_DECADES if log else max(MIN_RELATIVE_SPAN * magnitude, 1e-12)
+        if span < least:  # centre a readable span on the values
+            middle = 0.5 * (low + high)
+            low, high, span = middle - 0.5 * least, middle + 0.5 * least, least
+        current = self._y_ranges.get((key, axis))
+        if current is not None and current[0] <= low and high <= current[1] and \
+                span >= 0.5 * (current[1] - current[0]) - 1e-300:
+            return
+        room = Y_GROWTH_ROOM * span
+        self.set_y(key, low - room, high + room, axis)
+
+    def _user_ranged(self, key: str) -> None:
+        if not self._setting:
+            self._y_managed[key] = False
+
+    def _auto_pressed(self, key: str) -> None:
+        self._y_managed[key] = True
+        for axis in ("x", "y"):
+            self._y_ranges.pop((key, axis), None)
+
+    def grow_time_axes(self, series, keys) -> None:
+        """Fix the time range ahead of the data, 25 % at a time. Each plot takes a new range when
+        it is refreshed itself (the plots refresh in turn)."""
+        keys = set(keys) & set(self.time_plots)
+        spans = [(s.buffer.view()[0, 0], s.buffer.last()[0]) for s in series if len(s.buffer)]
+        if not spans:
+            self.time_range = None
+            return
+        start, end = min(a for a, _ in spans), max(b for _, b in spans)
+        current = self.time_range
+        if current is None or current[0] != start or end > current[1]:
+            self.time_range = (start, start + max(1.0, 1.25 * (end - start)))
+        for key in keys:
+            if self._time_ranges.get(key) != self.time_range:
+                self._time_ranges[key] = self.time_range
+                self.plots[key].getPlotItem().setXRange(*self.time_range, padding=0)
+
+    def samples_per_column(self, width: float, t: np.ndarray) -> int:
+        """How many samples of `t` (evenly spaced) fall on one pixel column `width` pixels wide."""
+        if len(t) < 2 or width <= 0 or self.time_range is None or not t[-1] > t[0]:
+            return 1
+        dt = (t[-1] - t[0]) / (len(t) - 1)
+        return int((self.time_range[1] - self.time_range[0]) / dt / width)
+
+
+def widen(bounds: dict, key: str, values: np.ndarray) -> None:
+    """Widen bounds[key] = [low, high] to take in the finite `values`."""
+    finite = values[np.isfinite(values)]
+    if not len(finite):
+        return
+    low, high = float(finite.min()), float(finite.max())
+    if key in bounds:
+        bounds[key][0] = min(bounds[key][0], low)
+        bounds[key][1] = max(bounds[key][1], high)
+    else:
+        bounds[key] = [low, high]

@@ -1,0 +1,122 @@
+"""Drawing a window: one QTimer redraws the mechanism and the plots at most 60 times a second.
+
+Samples arrive whenever the workers send them (the session keeps them); this only marks the
+picture stale. At each tick the scene shows every run's pose at the session's time cursor (the
+same instant for all runs), and the plots redraw in turn while a run goes (`PLOTS_PER_TICK` per
+tick: a plot costs 2 to 7 ms to paint, all six in one tick would hold up the scene's next frame),
+every stale plot at once otherwise.
+"""
+from __future__ import annotations
+
+from PySide6.QtCore import QObject, QTimer
+
+from eomlab.gui.plots import PLOT_TITLES
+from eomlab.gui.scene2d import TRAIL_LENGTH
+from eomlab.gui.session import RUNNING
+
+#: the redraw timer's period: 16 ms ≈ 60 Hz
+REDRAW_MS = 16
+#: while a run goes, this many plots redraw per tick, in turn (six plots → each about 10 Hz)
+PLOTS_PER_TICK = 1
+#: the compare panel's difference plot and cost table take their turn under this name
+COMPARE_PLOT = "compare"
+
+
+class Redraw(QObject):
+    def __init__(self, window):
+        super().__init__(window)
+        self.window = window
+        self.session = window.session
+        self.frames_drawn = 0
+        self.ticks = 0
+        self.dirty = False
+        self.plot_order = [*PLOT_TITLES, COMPARE_PLOT]
+        self.stale_plots: set[str] = set()  # plots whose data changed since they were drawn
+        self._next_plot = 0
+        self._shown_time = None
+        self.session.advanced.connect(self.mark_dirty)
+        self.session.cursor_moved.connect(lambda _t: self.mark_dirty())
+        self.session.runs_started.connect(self.mark_dirty)
+        # a plot shown again draws what it missed while hidden
+        window.plots.shown_changed.connect(lambda _keys: self.stale_plots.update(self.plot_order))
+        self.timer = QTimer(self)
+        self.timer.setInterval(REDRAW_MS)
+        self.timer.timeout.connect(self.tick)
+        self.timer.start()
+
+    def mark_dirty(self) -> None:
+        self.dirty = True
+
+    def stop(self) -> None:
+        self.timer.stop()
+
+    def tick(self) -> None:
+        """One tick of the timer (tests call it to draw at once)."""
+        self.ticks += 1
+        window = self.window
+        if self.dirty:
+            self.dirty = False
+            frames = self.session.frames_at_cursor()
+            main = frames[0][1] if frames else None
+            t = self.session.cursor_time()
+            if main is not None:
+                if t != self._shown_time:
+                    self._shown_time = t
+                    window.run_actions.show_time(t, window.model.settings.t_end)
+                window.scene.show_frame(main)
+                self._show_trail(t)
+                self.frames_drawn += 1
+            window.compare_view.show_frames(frames)
+            self.stale_plots.update(self.plot_order)
+        if not self.stale_plots:
+            return
+        due = self._due_plots()
+        self.stale_plots.difference_update(due)
+        keys = [key for key in due if key != COMPARE_PLOT]
+        if keys:
+            window.plots.refresh(keys)
+        if COMPARE_PLOT in due:
+            window.compare_view.redraw_plots()
+
+    def _show_trail(self, t: float) -> None:
+        """The main run's last body, its mass centre over the latest samples up to `t`."""
+        show_trail = getattr(self.window.scene, "show_trail", None)
+        runs = self.session.runs
+        if show_trail is None or not runs or runs[0].series is None or not runs[0].series.info.body_names:
+            return
+        series = runs[0].series
+        body = series.info.body_names[-1]
+        columns = [series.info.columns.index(f"{body}.{axis}") for axis in "xyz"]
+        show_trail(series.rows_until(t)[-TRAIL_LENGTH:, columns])
+
+    def redraw_all(self) -> None:
+        """Everything shown, now (a screenshot, a report)."""
+        self.dirty = True
+        self.stale_plots.update(self.plot_order)
+        self.tick()  # the scene; and every plot shown unless a run goes
+        rest = [key for key in self.plot_order if key in self.stale_plots and self._shown(key)]
+        self.stale_plots.difference_update(rest)
+        keys = [key for key in rest if key != COMPARE_PLOT]
+        if keys:
+            self.window.plots.refresh(keys)
+        if COMPARE_PLOT in rest:
+            self.window.compare_view.redraw_plots()
+
+    def _due_plots(self) -> list[str]:
+        if self.session.state != RUNNING:
+            return [key for key in self.plot_order if key in self.stale_plots and self._shown(key)]
+        due = []
+        for _ in range(len(self.plot_order)):
+            key = self.plot_order[self._next_plot % len(self.plot_order)]
+            self._next_plot += 1
+            if key in self.stale_plots and self._shown(key):
+                due.append(key)
+                if len(due) == PLOTS_PER_TICK:
+                    break
+        return due
+
+    def _shown(self, key: str) -> bool:
+        """Whether a plot can be seen now (a closed dock's plots wait until it is shown)."""
+        if key == COMPARE_PLOT:
+            return self.window.compare_view.plots_visible()
+        return self.window.plots.is_shown(key)

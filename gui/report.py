@@ -1,0 +1,123 @@
+"""A window's layout as numbers, for checks: where each view of the mechanism is, which simulated
+instant it shows, how large the mechanism is drawn and its reach, and where each plot and its
+legend are. Written by `eomlab gui ... --report R.json`; the tests read it too.
+
+    {"window": [w, h],
+     "views": [{"name", "t", "rect", "mechanism", "reach"}, ...],
+     "plots": [{"name", "rect", "legend", "data"}, ...]}
+
+Rectangles are [x, y, w, h] in window pixels. In compare mode every method's mechanism is a view
+of its own (in the overlay they share the rectangle, each with its own t)."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QPoint, QRect, QRectF
+
+from eomlab.gui.scene2d import Scene2D
+
+
+def _rect(widget, window, rect: QRect | None = None) -> list[int]:
+    rect = widget.rect() if rect is None else rect
+    corner = widget.mapTo(window, rect.topLeft())
+    return [corner.x(), corner.y(), rect.width(), rect.height()]
+
+
+def scene_rect(plot: pg.PlotWidget, window, rect: QRectF, inward: bool = False) -> list[int]:
+    """A rectangle of the plot's graphics scene in window pixels: the whole pixels it touches, or
+    (`inward`) only those it covers, so that two items that merely touch do not overlap."""
+    mapped = plot.viewportTransform().mapRect(rect)
+    if inward:
+        left, top = math.ceil(mapped.left()), math.ceil(mapped.top())
+        right, bottom = math.floor(mapped.right()), math.floor(mapped.bottom())
+    else:
+        left, top = math.floor(mapped.left()), math.floor(mapped.top())
+        right, bottom = math.ceil(mapped.right()), math.ceil(mapped.bottom())
+    corner = plot.mapTo(window, QPoint(left, top))
+    return [corner.x(), corner.y(), max(0, right - left), max(0, bottom - top)]
+
+
+def _box_of_curves(curves) -> tuple[float, float, float, float] | None:
+    points = []
+    for curve in curves:
+        x, y = curve.getData()
+        if x is not None and len(x):
+            finite = np.isfinite(x) & np.isfinite(y)
+            if finite.any():
+                points.append(np.column_stack((x[finite], y[finite])))
+    if not points:
+        return None
+    xy = np.concatenate(points)
+    low, high = xy.min(axis=0), xy.max(axis=0)
+    return (low[0], low[1], high[0], high[1])
+
+
+def _scene_view(scene: Scene2D, window, name: str, t, box) -> dict:
+    return {"name": name, "t": t, "rect": _rect(scene, window),
+            "mechanism": _window_rect(scene, window, box), "reach": _window_rect(scene, window, scene.reach_box)}
+
+
+def _window_rect(scene: Scene2D, window, box) -> list[int] | None:
+    rect = scene.widget_rect(box)
+    return None if rect is None else _rect(scene, window, rect)
+
+
+def views(window) -> list[dict]:
+    session, compare = window.session, window.compare_view
+    shown = window.scene_stack.currentWidget()
+    result = []
+    if shown is compare.tiles:
+        for method, scene in compare.tiles.scenes.items():
+            t = scene.frame.t if scene.frame is not None else None
+            result.append(_scene_view(scene, window, method, t, scene.picture_box))
+        return result
+    main = session.runs[0].method if session.compare and session.runs else "mechanism"
+    scene = window.scene
+    if isinstance(scene, Scene2D):
+        t = scene.frame.t if scene.frame is not None else None
+        result.append(_scene_view(scene, window, main, t, scene.picture_box))
+        if session.compare:
+            for method, curves in compare.ghosts.items.items():
+                result.append(_scene_view(scene, window, method, compare.ghosts.times.get(method),
+                                          _box_of_curves(curves)))
+        return result
+    # the 3-D view: its own account of what it draws, where it has one
+    extent = getattr(scene, "report_boxes", None)
+    boxes = extent() if callable(extent) else {}
+    frame = getattr(scene, "frame", None)
+    names = [run.method for run in session.runs] if session.compare else [main]
+    for name in names:
+        result.append({"name": name, "t": frame.t if frame is not None else session.cursor_time(),
+                       "rect": _rect(scene, window), "mechanism": boxes.get("mechanism"),
+                       "reach": boxes.get("reach")})
+    return result
+
+
+def _plot_entry(name: str, plot: pg.PlotWidget, window, legend_rect) -> dict:
+    item = plot.getPlotItem()
+    data = scene_rect(plot, window, item.getViewBox().sceneBoundingRect())
+    return {"name": name, "rect": _rect(plot, window), "legend": legend_rect, "data": data}
+
+
+def plots(window) -> list[dict]:
+    result = []
+    panel = window.plots
+    for key, plot in panel.plots.items():
+        if not plot.isVisible():
+            continue
+        result.append(_plot_entry(key, plot, window, panel.legend_rect(key, window)))
+    compare = window.compare_view
+    if compare.plots_visible():
+        plot = compare.panel.difference_plot
+        result.append(_plot_entry("difference", plot, window, None))
+    return result
+
+
+def layout_report(window) -> dict:
+    return {"window": [window.width(), window.height()], "cursor": window.session.cursor_time(),
+            "presentation": bool(window.presentation.active), "compare": bool(window.session.compare),
+            "views": views(window), "plots": plots(window)}
+
+

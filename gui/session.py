@@ -1,0 +1,364 @@
+"""The run controller of one window: the run state, the runs, their samples and the time cursor.
+
+A `Session` owns
+
+- the state: idle (fresh runs at t = 0, not started), running, paused, ended (every run reached
+  t_end) or failed (a run stopped on an error; the samples so far are kept);
+- the runs: one per formulation in compare mode, else one (`Run`: its worker, its samples in a
+  ring buffer, its latest poses);
+- the time cursor: the instant the window shows. It follows the slowest run (the latest instant
+  every run has reached), so all methods are drawn at the same simulated time; `set_cursor`
+  holds it at a chosen earlier instant (a time scrubber) until `follow_latest`.
+
+Views never reach into each other: they connect to the signals below and read `runs`,
+`cursor_time()` and `frames_at_cursor()`. The only Qt here is QObject/Signal and the worker
+threads (gui/runner.py, gui/lock_step.py); nothing is drawn.
+"""
+from __future__ import annotations
+
+import time
+from collections import deque
+from dataclasses import dataclass, field
+
+import numpy as np
+from PySide6.QtCore import QObject, Qt, Signal, Slot
+
+from eomlab.engine.model import Model
+from eomlab.gui.lock_step import CostReportingRunThread, LockStep
+from eomlab.gui.method_styles import PALETTE, method_label, method_style
+from eomlab.gui.ring_buffer import DEFAULT_CAPACITY, RingBuffer
+from eomlab.gui.runner import PROCESS_WORKERS, RunInfo
+
+IDLE, RUNNING, PAUSED, ENDED, FAILED = "idle", "running", "paused", "ended", "failed"
+STATE_TEXT = {IDLE: "ready", RUNNING: "running", PAUSED: "paused", ENDED: "finished", FAILED: "stopped on an error"}
+#: poses kept per run (compare mode ships one per sample): enough to draw a run that is ahead of
+#: the cursor by the lock step's lead, with room for a batch
+FRAME_HISTORY = 256
+#: lock step lead, in output intervals
+LEAD_SAMPLES = 2.0
+
+
+@dataclass
+class RunSeries:
+    """One run's samples as kept: its columns and a ring buffer of rows (and, for the plots, the
+    curves drawn from them and the energy the drift is measured from)."""
+
+    label: str
+    info: RunInfo
+    buffer: RingBuffer
+    color: str = PALETTE[0]
+    style: Qt.PenStyle = Qt.SolidLine  # compare mode: each formulation its own dash pattern
+    curves: dict = field(default_factory=dict)
+    energy_reference: tuple | None = None  # (E(0), scale of the relative drift)
+
+    def column(self, data: np.ndarray, name: str) -> np.ndarray | None:
+        try:
+            return data[:, self.info.columns.index(name)]
+        except ValueError:
+            return None
+
+    def rows_until(self, t: float | None) -> np.ndarray:
+        """The kept rows with time ≤ t (all of them for None)."""
+        data = self.buffer.view()
+        if t is None or not len(data) or data[-1, 0] <= t:
+            return data
+        return data[:int(np.searchsorted(data[:, 0], t, side="right"))]
+
+
+@dataclass
+class Run:
+    """One simulation of the session and what the window keeps of it."""
+
+    thread: CostReportingRunThread
+    method: str
+    label: str
+    color: str
+    style: Qt.PenStyle = Qt.SolidLine
+    series: RunSeries | None = None
+    latest_frame: object = None
+    frames: deque = field(default_factory=lambda: deque(maxlen=FRAME_HISTORY))
+    ended: str = ""  # "", "done", "failed", "crashed"
+    messages: list = field(default_factory=list)
+    stats: dict = field(default_factory=dict)  # the Simulation's cost counters, for compare mode
+
+    @property
+    def latest_time(self) -> float | None:
+        if self.series is None or not len(self.series.buffer):
+            return None
+        return float(self.series.buffer.last()[0])
+
+    def frame_at(self, t: float):
+        """The pose at the latest kept sample at or before `t`."""
+        latest = self.latest_frame
+        if latest is None or latest.t <= t + _EPS:
+            return latest
+        for frame in reversed(self.frames):
+            if frame.t <= t + _EPS:
+                return frame
+        return self.frames[0] if self.frames else latest
+
+
+_EPS = 1e-9
+
+
+class Session(QObject):
+    """Signals: ``state_changed(state)``; ``runs_started()`` a fresh set of runs (paused or
+    running) replaced the old; ``run_ready(run)`` a run's columns are known (its series exists);
+    ``advanced()`` new samples arrived; ``cursor_moved(t)`` the displayed instant changed;
+    ``problem(title, message)`` a run stopped on an error; ``notes(text)`` the engine's notes on
+    a run; ``finished(t_end)`` every run reached t_end."""
+
+    state_changed = Signal(str)
+    runs_started = Signal()
+    run_ready = Signal(object)
+    advanced = Signal()
+    cursor_moved = Signal(float)
+    problem = Signal(str, str)
+    notes = Signal(str)
+    finished = Signal(float)
+
+    def __init__(self, model: Model, *, compare: bool = False, speed: float = 1.0,
+                 capacity: int = DEFAULT_CAPACITY, parent=None):
+        super().__init__(parent)
+        self.model = model
+        self.compare = compare
+        self.speed = speed
+        self.capacity = capacity
+        #: runs integrate in forked child processes (gui/runner.py), else on worker threads
+        self.worker_processes = PROCESS_WORKERS
+        #: the models compare mode runs for a model (set by the compare view); one otherwise
+        self.plan_compare = lambda m: [m]
+        self.runs: list[Run] = []
+        self.state = IDLE
+        self.next_run_id = 1
+        self._following = True
+        self._cursor = 0.0
+        self._run_next_model = False
+
+    # --- the runs ------------------------------------------------------------------------------
+
+    def start(self, running: bool) -> None:
+        """Throw away the current runs and start fresh ones from t = 0 (paused or running)."""
+        self.stop()
+        models = self.plan_compare(self.model) if self.compare else [self.model]
+        lock_step = LockStep(lead=LEAD_SAMPLES * self.model.settings.dt_out) if len(models) > 1 else None
+        for i, run_model in enumerate(models):
+            method = run_model.settings.method
+            thread = CostReportingRunThread(run_model, self.next_run_id, running=running, speed=self.speed,
+                                            label=method_label(method), process=self.worker_processes,
+                                            lock_step=lock_step, frames_per_sample=lock_step is not None)
+            self.next_run_id += 1
+            thread.ready.connect(self._on_ready)
+            thread.batch.connect(self._on_batch)
+            thread.failed.connect(self._on_failed)
+            thread.crashed.connect(self._on_crashed)
+            thread.done.connect(self._on_done)
+            thread.stats.connect(self._on_stats)
+            color, style = method_style(method) if self.compare else (PALETTE[i % len(PALETTE)], Qt.SolidLine)
+            self.runs.append(Run(thread, method, method_label(method), color, style))
+        self._following, self._cursor = True, 0.0
+        self._set_state(RUNNING if running else IDLE)
+        self.runs_started.emit()
+        self.cursor_moved.emit(0.0)
+        for run in self.runs:
+            run.thread.start()
+
+    def stop(self) -> float:
+        """Stop and join every worker; returns the seconds it took."""
+        begin = time.perf_counter()
+        for run in self.runs:
+            run.thread.request_stop()
+        for run in self.runs:
+            run.thread.stop_and_join(1000)
+            for signal in (run.thread.ready, run.thread.batch, run.thread.failed, run.thread.crashed,
+                           run.thread.done, run.thread.stats):
+                try:
+                    signal.disconnect()
+                except (RuntimeError, TypeError):
+                    pass
+            run.thread.deleteLater()
+        self.runs = []
+        return time.perf_counter() - begin
+
+    def set_model(self, model: Model) -> None:
+        """A new or edited model: the runs start afresh (running if they were running or had
+        finished: an edit re-runs a finished run)."""
+        again = self._run_next_model or self.state in (RUNNING, ENDED)
+        self._run_next_model = False
+        self.model = model
+        self.start(running=again)
+
+    def run_next_model(self) -> None:
+        """The next model (a file opened, a preset chosen) starts running at once."""
+        self._run_next_model = True
+
+    def samples(self) -> tuple[list[str], np.ndarray]:
+        """The main run's kept samples (columns, rows)."""
+        if not self.runs or self.runs[0].series is None:
+            return [], np.zeros((0, 0))
+        series = self.runs[0].series
+        return list(series.info.columns), series.buffer.view().copy()
+
+    def has_progress(self) -> bool:
+        return any(r.series is not None and len(r.series.buffer) > 1 for r in self.runs)
+
+    # --- commands ------------------------------------------------------------------------------
+
+    def run(self) -> None:
+        if not self.runs or all(r.ended for r in self.runs):
+            self.start(running=True)
+            return
+        for run in self.runs:
+            run.thread.set_running(True)
+        self._set_state(RUNNING)
+
+    def pause(self) -> None:
+        self._pause_all()
+        if self.state == RUNNING:
+            self._set_state(PAUSED)
+
+    def toggle(self) -> None:
+        self.pause() if self.state == RUNNING else self.run()
+
+    def step(self) -> None:
+        if self.state == RUNNING:
+            self.pause()
+        if self.state == IDLE:
+            self._set_state(PAUSED)  # no longer at t = 0
+        for run in self.runs:
+            run.thread.step(1)
+
+    def reset(self) -> None:
+        self.start(running=False)
+
+    def set_speed(self, speed: float) -> None:
+        self.speed = speed
+        for run in self.runs:
+            run.thread.set_speed(speed)
+
+    def set_compare(self, on: bool) -> None:
+        self.compare = bool(on)
+        self.start(running=self.state == RUNNING)
+
+    def _pause_all(self) -> None:
+        for run in self.runs:
+            run.thread.set_running(False)
+
+    def _set_state(self, state: str) -> None:
+        if state != self.state:
+            self.state = state
+            self.state_changed.emit(state)
+
+    # --- the time cursor -------------------------------------------------------------------------
+
+    def latest_common_time(self) -> float | None:
+        """The latest instant every run has reached (the slowest run's latest sample)."""
+        times = [r.latest_time for r in self.runs]
+        if not times or any(t is None for t in times):
+            return None
+        return min(times)
+
+    def cursor_time(self) -> float:
+        """The instant the window shows."""
+        return self._cursor
+
+    @property
+    def following(self) -> bool:
+        return self._following
+
+    def set_cursor(self, t: float) -> None:
+        """Show the instant `t` (clamped to what every run has) and hold it there."""
+        latest = self.latest_common_time()
+        self._following = False
+        self._move_cursor(min(max(float(t), 0.0), latest if latest is not None else 0.0))
+
+    def follow_latest(self) -> None:
+        self._following = True
+        self._update_cursor()
+
+    def frames_at_cursor(self) -> list[tuple[Run, object]]:
+        """(run, its pose at the cursor) for every run."""
+        t = self._cursor
+        return [(run, run.frame_at(t)) for run in self.runs]
+
+    def _update_cursor(self) -> None:
+        if self._following:
+            latest = self.latest_common_time()
+            if latest is not None:
+                self._move_cursor(latest)
+
+    def _move_cursor(self, t: float) -> None:
+        if t != self._cursor:
+            self._cursor = t
+            self.cursor_moved.emit(t)
+
+    # --- the workers' signals --------------------------------------------------------------------
+
+    def _run(self, run_id: int) -> Run | None:
+        for run in self.runs:
+            if run.thread.run_id == run_id:
+                return run
+        return None  # a late signal of a run already thrown away
+
+    @Slot(int, object, object)
+    def _on_ready(self, run_id: int, info, frame) -> None:
+        run = self._run(run_id)
+        if run is None:
+            return
+        run.series = RunSeries(run.label, info, RingBuffer(len(info.columns), self.capacity), run.color, run.style)
+        run.latest_frame = frame
+        run.frames.append(frame)
+        self.run_ready.emit(run)
+        if run is self.runs[0] and info.notes:
+            self.notes.emit("; ".join(info.notes))
+        self.advanced.emit()
+
+    @Slot(int, object, object)
+    def _on_batch(self, run_id: int, rows, frames) -> None:
+        run = self._run(run_id)
+        if run is None or run.series is None:
+            return
+        run.series.buffer.append(rows)
+        run.frames.extend(frames)
+        run.latest_frame = frames[-1]
+        self._update_cursor()
+        self.advanced.emit()
+
+    @Slot(int, object)
+    def _on_stats(self, run_id: int, stats: dict) -> None:
+        run = self._run(run_id)
+        if run is not None:
+            run.stats = stats
+
+    @Slot(int, str)
+    def _on_failed(self, run_id: int, message: str) -> None:
+        run = self._run(run_id)
+        if run is None:
+            return
+        run.ended = "failed"
+        run.messages.append(message)
+        prefix = f"{run.label}: " if self.compare else ""
+        self._pause_all()
+        self._set_state(FAILED)
+        self.problem.emit("The run stopped", f"{prefix}{message} (the samples so far are kept)")
+
+    @Slot(int, str)
+    def _on_crashed(self, run_id: int, message: str) -> None:
+        run = self._run(run_id)
+        if run is None:
+            return
+        run.ended = "crashed"
+        run.messages.append(message)
+        self._pause_all()
+        self._set_state(FAILED)
+        self.problem.emit("The engine raised an error", message)
+
+    @Slot(int)
+    def _on_done(self, run_id: int) -> None:
+        run = self._run(run_id)
+        if run is None:
+            return
+        run.ended = "done"
+        if all(r.ended for r in self.runs):
+            self._set_state(ENDED if all(r.ended == "done" for r in self.runs) else FAILED)
+            self.finished.emit(self.model.settings.t_end)

@@ -1,0 +1,140 @@
+"""The classroom view, checked through the layout report (gui/report.py): the mechanism owns the
+screen in presentation mode, legends never cover data, and compare mode shows one instant."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+from PySide6.QtCore import QRect
+from PySide6.QtWidgets import QApplication
+
+from eomlab.engine.methods import METHODS
+from eomlab.engine.modelfile import load_model
+from eomlab.engine.presets import preset
+from eomlab.gui.report import layout_report
+
+from gui_helpers import run_fast, wait_for_samples
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+FOUR_BAR = os.path.join(ROOT, "assets", "models", "four_bar.eom.json")
+
+
+def rect(values) -> QRect:
+    return QRect(*values)
+
+
+def redraw(window) -> dict:
+    QApplication.processEvents()
+    window.redraw.redraw_all()
+    return layout_report(window)
+
+
+def test_presentation_mechanism_owns_the_screen_and_the_reach_fills_the_view(qtbot, make_window):
+    window = make_window(preset("double_compound_pendulum").with_settings(t_end=100.0), run=True)
+    window.presentation.enter((1920, 1080))
+    wait_for_samples(qtbot, window, 20)
+    qtbot.wait(300)  # the layout settles
+    report = redraw(window)
+    assert report["window"] == [1920, 1080] and report["presentation"]
+    (view,) = report["views"]
+    x, y, w, h = view["rect"]
+    assert w * h >= 0.6 * 1920 * 1080, view
+    _, _, reach_w, reach_h = view["reach"]
+    assert reach_h >= 0.8 * h or reach_w >= 0.8 * w, view
+    # the mechanism is drawn inside its view and inside its reach
+    assert rect(view["rect"]).contains(rect(view["mechanism"])), view
+    assert rect(view["reach"]).adjusted(-2, -2, 2, 2).contains(rect(view["mechanism"])), view
+    # Reset re-fits a view the user zoomed out of
+    window.scene.getPlotItem().getViewBox().scaleBy((4, 4))
+    window.scene.user_moved = True
+    window.reset()
+    qtbot.wait(100)
+    after = redraw(window)["views"][0]
+    assert after["reach"][3] >= 0.8 * h or after["reach"][2] >= 0.8 * w, after
+    window.presentation.leave()
+
+
+def test_no_legend_covers_a_curve_over_200_redraws(qtbot, make_window):
+    # the four-bar has every plot (constraint drift, multipliers): all six legends in play
+    window = make_window(load_model(FOUR_BAR).with_settings(t_end=1000.0, method="lagrange"))
+    run_fast(window)
+    wait_for_samples(qtbot, window, 10)
+    checked = 0
+    for i in range(200):
+        QApplication.processEvents()
+        window.redraw.mark_dirty()
+        window.redraw.tick()
+        if i % 10 == 9:
+            report = layout_report(window)
+            keyed = [p for p in report["plots"] if p["legend"]]
+            assert len(keyed) >= 4, report["plots"]
+            for plot in keyed:
+                assert not rect(plot["legend"]).intersects(rect(plot["data"])), plot
+                assert rect(plot["rect"]).contains(rect(plot["legend"])), plot
+            checked += 1
+    assert checked == 20 and window.state == "running"
+
+
+@pytest.mark.parametrize("layout", ["overlay", "tiled"])
+def test_compare_views_show_the_same_instant_at_every_redraw(qtbot, make_window, layout):
+    window = make_window(load_model(FOUR_BAR).with_settings(t_end=1000.0), compare=True)
+    panel = window.compare_view.panel
+    panel.layout_box.setCurrentIndex(panel.layout_box.findData(layout))
+    run_fast(window)
+    qtbot.waitUntil(lambda: all(r.series is not None and len(r.series.buffer) > 5 for r in window.runs),
+                    timeout=30000)
+    methods = {r.method for r in window.runs}
+    instants = set()
+    for _ in range(60):
+        QApplication.processEvents()
+        window.redraw.mark_dirty()
+        window.redraw.tick()
+        report = layout_report(window)
+        views = report["views"]
+        assert {v["name"] for v in views} == methods, views
+        times = {v["t"] for v in views}
+        assert times == {report["cursor"]}, views  # one instant for every method
+        if layout == "overlay":
+            assert len({tuple(v["rect"]) for v in views}) == 1  # the overlay: one view, each its own entry
+        instants.add(report["cursor"])
+        # the plots stop at the same instant: no method's curve runs ahead
+        for run in window.runs:
+            x, _y = run.series.curves["E"].getData()
+            assert x is None or x[-1] <= report["cursor"] + 1e-12
+    assert len(instants) > 5  # it moved while we looked
+    window.redraw.redraw_all()
+    cursor = window.session.cursor_time()
+    for curve in panel.difference_curves.values():
+        assert curve.xData[-1] <= cursor + 1e-12
+
+
+@pytest.mark.xvfb
+def test_command_line_report_in_presentation_at_1080p(tmp_path):
+    if os.environ.get("DISPLAY"):
+        command = []
+    elif shutil.which("xvfb-run"):
+        command = ["xvfb-run", "-a", "-s", "-screen 0 1920x1080x24"]
+    else:
+        pytest.skip("needs an X display")
+    report_path, shot = tmp_path / "r.json", tmp_path / "s.png"
+    env = dict(os.environ)
+    env.pop("QT_QPA_PLATFORM", None)
+    done = subprocess.run(command + [sys.executable, "-m", "eomlab", "gui", FOUR_BAR, "--run-for", "2",
+                                     "--presentation", "--size", "1920x1080", "--compare",
+                                     "--report", str(report_path), "--screenshot", str(shot)],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(report_path.read_text())
+    assert report["window"] == [1920, 1080] and shot.stat().st_size > 10000
+    assert len(report["views"]) == len(METHODS) and len({v["t"] for v in report["views"]}) == 1
+    for view in report["views"]:
+        assert set(view) >= {"name", "t", "rect", "mechanism", "reach"}
+    for plot in report["plots"]:
+        assert set(plot) >= {"name", "rect", "legend"}
+    bad = subprocess.run([sys.executable, "-m", "eomlab", "gui", FOUR_BAR, "--size", "big"], cwd=ROOT, env=env,
+                         capture_output=True, text=True, timeout=60, check=False)
+    assert bad.returncode == 2 and "--size" in bad.stderr and "Traceback" not in bad.stderr
