@@ -18,8 +18,10 @@ import subprocess
 import sys
 import time
 
+from eomlab.engine.methods import METHODS
+
 SCREEN = 15
-CASES = [("four_bar", m) for m in ("lagrange", "maggi", "udwadia_kalaba", "kane", "roberson_wittenburg")]
+CASES = [("four_bar", m) for m in (*METHODS, "roberson_wittenburg")]
 CASES += [("chain6", "lagrange"), ("chain6", "kane"), ("chain10", "lagrange"), ("chain10", "kane")]
 
 

@@ -147,8 +147,9 @@ GIBBS_APPELL = About(
                "are built in by the choice of speeds and no multipliers appear.",
 )
 
-ABOUTS = {"lagrange": LAGRANGE, "maggi": MAGGI, "udwadia_kalaba": UDWADIA_KALABA, "kane": KANE,
-          "roberson_wittenburg": ROBERSON_WITTENBURG, "gibbs_appell": GIBBS_APPELL}
+#: each page's explanation, found by the title its derivation gives (the list of formulations itself is
+#: the registry's, engine.methods)
+ABOUTS = {about.name: about for about in (LAGRANGE, MAGGI, UDWADIA_KALABA, KANE, ROBERSON_WITTENBURG, GIBBS_APPELL)}
 
 #: what corresponds across formulations (side-by-side view): role -> (label, colour)
 ROLES = {

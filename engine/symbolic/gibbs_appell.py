@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import sympy as sp
 
+from .about import GIBBS_APPELL
 from .base import Equations
 from .constraints import acceleration_rows, constraint_rows, partitioned_rows
 from .dynamics import show_kinematic_equations, split_linear
 from .forces import generalized_active_forces
 from .kinematics import SymbolicTree
 
-TITLE = "Gibbs–Appell equations"
-REFERENCE = "Gibbs 1879, Appell 1900: ∂S/∂u̇_r = F_r"
 
 
 def gibbs_function(tree: SymbolicTree) -> tuple[sp.Expr, dict[str, tuple[sp.Matrix, sp.Matrix]]]:
@@ -50,7 +49,7 @@ def gibbs_appell_equations(tree: SymbolicTree) -> Equations:
     M = tree.simplify(hessian)
     forcing = tree.simplify(F - at_zero)
     eq = Equations(
-        method="gibbs_appell", title=TITLE, reference=REFERENCE,
+        method="gibbs_appell", title=GIBBS_APPELL.name, reference=GIBBS_APPELL.source,
         coordinates=list(tree.coordinate_names), speeds=list(tree.speed_names),
         accelerations=list(tree.ud), mass_matrix=M, forcing=forcing, parameters=dict(tree.params.values))
     show_kinematic_equations(eq, tree)

@@ -79,7 +79,7 @@ def _item_blocks(item: Item, names) -> list:
 
 
 def _general_part(eq: Equations) -> list:
-    about = ABOUTS.get(eq.method)
+    about = ABOUTS.get(eq.title)
     if about is None:
         return [Heading(eq.title, 1), Prose(f"Source: {eq.reference}.")]
     blocks = [Heading(about.name, 1), Prose(f"Source: {about.source}."), Heading("The general form", 2)]
@@ -107,7 +107,7 @@ def _model_part(eq: Equations, model_name: str, names) -> list:
 
 def build_page(eq: Equations, model_name: str = "") -> Page:
     names = symbol_names(eq.coordinates, eq.speeds, eq.constraint_names)
-    page = Page(ABOUTS[eq.method].name if eq.method in ABOUTS else eq.title, eq.method, model_name)
+    page = Page(eq.title, eq.method, model_name)
     page.blocks = _general_part(eq) + _model_part(eq, model_name, names)
     return page
 
