@@ -1,12 +1,15 @@
 """Time to the equations: the four-bar in every formulation, a 6-link and a 10-link planar chain.
 
-Each case runs cold in a fresh process (sympy's caches empty, fonts not loaded) and measures
-  derive   the symbolic derivation (engine.symbolic.derive),
-  page     laying out the page (LaTeX of every formula),
-  screen   typesetting the first SCREEN formulas (what the panel shows first),
-  all      typesetting every formula the panel typesets unasked (long ones wait for a click),
-then "cached": the panel shown again on a model and formulation it has derived (the cache
-lookup and swapping in the laid-out page, measured in the GUI under Qt's offscreen platform).
+Each case runs in a fresh process, through the panel's own two worker processes
+(gui/equations_workers.py: the deriver and the typesetter, spawned as the panel spawns them):
+  ready    the workers' start (spawn, sympy and the fonts loaded); 0 when prewarmed,
+  page     asking → the symbolic page back from the deriver (derivation and LaTeX of every formula),
+  screen   asking → the first SCREEN formulas typeset (what the panel shows first, its top),
+  all      asking → every formula typeset except the longest, which wait for a click;
+"cold" spawns the workers when asked (a window whose panel is opened at once), "warm" asks after
+they are ready (the window starts them a few seconds after it opens); "cached" is the panel shown
+again on a model and formulation it has derived (measured in the GUI, Qt's offscreen platform).
+Times are wall clock; the CPU seconds of the derivation (in the deriver) are in "derive CPU".
 
     python bench/bench_equations.py [--quick | --chains]   # the four-bar only | the chains only
 """
@@ -21,8 +24,9 @@ import time
 from eomlab.engine.methods import METHODS
 
 SCREEN = 15
-CASES = [("four_bar", m) for m in (*METHODS, "roberson_wittenburg")]
-CASES += [("chain6", "lagrange"), ("chain6", "kane"), ("chain10", "lagrange"), ("chain10", "kane")]
+FORMULATIONS = (*METHODS, "roberson_wittenburg")
+CASES = [("four_bar", m) for m in FORMULATIONS]
+CASES += [("chain6", m) for m in FORMULATIONS] + [("chain10", m) for m in FORMULATIONS]
 
 
 def model_of(name: str):
@@ -31,31 +35,66 @@ def model_of(name: str):
     return planar_chain(int(name[5:])) if name.startswith("chain") else preset(name)
 
 
-def cold(name: str, method: str) -> dict:
-    from eomlab.engine.symbolic import derive
-    from eomlab.engine.symbolic.page import build_page
-    from eomlab.gui.equations_render import DEFERRED_CHARS, typeset
-
-    from eomlab.engine.model import ModelError
+def derive_cpu(name: str, method: str) -> float:
+    """CPU seconds of derive + page (the deriver's work), in this process."""
+    from eomlab.engine.symbolic import build_page, derive, page_data
 
     model = model_of(name)
+    start = time.process_time()
+    page_data(build_page(derive(model, method), model.name))
+    return time.process_time() - start
+
+
+def _wait(workers, until, timeout=600.0) -> list:
+    messages, start = [], time.perf_counter()
+    while not until(messages):
+        messages += workers.finished()
+        if time.perf_counter() - start > timeout:
+            raise TimeoutError
+        time.sleep(0.005)
+    return messages
+
+
+def pipeline(name: str, method: str, warm: bool) -> dict:
+    """The panel's pipeline: derive in the deriver, typeset in the typesetter, page order."""
+    from eomlab.gui.equations_render import DEFERRED_CHARS
+    from eomlab.gui.equations_workers import Workers
+
+    workers = Workers()
+    model = model_of(name)
     start = time.perf_counter()
-    try:
-        equations = derive(model, method)
-    except ModelError as refusal:  # the size guard
-        return {"refused": str(refusal), "seconds": time.perf_counter() - start}
-    derived = time.perf_counter()
-    page = build_page(equations, model.name)
-    laid_out = time.perf_counter()
-    formulas = [f for f in page.formulas() if len(f) <= DEFERRED_CHARS]
-    for latex in formulas[:SCREEN]:
-        typeset(latex)
-    screen = time.perf_counter()
-    for latex in formulas[SCREEN:]:
-        typeset(latex)
-    done = time.perf_counter()
-    return {"derive": derived - start, "page": laid_out - derived, "screen": screen - start, "all": done - start,
-            "formulas": len(page.formulas()), "deferred": len(page.formulas()) - len(formulas)}
+    if warm:
+        workers.prewarm()
+        _wait(workers, lambda _: workers.ready == {"deriver", "typesetter"})
+    ready = time.perf_counter() - start
+    asked = time.perf_counter()
+    workers.deriver.submit((1, model, method, None, {"symbols"}))
+    workers.typesetter.start()
+    answer = _wait(workers, lambda got: any(m[0] in ("page", "refused") for m in got))[-1]
+    page_at = time.perf_counter() - asked
+    if answer[0] == "refused":
+        workers.stop()
+        return {"refused": answer[2], "page": page_at}
+    formulas = answer[2]["formulas"]
+    sent = [i for i, latex in enumerate(formulas) if len(latex) <= DEFERRED_CHARS]
+    for i in sent:
+        workers.typesetter.submit(("typeset", 1, "page", i, formulas[i]))
+    first = set(sent[:SCREEN])
+    done: set = set()
+    screen_at = None
+
+    def typeset(got):
+        nonlocal screen_at
+        done.update(m[2][1] for m in got if m[0] == "svg")
+        got.clear()
+        if screen_at is None and first <= done:
+            screen_at = time.perf_counter() - asked
+        return len(done) == len(sent)
+
+    _wait(workers, typeset)
+    workers.stop()
+    return {"ready": ready if warm else None, "page": page_at, "screen": screen_at,
+            "all": time.perf_counter() - asked, "formulas": len(formulas), "deferred": len(formulas) - len(sent)}
 
 
 def cached(name: str, method: str) -> float:
@@ -88,28 +127,40 @@ def cached(name: str, method: str) -> float:
     return seconds
 
 
+def _child(*args) -> str:
+    result = subprocess.run([sys.executable, __file__, *args], capture_output=True, text=True, check=True)
+    return result.stdout.splitlines()[-1]
+
+
 def main() -> None:
-    if len(sys.argv) == 4 and sys.argv[1] == "--cold":
-        print(json.dumps(cold(sys.argv[2], sys.argv[3])))
+    if len(sys.argv) == 5 and sys.argv[1] == "--pipeline":
+        print(json.dumps(pipeline(sys.argv[2], sys.argv[3], sys.argv[4] == "warm")))
+        return
+    if len(sys.argv) == 4 and sys.argv[1] == "--derive":
+        print(json.dumps(derive_cpu(sys.argv[2], sys.argv[3])))
         return
     if len(sys.argv) == 4 and sys.argv[1] == "--cached":
         print(json.dumps(cached(sys.argv[2], sys.argv[3])))
         return
-    cases = CASES[:5] if "--quick" in sys.argv else CASES[5:] if "--chains" in sys.argv else CASES
-    print("| model | method | derive s | page s | first screen s | all typeset s | formulas (deferred) | cached s |")
-    print("|---|---|---|---|---|---|---|---|")
+    cases = CASES[:len(FORMULATIONS)] if "--quick" in sys.argv else \
+        CASES[len(FORMULATIONS):] if "--chains" in sys.argv else CASES
+    print(f"load average at start: {os.getloadavg()[0]:.1f} / {os.getloadavg()[1]:.1f} / {os.getloadavg()[2]:.1f}")
+    print("| model | method | derive CPU s | cold: page s | cold: first screen s | warm: page s | "
+          "warm: first screen s | warm: all typeset s | formulas (deferred) | cached s | load |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for name, method in cases:
-        run = [sys.executable, __file__]
-        result = json.loads(subprocess.run(run + ["--cold", name, method], capture_output=True, text=True,
-                                           check=True).stdout.splitlines()[-1])
-        if "refused" in result:
-            print(f"| {name} | {method} | refused in {result['seconds']:.2f} s: {result['refused']} |||||| |")
+        cold = json.loads(_child("--pipeline", name, method, "cold"))
+        if "refused" in cold:
+            print(f"| {name} | {method} | refused in {cold['page']:.2f} s: {cold['refused']} |||||||| "
+                  f"{os.getloadavg()[0]:.1f} |", flush=True)
             continue
-        again = float(subprocess.run(run + ["--cached", name, method], capture_output=True, text=True,
-                                     check=True).stdout.splitlines()[-1]) if name == "four_bar" and method != "roberson_wittenburg" \
+        cpu = float(_child("--derive", name, method))
+        warm = json.loads(_child("--pipeline", name, method, "warm"))
+        again = float(_child("--cached", name, method)) if name == "four_bar" and method in METHODS \
             else float("nan")  # the window's method box offers the registry's formulations
-        print(f"| {name} | {method} | {result['derive']:.1f} | {result['page']:.2f} | {result['screen']:.1f} | "
-              f"{result['all']:.1f} | {result['formulas']} ({result['deferred']}) | {again:.3f} |", flush=True)
+        print(f"| {name} | {method} | {cpu:.2f} | {cold['page']:.1f} | {cold['screen']:.1f} | {warm['page']:.1f} | "
+              f"{warm['screen']:.1f} | {warm['all']:.1f} | {warm['formulas']} ({warm['deferred']}) | {again:.3f} | "
+              f"{os.getloadavg()[0]:.1f} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -28,6 +28,10 @@ def load_start_model(model_path: str | None):
     return preset(DEFAULT_PRESET)
 
 
+#: the equations panel's worker processes start this long after the window (ms)
+PREWARM_MS = 3000
+
+
 def run_gui(model_path: str | None = None, run_for: float | None = None, screenshot: str | None = None,
             compare: bool = False, presentation: bool = False, size: tuple[int, int] | None = None,
             report: str | None = None) -> int:
@@ -69,6 +73,10 @@ def run_gui(model_path: str | None = None, run_for: float | None = None, screens
     if presentation:
         window.presentation.enter(size)
     scripted = run_for is not None or screenshot is not None or report is not None
+    if not scripted:
+        # the equations panel's processes load sympy and the fonts while the user looks at the
+        # run, after the first frames are drawn, so that asking for the equations finds them ready
+        QTimer.singleShot(PREWARM_MS, window.equations_view.prewarm)
     if scripted:
         window.confirm_discard = lambda: True
         window.confirm_restore = None  # a scripted run neither asks nor touches recovery files

@@ -7,7 +7,7 @@ for its SVG shows a short note, never its LaTeX source.
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QRectF, QSize, Qt, Signal
+from PySide6.QtCore import QPoint, QRect, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QFont, QFontInfo, QPainter
 from PySide6.QtSvg import QSvgRenderer
 from PySide6.QtWidgets import (
@@ -122,6 +122,16 @@ class FormulaSlot(QScrollArea):
             self._fit()
 
 
+def _take_all(layout) -> None:
+    """Empty a layout at once: its widgets are hidden now and deleted later (Qt deletes them when
+    control returns to the event loop; until then they would still be on the page)."""
+    while layout.count():
+        widget = layout.takeAt(0).widget()
+        if widget is not None:
+            widget.hide()
+            widget.deleteLater()
+
+
 def _label(text: str, object_name: str = "equations_prose") -> QLabel:
     label = QLabel(text)
     label.setTextFormat(Qt.PlainText)
@@ -173,30 +183,40 @@ class PageView(QWidget):
         self.slots: dict[str, list[FormulaSlot]] = {}
 
     def clear(self) -> None:
-        while self.layout_.count():
-            item = self.layout_.takeAt(0)
-            if item.widget() is not None:
-                item.widget().deleteLater()
+        _take_all(self.layout_)
         self.slots = {}
+
+    def _add(self, widget: QWidget) -> None:
+        """Put a block on the page, shown now: a widget added to a visible parent is otherwise
+        shown only by a queued call, after the page says it is complete."""
+        self.layout_.addWidget(widget)
+        widget.show()
 
     def add_page(self, page: dict, kind: str) -> None:
         """Lay out a page (`engine.symbolic.page_data`): headings, prose, and a slot per formula."""
         slots = self.slots.setdefault(kind, [])
         for block in page["blocks"]:
             if block[0] == "heading":
-                self.layout_.addWidget(_heading(block[1], block[2], self.font()))
+                self._add(_heading(block[1], block[2], self.font()))
             elif block[0] == "prose":
-                self.layout_.addWidget(_label(block[1]))
+                self._add(_label(block[1]))
             else:
                 slot = self._slot(kind, len(slots))
                 slots.append(slot)
                 if block[0] == "definition":
-                    self.layout_.addWidget(self._definition(slot, block[1]))
+                    self._add(self._definition(slot, block[1]))
                 else:
-                    self.layout_.addWidget(self._formula_block(slot, *block[1:]))
+                    self._add(self._formula_block(slot, *block[1:]))
 
     def add_message(self, text: str) -> None:
-        self.layout_.addWidget(_label(text, "equations_message"))
+        self._add(_label(text, "equations_message"))
+
+    def on_screen(self, kind: str, viewport: QWidget) -> list[int]:
+        """Indices of the formulas still waiting for their SVG that `viewport` (the scroll area's,
+        an ancestor of this page) shows now."""
+        area = viewport.rect()
+        return [i for i, slot in enumerate(self.slots.get(kind, []))
+                if slot.formula is None and QRect(slot.mapTo(viewport, QPoint(0, 0)), slot.size()).intersects(area)]
 
     def _slot(self, kind: str, index: int) -> FormulaSlot:
         slot = FormulaSlot()
@@ -249,17 +269,14 @@ class CompareView(QWidget):
         self.slots: list[tuple[str, int, int, FormulaSlot]] = []  # (side, formula index, role row, slot)
 
     def clear(self) -> None:
-        while self.grid.count():
-            item = self.grid.takeAt(0)
-            if item.widget() is not None:
-                item.widget().deleteLater()
+        _take_all(self.grid)
         self.slots = []
 
     def show_rows(self, left: dict, right: dict) -> None:
         """One row per role either page marks (`page_data`'s roles), its formulas left and right."""
         self.clear()
-        self.grid.addWidget(_heading(left["title"], 2, self.font()), 0, 0)
-        self.grid.addWidget(_heading(right["title"], 2, self.font()), 0, 1)
+        self._put(_heading(left["title"], 2, self.font()), 0, 0)
+        self._put(_heading(right["title"], 2, self.font()), 0, 1)
         mine = {role: (label, colour, indices) for role, label, colour, indices in left["roles"]}
         theirs = {role: (label, colour, indices) for role, label, colour, indices in right["roles"]}
         order = list(mine) + [role for role in theirs if role not in mine]
@@ -269,7 +286,7 @@ class CompareView(QWidget):
             tag = _label(label, "role_tag")
             tag.setStyleSheet(f"color: {colour}; font-weight: bold; border-bottom: 2px solid {colour};")
             tag.setProperty("role", role)
-            self.grid.addWidget(tag, line, 0, 1, 2)
+            self._put(tag, line, 0, 1, 2)
             line += 1
             for column, (side, found) in enumerate((("left", mine), ("right", theirs))):
                 cell = QWidget()
@@ -281,8 +298,16 @@ class CompareView(QWidget):
                     self.slots.append((side, index, line, slot))
                 if role not in found:
                     layout.addWidget(_label("no term of this kind", "equations_prose"))
-                self.grid.addWidget(cell, line, column, Qt.AlignTop)
+                self._put(cell, line, column, top=True)
             line += 1
+
+    def _put(self, widget: QWidget, *position, top: bool = False) -> None:
+        """Into the grid (`top`: aligned to the top of its cell), shown now (as PageView._add)."""
+        if top:
+            self.grid.addWidget(widget, *position, Qt.AlignTop)
+        else:
+            self.grid.addWidget(widget, *position)
+        widget.show()
 
     def set_svg(self, side: str, index: int, svg: bytes | None, note: str) -> None:
         for slot_side, slot_index, _row, slot in self.slots:

@@ -1,19 +1,21 @@
-"""Typeset an equations page for the panel — in a child process.
+"""Derive and typeset an equations page for the panel — in two child processes.
 
 One renderer for every formula: LaTeX → MathML (latex2mathml) → SVG (ziamath, pure Python).
-No Qt here: this module is what the panel's worker process imports. The work runs in its own
-process rather than a thread of the window because Python's garbage collector runs in whichever
-thread happens to allocate: sympy and ziamath allocate a lot, and a collection on a worker thread
-that frees a closed window's Qt objects deadlocks against the GUI thread. A process also makes
-cancelling immediate: it is terminated.
+No Qt here: this module is what the panel's worker processes import. The work runs in processes
+rather than threads of the window because Python's garbage collector runs in whichever thread
+happens to allocate: sympy and ziamath allocate a lot, and a collection on a worker thread that
+frees a closed window's Qt objects deadlocks against the GUI thread. A process also makes
+cancelling a derivation immediate: it is terminated.
 
-The worker answers a request in three steps, each sent as soon as it is ready: the numbers at
-the current state (a page of numeric matrices), the symbolic page (LaTeX only, cheap), then the
-page's formulas typeset one by one, in page order.
+Two processes, so that the two cores work at once: the deriver sends the numbers at the current
+state (a page of numeric matrices) and then the symbolic page (LaTeX only); the typesetter typesets
+the formulas the panel sends it, one by one, in the order asked, and forgets those of a page the
+panel no longer wants. Each imports its libraries as it starts (the window may start them early).
 """
 from __future__ import annotations
 
 import os
+from collections import deque
 from xml.etree import ElementTree
 
 from eomlab.engine.model import Model, ModelError
@@ -25,26 +27,31 @@ INK = "#010203"
 #: longer formulas are typeset only when asked for (a wall of symbols takes ziamath ~1 s per 1000)
 DEFERRED_CHARS = 4000
 
+_fast_rows: list = []  # the row class registered with ziamath, once
 
-def _install_speedup() -> None:
-    """ziamath measures every child of every row twice (once to size stretchy fences, once for
-    real), so typesetting time doubles with each level of nesting: a 3 × 3 mass matrix took 20 s.
-    A row without a stretchy operator among its children needs no measuring pass: skip it there
-    (same output: tests/gui/test_equations_view.py)."""
-    from ziamath.nodes.mrow import Mrow
 
-    if getattr(Mrow, "_eomlab_fast", False):
-        return
-    measure = Mrow._get_height_nostretch
+def fast_rows():
+    """ziamath's row class with its measuring pass skipped where it cannot matter; registered
+    for <mrow> (and <math>, <mtd>, <mtr>, which ziamath lays out as rows) through ziamath's own
+    hook: a node class declares the MathML tag it lays out (`Mnode.__init_subclass__(tag=…)`)
+    and the last class declared for a tag is used.
 
-    def measure_if_stretchy(self, line, **kwargs):
-        if any(child.tag == "mo" and child.get("stretchy") != "false" for child in line):
-            return measure(self, line, **kwargs)
-        return kwargs.get("rowymin", 0.0), kwargs.get("rowymax", 0.0)
+    ziamath lays out every child of every row twice (once with `nostretch`, to learn how far to
+    stretch fences, then for real), so typesetting time doubles with each level of nesting: a
+    3 × 3 mass matrix took 20 s. A row without a stretchy operator among its children has
+    nothing to stretch and skips the first pass (same SVG: tests/gui/test_equations_view.py).
+    ziamath 0.13, the latest release, has no option for this."""
+    if not _fast_rows:
+        from ziamath.nodes.mrow import Mrow
 
-    Mrow._get_height_nostretch = measure_if_stretchy
-    Mrow._eomlab_fast = True
-    Mrow._eomlab_original = measure
+        class MeasuredOnceRow(Mrow, tag="mrow"):
+            def _get_height_nostretch(self, line, **kwargs):
+                if any(child.tag == "mo" and child.get("stretchy") != "false" for child in line):
+                    return super()._get_height_nostretch(line, **kwargs)
+                return kwargs.get("rowymin", 0.0), kwargs.get("rowymax", 0.0)
+
+        _fast_rows.append(MeasuredOnceRow)
+    return _fast_rows[0]
 
 
 def missing_glyphs(mathml: str) -> set[str]:
@@ -67,7 +74,7 @@ def typeset(latex: str) -> bytes:
     import latex2mathml.converter
     import ziamath
 
-    _install_speedup()
+    fast_rows()
     ziamath.config.svg2 = False  # Qt's SVG renderer reads SVG 1.1 (no <symbol>/<use> of SVG 2)
     try:
         mathml = latex2mathml.converter.convert(latex, display="block")
@@ -84,7 +91,7 @@ def typeset(latex: str) -> bytes:
     return svg.encode("utf-8")
 
 
-# --- the worker process ---------------------------------------------------------------------
+# --- the deriver ----------------------------------------------------------------------------
 
 def numeric_snapshot(model: Model, method: str, state):
     """The numbers at `state` ((columns, row) of the window's run, or None: the start) as a page."""
@@ -117,35 +124,10 @@ def symbolic_page(model: Model, method: str):
     return symbolic.page_data(symbolic.build_page(symbolic.derive(model, method, parameters="numbers"), model.name))
 
 
-def _typeset_all(page, generation: int, kind: str, results, known=frozenset()) -> None:
-    """Every formula in page order; those the panel already has (`known`) only by name."""
-    for index, latex in enumerate(page["formulas"]):
-        if latex in known:
-            results.put(("svg", generation, (kind, index, None, "known")))
-            continue
-        if len(latex) > DEFERRED_CHARS:
-            results.put(("svg", generation, (kind, index, None, "deferred")))
-            continue
-        _typeset_one(latex, generation, kind, index, results)
-
-
-def _typeset_one(latex: str, generation: int, kind: str, index: int, results) -> None:
-    try:
-        results.put(("svg", generation, (kind, index, typeset(latex), "")))
-    except TypesetError as error:
-        results.put(("svg", generation, (kind, index, None, str(error))))
-
-
-def answer(request, results) -> None:
-    """One request: (generation, model, method, state, what, known) with `what` ⊆ {"numbers",
-    "symbols"} and `known` the formulas the panel has typeset before, or ("typeset", generation,
-    kind, index, latex) for a deferred formula."""
-    if request[0] == "typeset":
-        _, generation, kind, index, latex = request
-        _typeset_one(latex, generation, kind, index, results)
-        results.put(("done", generation, None))
-        return
-    generation, model, method, state, what, known = request
+def derive_answer(request, results) -> None:
+    """(generation, model, method, state, what) with `what` ⊆ {"numbers", "symbols"}: the numbers
+    page first, then the symbolic page or the reason it is refused."""
+    generation, model, method, state, what = request
     if "numbers" in what:
         try:
             numbers = numeric_snapshot(model, method, state)
@@ -153,7 +135,6 @@ def answer(request, results) -> None:
             numbers = None
         if numbers is not None:
             results.put(("numbers", generation, numbers))
-            _typeset_all(numbers, generation, "numbers", results, known)
     if "symbols" not in what:
         return
     try:
@@ -165,18 +146,79 @@ def answer(request, results) -> None:
         results.put(("refused", generation, f"the derivation failed: {type(error).__name__}: {error}"))
         return
     results.put(("page", generation, page))
-    _typeset_all(page, generation, "page", results, known)
-    results.put(("done", generation, None))
 
 
-def serve(requests, results) -> None:
-    """The worker process: requests in, (kind, generation, value) out; None ends it."""
+def _lower_priority() -> None:
     try:
         os.nice(5)  # the window and the simulation come first
     except (AttributeError, OSError):
         pass
+
+
+def serve_derivations(requests, results) -> None:
+    """The deriver process: requests in, (kind, generation, value) out; None ends it."""
+    _lower_priority()
+    from eomlab.engine import simulation, symbolic  # noqa: F401 - loaded before the first request
+
+    results.put(("ready", 0, "deriver"))
     while True:
         request = requests.get()
         if request is None:
             return
-        answer(request, results)
+        derive_answer(request, results)
+
+
+# --- the typesetter --------------------------------------------------------------------------
+
+def typeset_answer(job, results) -> None:
+    """("typeset", generation, kind, index, latex) → ("svg", generation, (kind, index, svg, note))."""
+    _, generation, kind, index, latex = job
+    try:
+        results.put(("svg", generation, (kind, index, typeset(latex), "")))
+    except TypesetError as error:
+        results.put(("svg", generation, (kind, index, None, str(error))))
+
+
+class Jobs:
+    """The typesetter's to-do list: formulas in the order asked; ("drop", generation, kind)
+    forgets a page's formulas (kind None: all of that generation), ("first", generation, kind,
+    indices) moves those formulas to the front (what the panel shows now)."""
+
+    def __init__(self):
+        self.waiting: deque = deque()
+        self.ended = False
+
+    def take(self, message) -> None:
+        if message is None:
+            self.ended = True
+        elif message[0] == "typeset":
+            self.waiting.append(message)
+        elif message[0] == "drop":
+            _, generation, kind = message
+            self.waiting = deque(job for job in self.waiting
+                                 if not (job[1] == generation and kind in (None, job[2])))
+        elif message[0] == "first":
+            _, generation, kind, indices = message
+            chosen = {(generation, kind, i) for i in indices}
+            front = [job for job in self.waiting if job[1:4] in chosen]
+            self.waiting = deque(front + [job for job in self.waiting if job[1:4] not in chosen])
+
+
+def serve_typesetting(requests, results) -> None:
+    """The typesetter process: typesets one formula at a time, reading every new message first."""
+    import queue
+
+    _lower_priority()
+    typeset("x")  # loads the fonts before the first request
+    results.put(("ready", 0, "typesetter"))
+    jobs = Jobs()
+    while not jobs.ended:
+        if not jobs.waiting:
+            jobs.take(requests.get())
+        while True:
+            try:
+                jobs.take(requests.get_nowait())
+            except queue.Empty:
+                break
+        if jobs.waiting and not jobs.ended:
+            typeset_answer(jobs.waiting.popleft(), results)

@@ -1,43 +1,32 @@
 """The equations panel: the window's model in its formulation, typeset, and two formulations side by side.
 
-A worker process (`equations_render`) derives and typesets; the panel polls it with a timer, so
-the GUI thread never waits. It first gets the numbers at the current state (shown at once), then
-the symbolic page, then the page's formulas one by one. Finished pages are cached per model and
-formulation (the same model shown again is instant); a change of model or formulation ends the
-worker's unfinished work (the process is terminated: sympy cannot be interrupted otherwise).
-The panel derives only while it is shown; it can float as its own large window.
+Two worker processes (`equations_workers`) derive and typeset; the panel polls them with a timer,
+so the GUI thread never waits. The deriver first sends the numbers at the current state (shown at
+once), then the symbolic page; the panel sends each page's formulas it has not typeset before to
+the typesetter, which works while the deriver derives, the formulas on screen first. Finished
+pages are cached per model and formulation (the same model shown again is instant); a change of
+model or formulation ends the unfinished work (a running derivation's process is terminated:
+sympy cannot be interrupted otherwise). The panel derives only while it is shown; it can float
+as its own large window.
 """
 from __future__ import annotations
 
-import multiprocessing
 import os
-import queue
 from dataclasses import dataclass, field
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import (
-    QComboBox,
-    QDockWidget,
-    QFileDialog,
-    QHBoxLayout,
-    QLabel,
-    QProgressBar,
-    QPushButton,
-    QScrollArea,
-    QTabWidget,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QDockWidget, QFileDialog
 
-from eomlab.engine.methods import METHODS
-from eomlab.gui.equations_page import CompareView, PageView
-from eomlab.gui.equations_render import serve
+from eomlab.gui.equations_page import PageView
+from eomlab.gui.equations_panel import EquationsPanel
+from eomlab.gui.equations_render import DEFERRED_CHARS
+from eomlab.gui.equations_workers import Workers
 
-#: how often the GUI thread looks for the worker's results (ms)
+#: how often the GUI thread looks for the workers' results (ms)
 POLL_MS = 50
-#: what the panel offers: the registry's formulations and the tree view (symbolic only)
-SYMBOLIC_METHODS = (*METHODS, "roberson_wittenburg")
+#: after a scroll, the formulas then on screen are typeset first (ms)
+PRIORITY_MS = 150
 #: typeset formulas kept by their LaTeX (the general forms recur on every model)
 SVG_CACHE_SIZE = 3000
 #: the floating window's share of the screen
@@ -55,123 +44,13 @@ class Entry:
     view: object = None  # its PageView once laid out (shown again at once)
 
 
-class DerivationProcess:
-    """The worker process: spawned when first needed, terminated to cancel."""
-
-    def __init__(self):
-        self.context = multiprocessing.get_context("spawn")  # no fork of a process running Qt threads
-        self.process = None
-        self.requests = self.results = None
-
-    def submit(self, request) -> None:
-        if self.process is None or not self.process.is_alive():
-            self.requests, self.results = self.context.Queue(), self.context.Queue()
-            self.process = self.context.Process(target=serve, args=(self.requests, self.results), daemon=True,
-                                                name="eomlab-equations")
-            self.process.start()
-        self.requests.put(request)
-
-    def finished(self) -> list[tuple]:
-        done = []
-        while self.results is not None:
-            try:
-                done.append(self.results.get_nowait())
-            except queue.Empty:
-                break
-        return done
-
-    def stop(self) -> None:
-        if self.process is not None and self.process.is_alive():
-            self.process.terminate()
-            self.process.join(1.0)
-        self.process = None
-        self.requests = self.results = None
-
-
-def _scroll(widget: QWidget) -> QScrollArea:
-    area = QScrollArea()
-    area.setWidgetResizable(True)
-    area.setWidget(widget)
-    return area
-
-
-class EquationsPanel(QWidget):
-    """The dock's contents: buttons, a state line, the page and the side-by-side view."""
-
-    def __init__(self, parent=None):
-        super().__init__(parent)
-        self.setObjectName("equations_panel")
-        self.state = QLabel("")
-        self.state.setObjectName("equations_state")
-        self.state.setWordWrap(True)
-        self.busy = QProgressBar()
-        self.busy.setRange(0, 0)
-        self.busy.setMaximumHeight(8)
-        self.busy.setTextVisible(False)
-        self.busy.hide()
-        self.copy_button = QPushButton("Copy as LaTeX")
-        self.export_button = QPushButton("Export…")
-        self.window_button = QPushButton("Own window")
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.hide()
-        buttons = QHBoxLayout()
-        for button in (self.copy_button, self.export_button, self.window_button, self.cancel_button):
-            buttons.addWidget(button)
-        buttons.addStretch(1)
-        self.scratch = PageView()  # numbers, messages
-        self.compare = CompareView()
-        self.left_box, self.right_box = QComboBox(), QComboBox()
-        for box in (self.left_box, self.right_box):
-            box.addItems(list(SYMBOLIC_METHODS))
-        picks = QHBoxLayout()
-        picks.addWidget(QLabel("Compare"))
-        picks.addWidget(self.left_box)
-        picks.addWidget(QLabel("with"))
-        picks.addWidget(self.right_box)
-        picks.addStretch(1)
-        side = QWidget()
-        side_layout = QVBoxLayout(side)
-        side_layout.addLayout(picks)
-        side_layout.addWidget(_scroll(self.compare), 1)
-        self.tabs = QTabWidget()
-        self.scroll = _scroll(self.scratch)
-        self.tabs.addTab(self.scroll, "Equations")
-        self.tabs.addTab(side, "Side by side")
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 4)
-        layout.addLayout(buttons)
-        layout.addWidget(self.state)
-        layout.addWidget(self.busy)
-        layout.addWidget(self.tabs, 1)
-        self.set_exportable(False)
-
-    @property
-    def page(self) -> PageView:
-        """The page on display."""
-        return self.scroll.widget()
-
-    def show_view(self, view: PageView) -> None:
-        if self.scroll.widget() is not view:
-            self.scroll.takeWidget()  # kept alive by its cache entry (or as the scratch page)
-            self.scroll.setWidget(view)
-
-    def set_exportable(self, ready: bool) -> None:
-        self.copy_button.setEnabled(ready)
-        self.export_button.setEnabled(ready)
-
-    def set_busy(self, busy: bool, text: str = "") -> None:
-        self.busy.setVisible(busy)
-        self.cancel_button.setVisible(busy)
-        self.state.setText(text)
-
-
 class EquationsView(QObject):
     """The Equations dock of one main window; derives only while it is shown."""
 
     def __init__(self, window):
         super().__init__(window)
         self.window = window
-        self.worker = DerivationProcess()
+        self.workers = Workers()
         self.panel = EquationsPanel()
         self.dock = QDockWidget("Equations", window)
         self.dock.setObjectName("dock_equations")
@@ -186,10 +65,16 @@ class EquationsView(QObject):
         self.poll_timer.timeout.connect(self._collect)
         self.cache: dict[tuple, Entry] = {}
         self.svg_cache: dict[str, bytes] = {}
-        self.pending: dict[int, tuple] = {}  # generation -> (model, method) or ("numbers", key)
+        self.pending: dict[int, tuple] = {}  # generation -> (model, method), while deriving or typesetting
+        self.deriving: set[int] = set()  # generations the deriver has not answered yet
+        self.waiting: dict[int, set] = {}  # generation -> (kind, formula index) sent to the typesetter
         self.generation = 0
         self.cancelled: list[tuple] = []  # keys whose derivation was ended (for tests and the record)
-        self.numbers = None  # the numeric page while the symbolic one is derived
+        self.numbers = None  # (key, page, svgs, generation): the numbers while the symbols are derived
+        self.priority_timer = QTimer(self)
+        self.priority_timer.setSingleShot(True)
+        self.priority_timer.setInterval(PRIORITY_MS)
+        self.priority_timer.timeout.connect(self._on_screen_first)
         self.shown: tuple | None = None  # the key the page shows
         self.compared: tuple | None = None  # (left key, right key) the side-by-side view shows
         self.paired_for = ""  # the method the side-by-side pickers were last set for
@@ -204,11 +89,12 @@ class EquationsView(QObject):
         self.dock.visibilityChanged.connect(lambda visible: visible and self.update())
         window.document.changed.connect(lambda *_: self.update())
         window.installEventFilter(self)
-        window.destroyed.connect(lambda *_: self.worker.stop())
+        self.panel.scroll.verticalScrollBar().valueChanged.connect(lambda *_: self.priority_timer.start())
+        window.destroyed.connect(lambda *_: self.workers.stop())
 
     def eventFilter(self, target, event) -> bool:
         if target is self.window and event.type() == QEvent.Close:
-            self.worker.stop()
+            self.workers.stop()
         return False
 
     # --- showing ---------------------------------------------------------------------------
@@ -217,6 +103,11 @@ class EquationsView(QObject):
         self.dock.show()
         self.dock.raise_()
         self.update()
+
+    def prewarm(self) -> None:
+        """Start the worker processes now (they load sympy and the fonts), so that the panel, when
+        asked for, only derives and typesets."""
+        self.workers.prewarm()
 
     def toggle(self) -> None:
         self.dock.hide() if self.dock.isVisible() else self.show()
@@ -242,7 +133,7 @@ class EquationsView(QObject):
         return [(model, self.window.model.settings.method)]
 
     def update(self) -> None:
-        """Show what is wanted from the cache, and ask the worker for what is missing."""
+        """Show what is wanted from the cache, and ask the workers for what is missing."""
         if not self.dock.isVisible():
             return
         model = self.window.model
@@ -268,11 +159,14 @@ class EquationsView(QObject):
     def _request(self, key: tuple, numbers: bool) -> None:
         self.generation += 1
         self.pending[self.generation] = key
+        self.deriving.add(self.generation)
+        self.waiting[self.generation] = set()
         self.cache[key] = Entry()
         what = {"symbols", "numbers"} if numbers else {"symbols"}
         model, method = key
         self.numbers = None
-        self.worker.submit((self.generation, model, method, self._state(), what, frozenset(self.svg_cache)))
+        self.workers.deriver.submit((self.generation, model, method, self._state(), what))
+        self.workers.typesetter.start()
         self.poll_timer.start()
 
     def _state(self):
@@ -284,63 +178,104 @@ class EquationsView(QObject):
         return (columns, rows[-1].copy()) if len(rows) else None
 
     def cancel(self) -> None:
-        """End the worker's unfinished work; finished pages stay cached."""
+        """End the unfinished work; finished pages stay cached."""
         if not self.pending:
             return
-        self.worker.stop()
-        for key in self.pending.values():
+        if self.deriving:
+            self.workers.stop_deriving()
+        for generation, key in self.pending.items():
+            self.workers.typesetter.tell(("drop", generation, None))
             self.cancelled.append(key)
             if not self.cache.get(key, Entry(done=True)).done:
                 self.cache.pop(key, None)
         self.pending.clear()
+        self.deriving.clear()
+        self.waiting.clear()
         self.panel.set_busy(False, "derivation cancelled")
 
     # --- results ---------------------------------------------------------------------------
 
     def _collect(self) -> None:
         changed = False
-        for kind, generation, value in self.worker.finished():
+        for kind, generation, value in self.workers.finished():
             key = self.pending.get(generation)
             if key is None:
-                continue
+                continue  # cancelled
             entry = self.cache[key]
-            if kind == "numbers":
-                self.numbers = (key, value, {})
-            elif kind == "page":
-                entry.page = value
-            elif kind == "refused":
-                entry.refused, entry.done = value, True
-                del self.pending[generation]
-            elif kind == "done":
-                entry.done = True
-                del self.pending[generation]
-            elif kind == "svg":
-                part, index, svg, note = value
-                svg, note = self._remember(entry, part, index, svg, note)
-                if part == "numbers" and self.numbers is not None:
-                    self.numbers[2][index] = (svg, note)
-                    self._deliver_number(index, svg, note)
-                    continue
-                entry.svgs[index] = (svg, note)
-                self._deliver(key, index, svg, note)
+            if kind == "svg":
+                self._take_svg(generation, key, entry, *value)
                 continue
+            if kind == "numbers":
+                self.numbers = (key, value, {}, generation)
+                self._send(generation, "numbers", value, self.numbers[2])
+                changed = True
+                continue
+            if kind == "page":
+                entry.page = value
+                self.workers.typesetter.tell(("drop", generation, "numbers"))  # the page replaces them
+                self.waiting[generation] = {job for job in self.waiting[generation] if job[0] != "numbers"}
+                self._send(generation, "page", value, entry.svgs)
+            elif kind == "refused":
+                entry.refused = value
+                self.workers.typesetter.tell(("drop", generation, None))
+                self.waiting[generation].clear()
+            self.deriving.discard(generation)
+            self._finish_if_done(generation, entry)
             changed = True
         if changed:
             self._show()
+            self.priority_timer.start()
         if not self.pending:
             self.poll_timer.stop()
 
-    def _remember(self, entry: Entry, part: str, index: int, svg, note):
-        """Keep a new SVG by its LaTeX; fill in one the worker knew we had."""
-        page = entry.page if part == "page" else (self.numbers[1] if self.numbers else None)
-        if page is None:
-            return svg, note
-        latex = page["formulas"][index]
-        if note == "known":
-            return self.svg_cache.get(latex), ""
+    def _send(self, generation: int, kind: str, page: dict, svgs: dict) -> None:
+        """Typeset a page's formulas: those typeset before at once, long ones when asked, the rest
+        by the typesetter in page order."""
+        for index, latex in enumerate(page["formulas"]):
+            if latex in self.svg_cache:
+                svgs[index] = (self.svg_cache[latex], "")
+            elif len(latex) > DEFERRED_CHARS:
+                svgs[index] = (None, "deferred")
+            else:
+                self.waiting[generation].add((kind, index))
+                self.workers.typesetter.submit(("typeset", generation, kind, index, latex))
+
+    def _take_svg(self, generation: int, key, entry: Entry, part: str, index: int, svg, note) -> None:
+        jobs = self.waiting.get(generation, set())
+        if (part, index) not in jobs:
+            return  # dropped meanwhile
+        jobs.discard((part, index))
+        if part == "numbers" and (self.numbers is None or self.numbers[3] != generation):
+            return self._finish_if_done(generation, entry)
+        page = entry.page if part == "page" else self.numbers[1]
         if svg is not None and len(self.svg_cache) < SVG_CACHE_SIZE:
-            self.svg_cache[latex] = svg
-        return svg, note
+            self.svg_cache[page["formulas"][index]] = svg
+        if part == "numbers":
+            self.numbers[2][index] = (svg, note)
+            self._deliver_number(index, svg, note)
+        else:
+            entry.svgs[index] = (svg, note)
+            self._deliver(key, index, svg, note)
+        self._finish_if_done(generation, entry)
+
+    def _finish_if_done(self, generation: int, entry: Entry) -> None:
+        """A generation ends when the deriver has answered and its formulas are typeset."""
+        if generation in self.deriving or self.waiting.get(generation):
+            return
+        entry.done = True
+        self.pending.pop(generation, None)
+        self.waiting.pop(generation, None)
+        if self.shown and self.cache.get(self.shown[0]) is entry:
+            self._busy_state(entry)
+
+    def _on_screen_first(self) -> None:
+        """Ask the typesetter for the formulas now on screen before the rest."""
+        entry = self.cache.get(self._wanted()[0])
+        view = self.panel.page
+        for generation, key in self.pending.items():
+            if self.cache.get(key) is entry and entry is not None and entry.view is view:
+                indices = view.on_screen("page", self.panel.scroll.viewport())
+                self.workers.typesetter.tell(("first", generation, "page", indices))
 
     def _show(self) -> None:
         if self.panel.tabs.currentIndex() == 1:
@@ -352,7 +287,7 @@ class EquationsView(QObject):
         key = self._wanted()[0]
         entry = self.cache.get(key)
         shown = (key, id(entry.page) if entry else None, bool(entry and entry.refused))
-        numbers = self.numbers is not None and self.numbers[0] == key
+        numbers = self.numbers is not None and self.numbers[0] == key and entry is not None
         if shown == self.shown and not (numbers and entry.page is None):
             self._busy_state(entry)
             return
@@ -430,7 +365,8 @@ class EquationsView(QObject):
             return
         self.generation += 1
         self.pending[self.generation] = key
-        self.worker.submit(("typeset", self.generation, kind, index, entry.page["formulas"][index]))
+        self.waiting[self.generation] = {(kind, index)}
+        self.workers.typesetter.submit(("typeset", self.generation, kind, index, entry.page["formulas"][index]))
         self.poll_timer.start()
 
     # --- output ----------------------------------------------------------------------------

@@ -1,5 +1,5 @@
-"""Pieces shared by the formulations: Kane's generalized inertia forces and M, forcing from them;
-the kinematic equations' section."""
+"""Pieces shared by the formulations: partial velocities, the mass matrix and the rest of Kane's
+generalized inertia forces, the kinematic equations' section."""
 from __future__ import annotations
 
 import sympy as sp
@@ -21,26 +21,22 @@ def partial_velocities(tree: SymbolicTree, speeds: bool) -> dict[str, tuple[sp.M
     return table
 
 
-def generalized_inertia_forces(tree: SymbolicTree, speeds: bool, table=None) -> sp.Matrix:
-    """F_r* = −Σ_B (m_B a_B·v_B^(r) + (I_B α_B + ω_B × I_B ω_B)·ω_B^(r))   (Kane and Levinson)."""
-    table = table or partial_velocities(tree, speeds)
-    F_star = sp.zeros(len(tree.velocities(speeds)), 1)
+def inertia_split(tree: SymbolicTree, speeds: bool, table) -> tuple[sp.Matrix, sp.Matrix]:
+    """(M, rest) with Σ_B (m_B a_B·v_B^(r) + (I_B α_B + ω_B × I_B ω_B)·ω_B^(r)) = M v̇ + rest, i.e.
+    F_r* = −(M v̇ + rest): M = Σ_B (m_B V_Bᵀ V_B + W_Bᵀ I_B W_B) from the partial velocities V_B, W_B
+    (the coefficients of v̇ in a_B and α_B), rest from the accelerations at v̇ = 0. Formed body by
+    body: differentiating the whole F_r* in v̇ walks expressions hundreds of times longer."""
+    n = len(tree.velocities(speeds))
+    at_rest = {a: 0 for a in tree.accelerations(speeds)}
+    M, rest = sp.zeros(n, n), sp.zeros(n, 1)
     for name, frame in tree.bodies.items():
-        tree.progress.checkpoint(f"inertia forces of {name}")
+        tree.progress.checkpoint(f"mass matrix and inertia forces of {name}")
         v_r, w_r = table[name]
-        a = tree.com_acceleration_body(name, speeds)
-        w, alpha = tree.omega_body(name, speeds), tree.alpha_body(name, speeds)
         I = frame.inertia
-        euler = I * alpha + w.cross(I * w)
-        F_star -= v_r.T * (frame.mass * a) + w_r.T * euler
-    return F_star
-
-
-def split_linear(expressions: sp.Matrix, accelerations) -> tuple[sp.Matrix, sp.Matrix]:
-    """expressions = M·accelerations + rest: return (M, rest). No expansion: on larger models the
-    expanded form is exponentially longer than the nested one."""
-    M = expressions.jacobian(sp.Matrix(accelerations))
-    rest = expressions.xreplace({a: 0 for a in accelerations})
+        a = tree.com_acceleration_body(name, speeds).xreplace(at_rest)
+        w, alpha = tree.omega_body(name, speeds), tree.alpha_body(name, speeds).xreplace(at_rest)
+        M += v_r.T * (frame.mass * v_r) + w_r.T * (I * w_r)
+        rest += v_r.T * (frame.mass * a) + w_r.T * (I * alpha + w.cross(I * w))
     return M, rest
 
 

@@ -14,7 +14,7 @@ import sympy as sp
 from eomlab.engine.model import ModelError
 
 #: most degrees of freedom (joint coordinates) we derive symbolically
-DOF_LIMIT = 8
+DOF_LIMIT = 12
 #: most operations in the mass-centre positions before the derivation refuses
 OPERATION_LIMIT = 4000
 #: up to this many coordinates the expressions are simplified (trigsimp pays off)
@@ -68,4 +68,21 @@ CONSTRAINT_OPERATION_LIMIT = 3000
 
 def constraints_too_long(A, b) -> bool:
     """True when the symbolic reduction would explode (e.g. a rolling disk in body rates)."""
-    return sum(sp.count_ops(e) for e in A) + sum(sp.count_ops(e) for e in b) > CONSTRAINT_OPERATION_LIMIT
+    return operation_count(A) + operation_count(b) > CONSTRAINT_OPERATION_LIMIT
+
+
+def operation_count(value) -> int:
+    """About sympy's count_ops (one per operator joining the terms of a sum or the factors of a
+    product, one per power and per function), counted by walking the expression tree: count_ops
+    applies visual rules (subtraction, division) that make it the slowest step of printing a
+    6-link chain's page."""
+    if isinstance(value, str):
+        return 0
+    stack = list(value) if isinstance(value, sp.MatrixBase) else [value]
+    count = 0
+    while stack:
+        args = stack.pop().args
+        if args:
+            count += max(len(args) - 1, 1)
+            stack.extend(args)
+    return count

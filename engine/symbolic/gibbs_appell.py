@@ -13,7 +13,7 @@ import sympy as sp
 from .about import GIBBS_APPELL
 from .base import Equations
 from .constraints import acceleration_rows, constraint_rows, partitioned_rows
-from .dynamics import show_kinematic_equations, split_linear
+from .dynamics import inertia_split, show_kinematic_equations
 from .forces import generalized_active_forces
 from .kinematics import SymbolicTree
 
@@ -33,9 +33,12 @@ def gibbs_function(tree: SymbolicTree) -> tuple[sp.Expr, dict[str, tuple[sp.Matr
     return S, accelerations
 
 
-def gradient(S: sp.Expr, variables) -> sp.Matrix:
-    """∂S/∂v for each variable v, as a column."""
-    return sp.Matrix([S.diff(v) for v in variables])
+def gradient_parts(tree: SymbolicTree, accelerations) -> tuple[sp.Matrix, sp.Matrix]:
+    """∂S/∂u̇ = M u̇ + ∂S/∂u̇|₀ by the chain rule, body by body (S itself is far longer than its
+    parts): ∂S/∂u̇_r = Σ_B (m_B a_B·∂a_B/∂u̇_r + (I_B α_B + ω_B × I_B ω_B)·∂α_B/∂u̇_r)."""
+    ud = sp.Matrix(tree.ud)
+    table = {name: (a.jacobian(ud), alpha.jacobian(ud)) for name, (a, alpha) in accelerations.items()}
+    return inertia_split(tree, True, table)
 
 
 def gibbs_appell_equations(tree: SymbolicTree) -> Equations:
@@ -43,9 +46,9 @@ def gibbs_appell_equations(tree: SymbolicTree) -> Equations:
     u̇, so ∂S/∂u̇ = M u̇ + (∂S/∂u̇ at u̇ = 0) and the equations are M u̇ = F − ∂S/∂u̇|₀."""
     S, accelerations = gibbs_function(tree)
     tree.progress.checkpoint("∂S/∂u̇")
-    dS = gradient(S, tree.ud)
+    hessian, at_zero = gradient_parts(tree, accelerations)
+    dS = hessian * sp.Matrix(tree.ud) + at_zero
     F = generalized_active_forces(tree, speeds=True)
-    hessian, at_zero = split_linear(dS, tree.ud)
     M = tree.simplify(hessian)
     forcing = tree.simplify(F - at_zero)
     eq = Equations(
@@ -60,7 +63,7 @@ def gibbs_appell_equations(tree: SymbolicTree) -> Equations:
     gibbs.add("S", tree.simplify(S), "S")
     equations = eq.section("Gibbs–Appell equations ∂S/∂u̇_r = F_r")
     for r, speed in enumerate(tree.speed_names):
-        equations.add(f"r = {r + 1} ({speed})", sp.Eq(tree.simplify(dS[r]), F[r]))
+        equations.add(f"r = {r + 1} ({speed})", sp.Eq(tree.simplify(dS[r]), F[r], evaluate=False))
     equations.add("F_r", F, "F")
     equations.add("M = ∂²S/∂u̇² (M u̇ = forcing)", M, "M").add("forcing = F − ∂S/∂u̇|₀", forcing, "forcing")
     rows = acceleration_rows(tree, constraint_rows(tree), speeds=True)
@@ -68,29 +71,28 @@ def gibbs_appell_equations(tree: SymbolicTree) -> Equations:
         eq, tree, rows, "Constraints in the speeds: A u̇ = b", "Gibbs–Appell equations over the independent accelerations",
         "writes S in the independent quasi-accelerations w and solves ∂S/∂w = Cᵀ F")
     if split:
-        _in_independent_accelerations(eq, tree, split, S, F)
+        _in_independent_accelerations(eq, tree, split, (hessian, at_zero), F)
     return eq
 
 
-def _in_independent_accelerations(eq: Equations, tree: SymbolicTree, split, S: sp.Expr, F: sp.Matrix) -> None:
+def _in_independent_accelerations(eq: Equations, tree: SymbolicTree, split, gradient, F: sp.Matrix) -> None:
     """u̇ = C u̇_i + u̇_p from A u̇ = b; S(u̇_i) differentiated in the independent accelerations:
-    ∂S/∂u̇_i = Cᵀ F (the active forces' virtual power along the admissible directions)."""
+    ∂S/∂u̇_i = Cᵀ ∂S/∂u̇ (chain rule) = Cᵀ F (the active forces' virtual power along the
+    admissible directions)."""
     independent = [tree.ud[i] for i in split.independent]
     reduced = eq.section("Gibbs–Appell equations over the independent accelerations: ∂S/∂u̇_i = Cᵀ F")
     if not independent:
-        reduced.add("u̇ = u̇_p (the constraints fix every acceleration)", sp.Eq(sp.Matrix(tree.ud), split.particular))
+        reduced.add("u̇ = u̇_p (the constraints fix every acceleration)", sp.Eq(sp.Matrix(tree.ud), split.particular, evaluate=False))
         return
     admissible = split.C * sp.Matrix(independent) + split.particular
     tree.progress.checkpoint("S in the independent accelerations")
-    S_reduced = S.xreplace(dict(zip(tree.ud, admissible)))
-    dS = gradient(S_reduced, independent)
+    hessian, at_zero = gradient
     F_reduced = tree.simplify(split.C.T * F)
-    hessian, at_zero = split_linear(dS, independent)
-    reduced.add("u̇ = C u̇_i + u̇_p", sp.Eq(sp.Matrix(tree.ud), admissible))
-    M_reduced = tree.simplify(hessian)
-    f_reduced = tree.simplify(F_reduced - at_zero)
+    reduced.add("u̇ = C u̇_i + u̇_p", sp.Eq(sp.Matrix(tree.ud), admissible, evaluate=False))
+    M_reduced = tree.simplify(split.C.T * hessian * split.C)
+    f_reduced = tree.simplify(F_reduced - split.C.T * (hessian * split.particular + at_zero))
     reduced.add("M̃ = ∂²S/∂u̇_i²", M_reduced, "reduced_mass_matrix").add("f̃ = Cᵀ F − ∂S/∂u̇_i|₀", f_reduced,
                                                                        "reduced_forcing")
     lhs = M_reduced * sp.Matrix(independent)
     for r, acceleration in enumerate(independent):
-        reduced.add(f"r = {r + 1} ({acceleration})", sp.Eq(lhs[r], f_reduced[r]))
+        reduced.add(f"r = {r + 1} ({acceleration})", sp.Eq(lhs[r], f_reduced[r], evaluate=False))

@@ -6,7 +6,7 @@ import sympy as sp
 from .about import KANE
 from .base import Equations, Tex
 from .constraints import acceleration_rows, constraint_rows, partitioned_rows
-from .dynamics import generalized_inertia_forces, partial_velocities, show_kinematic_equations, split_linear
+from .dynamics import inertia_split, partial_velocities, show_kinematic_equations
 from .forces import generalized_active_forces
 from .kinematics import SymbolicTree
 from .latex import symbol_latex
@@ -21,10 +21,10 @@ def kane_equations(tree: SymbolicTree) -> Equations:
     tree.progress.checkpoint("partial velocities")
     table = partial_velocities(tree, speeds=True)
     F = generalized_active_forces(tree, speeds=True)
-    F_star = tree.simplify(generalized_inertia_forces(tree, speeds=True, table=table))
-    M_neg, F_star_rest = split_linear(F_star, tree.ud)
-    M = tree.simplify(-M_neg)
-    forcing = tree.simplify(F + F_star_rest)
+    M, rest = inertia_split(tree, True, table)
+    M = tree.simplify(M)
+    F_star = tree.simplify(-(M * sp.Matrix(tree.ud) + rest))
+    forcing = tree.simplify(F - rest)
     eq = Equations(
         method="kane", title=KANE.name, reference=KANE.source,
         coordinates=list(tree.coordinate_names), speeds=list(tree.speed_names),

@@ -16,7 +16,7 @@ from sympy.simplify.fu import TR10i
 
 from eomlab.engine.model import GROUND, Model, speed_names
 
-from .errors import SIMPLIFY_DOF_LIMIT, Progress, check_dof, check_operations
+from .errors import SIMPLIFY_DOF_LIMIT, Progress, check_dof, check_operations, operation_count
 from .parameters import Parameters, exact_matrix, exact_vector
 
 UNIT = {"x": sp.Matrix([1, 0, 0]), "y": sp.Matrix([0, 1, 0]), "z": sp.Matrix([0, 0, 1])}
@@ -207,8 +207,9 @@ class SymbolicTree:
         self.speeds_in_rates: dict[sp.Symbol, sp.Expr] = {}  # u = W(q)⁻¹ q̇
         self.bodies: dict[str, BodyFrame] = {}
         self.lagrange_core = None  # (T, V, M, Γ, h, Q) once a formulation has formed them
+        self._simplified: dict = {}  # expression -> its simplified form (formulations share entries)
         self._build()
-        ops = sum(sp.count_ops(self.com_position(b.name)) for b in model.bodies)
+        ops = sum(operation_count(self.com_position(b.name)) for b in model.bodies)
         check_operations(ops, len(self.q))
 
     # --- simplification --------------------------------------------------------------------
@@ -222,6 +223,14 @@ class SymbolicTree:
         return self._simplify_entry(expr)
 
     def _simplify_entry(self, expr):
+        known = self._simplified.get(expr)
+        if known is None:
+            known = self._simplified[expr] = self._simplified_form(expr)
+            self._simplified[known] = known  # simplifying it again changes nothing
+        return known
+
+    @staticmethod
+    def _simplified_form(expr):
         expr = sp.expand(expr)
         if expr == 0 or not expr.has(sp.sin, sp.cos):
             return expr

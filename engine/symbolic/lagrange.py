@@ -6,6 +6,7 @@ import sympy as sp
 from .about import LAGRANGE
 from .base import Equations, Tex
 from .constraints import AccelerationRows, acceleration_rows, constraint_rows
+from .dynamics import inertia_split, partial_velocities
 from .forces import generalized_active_forces, kinetic_energy, potential_energy
 from .kinematics import SymbolicTree
 
@@ -41,21 +42,24 @@ def christoffel_terms(tree: SymbolicTree, gamma) -> sp.Matrix:
 
 def lagrange_core(tree: SymbolicTree):
     """T, V, M, Γ, h and Q in the rates q̇ (shared by Lagrange, Maggi, Udwadia–Kalaba and the tree
-    view, so computed once per tree). Beyond CHRISTOFFEL_DOF_LIMIT coordinates Γ is None and
-    h = ∂(M q̇)/∂q · q̇ − ∂T/∂q directly: n² derivatives instead of the n³ of the symbols."""
+    view, so computed once per tree). Beyond CHRISTOFFEL_DOF_LIMIT coordinates Γ is None and M q̈ + h
+    is minus the generalized inertia forces in the rates (the same equations without the n³
+    derivatives of the symbols, nor the second derivatives of a long T)."""
     if getattr(tree, "lagrange_core", None) is not None:
         return tree.lagrange_core
     tree.progress.checkpoint("kinetic energy")
     T = kinetic_energy(tree, speeds=False)
     tree.progress.checkpoint("mass matrix")
-    M = tree.simplify(sp.hessian(T, tree.qd))
     if len(tree.q) <= CHRISTOFFEL_DOF_LIMIT:
+        M = tree.simplify(sp.hessian(T, tree.qd))
         gamma = christoffel_symbols(tree, M)
         h = christoffel_terms(tree, gamma)
     else:
+        # d/dt ∂T/∂q̇ − ∂T/∂q = −F* in the rates: M and h from the inertia forces, built from each
+        # body's partial velocities (M = Σ Jᵀ m J + …) instead of differentiating T twice
         tree.progress.checkpoint("velocity terms")
-        qd, q = sp.Matrix(tree.qd), sp.Matrix(tree.q)
-        gamma, h = None, tree.simplify((M * qd).jacobian(q) * qd - sp.Matrix([T]).jacobian(q).T)
+        M, h = inertia_split(tree, False, partial_velocities(tree, speeds=False))
+        gamma, M, h = None, tree.simplify(M), tree.simplify(h)
     tree.progress.checkpoint("generalized forces")
     Q = generalized_active_forces(tree, speeds=False)
     V = potential_energy(tree)
@@ -112,7 +116,7 @@ def add_christoffel_section(eq: Equations, tree: SymbolicTree, gamma, h) -> None
     listed = nonzero_christoffel(tree, gamma) if gamma is not None else None
     if listed is None:
         christoffel.add("count", f"With {len(tree.q)} coordinates the symbols are not formed one by one; the "
-                                 "velocity terms come directly from the mass matrix and the kinetic energy:")
+                                 "velocity terms, the sums they make, are formed body by body from the accelerations:")
         christoffel.add("", Tex(r"h = \frac{\partial (M\dot q)}{\partial q}\,\dot q - \frac{\partial T}{\partial q}"))
     elif len(listed) <= CHRISTOFFEL_LISTING_LIMIT:
         for (s, a, b), value in listed.items():

@@ -11,6 +11,8 @@ import re
 
 import sympy as sp
 
+from .errors import operation_count
+
 GREEK = ("alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa", "lambda",
          "mu", "nu", "xi", "pi", "rho", "sigma", "tau", "upsilon", "phi", "chi", "psi", "omega")
 #: a matrix whose LaTeX is longer than this is shown entry by entry
@@ -115,7 +117,7 @@ def equation_latex(lhs: str, value, names=None) -> str:
 
 
 def too_long(value) -> bool:
-    return not isinstance(value, str) and sp.count_ops(value) > EXPRESSION_CHARS // 4
+    return not isinstance(value, str) and operation_count(value) > EXPRESSION_CHARS // 4
 
 
 def display_latex(lhs: str, value, names=None, entry_symbol: str = "") -> list[str]:

@@ -17,6 +17,7 @@ import sympy as sp
 
 from .about import ABOUTS, ROLES
 from .base import Equations, Item, Tex
+from .errors import operation_count
 from .latex import display_latex, expression_latex, symbol_names, text_latex, too_long
 
 
@@ -70,7 +71,7 @@ def _item_blocks(item: Item, names) -> list:
     if isinstance(value, str):
         return [Prose(value)]
     if too_long(value):
-        return [Prose(f"{item.label.capitalize() or 'This expression'}: {sp.count_ops(value)} operations, too "
+        return [Prose(f"{item.label.capitalize() or 'This expression'}: {operation_count(value)} operations, too "
                       "long to print; the JSON output carries it.")]
     entry = _entry_symbol(item.tex) if item.tex else rf"\mathrm{{{text_latex(item.symbol or 'X')}}}"
     shown = display_latex(item.tex, value, names, entry)

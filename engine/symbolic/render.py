@@ -19,6 +19,7 @@ from eomlab.engine.model import Model, ModelError
 
 from .base import Equations, Item
 from .derive import derive
+from .errors import operation_count
 from .latex import display_latex, symbol_names, text_latex as latex_text
 from .page import build_page, html_document, latex_document
 
@@ -107,7 +108,7 @@ def too_long(value) -> str | None:
     """A note instead of an expression nobody could read."""
     if isinstance(value, str):
         return None
-    n = sp.count_ops(value)
+    n = operation_count(value)
     return f"({n} operations: too long to print; see the JSON output)" if n > DISPLAY_OPERATION_LIMIT else None
 
 
@@ -118,7 +119,7 @@ def pretty(value, names=None) -> str:
     if note:
         return note
     shown = _for_display(value, names)
-    if sp.count_ops(value) > PRETTY_OPERATION_LIMIT:
+    if operation_count(value) > PRETTY_OPERATION_LIMIT:
         return sp.sstr(shown)
     return sp.pretty(shown, use_unicode=True, wrap_line=False)
 

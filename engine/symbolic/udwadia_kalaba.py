@@ -5,7 +5,7 @@ import sympy as sp
 
 from .about import UDWADIA_KALABA
 from .base import Equations, Tex
-from .errors import constraints_too_long
+from .errors import constraints_too_long, operation_count
 from .kinematics import SymbolicTree
 from .lagrange import add_constraint_sections, lagrange_core, rate_constraints
 
@@ -16,7 +16,7 @@ INVERSE_OPERATION_LIMIT = 200
 
 def cheap_inverse(tree: SymbolicTree, M: sp.Matrix) -> sp.Matrix | None:
     """M⁻¹ when it stays readable, else None (the formula is shown instead)."""
-    if M.rows > INVERSE_DOF_LIMIT or sp.count_ops(M) > INVERSE_OPERATION_LIMIT:
+    if M.rows > INVERSE_DOF_LIMIT or operation_count(M) > INVERSE_OPERATION_LIMIT:
         return None
     tree.progress.checkpoint("inverse mass matrix")
     return tree.simplify(M.inv(method="ADJ"))
