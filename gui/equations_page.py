@@ -7,7 +7,7 @@ for its SVG shows a short note, never its LaTeX source.
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QPoint, QRect, QRectF, QSize, Qt, Signal
+from PySide6.QtCore import QPoint, QRect, QRectF, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QFont, QFontInfo, QPainter
 from PySide6.QtSvg import QSvgRenderer
 from PySide6.QtWidgets import (
@@ -26,6 +26,8 @@ from eomlab.gui.equations_render import INK, TYPESET_PX
 
 #: the SVG is drawn at this many times the window's font size over the typesetting size
 FORMULA_SCALE = 1.35
+#: a definition's symbol is at most this wide (wider ones scroll)
+DEFINITION_PX = 420
 #: headings: this much larger than the body text
 HEADING_SCALE = {1: 1.45, 2: 1.2, 3: 1.05}
 
@@ -82,6 +84,8 @@ class FormulaSlot(QScrollArea):
         self.setVerticalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarAsNeeded)
         self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Fixed)
+        self.viewport().setAutoFillBackground(False)
+        self.fit_width = False  # as wide as its formula (a definition's symbol), up to DEFINITION_PX
         self.formula: FormulaView | None = None
         self.note = QLabel("typesetting…")
         self.note.setObjectName("formula_note")
@@ -90,6 +94,7 @@ class FormulaSlot(QScrollArea):
 
     def show_svg(self, svg: bytes) -> None:
         self.formula = FormulaView(svg)
+        self.formula.setFont(self.font())
         self.formula.resize(self.formula.sizeHint())
         self.setWidget(self.formula)
         self._fit()
@@ -107,8 +112,11 @@ class FormulaSlot(QScrollArea):
         inner = self.widget()
         if inner is None:
             return
+        inner.setAutoFillBackground(False)  # the page's background, not the scroll area's
         hint = inner.sizeHint()
         inner.resize(hint)
+        if self.fit_width:
+            self.setMinimumWidth(min(max(hint.width() + 4, 140), DEFINITION_PX))
         bar = self.horizontalScrollBar().sizeHint().height() if hint.width() > self.viewport().width() else 0
         self.setFixedHeight(hint.height() + bar + 2)
 
@@ -119,7 +127,7 @@ class FormulaSlot(QScrollArea):
     def changeEvent(self, event) -> None:
         super().changeEvent(event)
         if event.type() == event.Type.FontChange:
-            self._fit()
+            QTimer.singleShot(0, self, self._fit)  # after the formula has the new font too
 
 
 def _take_all(layout) -> None:
@@ -141,16 +149,39 @@ def _label(text: str, object_name: str = "equations_prose") -> QLabel:
     return label
 
 
-def _heading(text: str, level: int, base: QFont) -> QLabel:
-    label = _label(text, "equations_heading")
+def _scaled(base: QFont, level: int) -> QFont:
+    """Bold, `HEADING_SCALE[level]` times `base` (level 0: the size of the text)."""
     font = QFont(base)
     font.setBold(True)
     if font.pixelSize() > 0:  # presentation mode sets pixel sizes
         font.setPixelSize(round(font.pixelSize() * HEADING_SCALE.get(level, 1.0)))
     else:
         font.setPointSizeF(font.pointSizeF() * HEADING_SCALE.get(level, 1.0))
-    label.setFont(font)
+    return font
+
+
+def _heading(text: str, level: int, base: QFont, object_name: str = "equations_heading") -> QLabel:
+    """A bold label; its font follows the page's (`follow_font`), as a label with a font or a style
+    sheet of its own would not."""
+    label = _label(text, object_name)
+    label.setProperty("heading_level", level)
+    label.setFont(_scaled(base, level))
     return label
+
+
+def follow_font(container: QWidget) -> None:
+    """Headings, role tags and formulas sized again from the container's font (presentation mode
+    changes it). The formulas are told too: under X11 a floating panel's scroll areas kept the old
+    font in their viewports."""
+    font = container.font()
+    for label in container.findChildren(QLabel):
+        level = label.property("heading_level")
+        if level is not None:
+            label.setFont(_scaled(font, level))
+    for slot in container.findChildren(FormulaSlot):
+        slot.setFont(font)
+        if slot.widget() is not None:
+            slot.widget().setFont(font)
 
 
 def _role_frame(role: str, label: str, colour: str, inner: QWidget, tagged: bool = True) -> QWidget:
@@ -163,8 +194,8 @@ def _role_frame(role: str, label: str, colour: str, inner: QWidget, tagged: bool
     layout.setContentsMargins(8, 0, 0, 0)
     layout.setSpacing(0)
     if tagged:
-        tag = _label(label, "role_tag")
-        tag.setStyleSheet(f"color: {colour}; font-weight: bold;")
+        tag = _heading(label, 0, inner.font(), "role_tag")
+        tag.setStyleSheet(f"color: {colour};")
         layout.addWidget(tag)
     layout.addWidget(inner)
     return frame
@@ -185,6 +216,11 @@ class PageView(QWidget):
     def clear(self) -> None:
         _take_all(self.layout_)
         self.slots = {}
+
+    def changeEvent(self, event) -> None:
+        super().changeEvent(event)
+        if event.type() == event.Type.FontChange:
+            follow_font(self)
 
     def _add(self, widget: QWidget) -> None:
         """Put a block on the page, shown now: a widget added to a visible parent is otherwise
@@ -230,6 +266,7 @@ class PageView(QWidget):
         layout = QHBoxLayout(row)
         layout.setContentsMargins(12, 0, 0, 0)
         slot.setSizePolicy(QSizePolicy.Minimum, QSizePolicy.Fixed)
+        slot.fit_width = True
         slot.setMinimumWidth(140)
         layout.addWidget(slot, 0)
         layout.addWidget(_label(text), 1)
@@ -272,6 +309,11 @@ class CompareView(QWidget):
         _take_all(self.grid)
         self.slots = []
 
+    def changeEvent(self, event) -> None:
+        super().changeEvent(event)
+        if event.type() == event.Type.FontChange:
+            follow_font(self)
+
     def show_rows(self, left: dict, right: dict) -> None:
         """One row per role either page marks (`page_data`'s roles), its formulas left and right."""
         self.clear()
@@ -283,8 +325,8 @@ class CompareView(QWidget):
         line = 1
         for role in order:
             label, colour, _ = mine.get(role) or theirs[role]
-            tag = _label(label, "role_tag")
-            tag.setStyleSheet(f"color: {colour}; font-weight: bold; border-bottom: 2px solid {colour};")
+            tag = _heading(label, 0, self.font(), "role_tag")
+            tag.setStyleSheet(f"color: {colour}; border-bottom: 2px solid {colour};")
             tag.setProperty("role", role)
             self._put(tag, line, 0, 1, 2)
             line += 1

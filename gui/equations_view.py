@@ -265,8 +265,7 @@ class EquationsView(QObject):
         entry.done = True
         self.pending.pop(generation, None)
         self.waiting.pop(generation, None)
-        if self.shown and self.cache.get(self.shown[0]) is entry:
-            self._busy_state(entry)
+        self._show()  # the state line and the buttons (the page itself is unchanged)
 
     def _on_screen_first(self) -> None:
         """Ask the typesetter for the formulas now on screen before the rest."""
