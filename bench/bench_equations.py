@@ -26,7 +26,8 @@ from eomlab.engine.methods import METHODS
 SCREEN = 15
 FORMULATIONS = (*METHODS, "roberson_wittenburg")
 CASES = [("four_bar", m) for m in FORMULATIONS]
-CASES += [("chain6", m) for m in FORMULATIONS] + [("chain10", m) for m in FORMULATIONS]
+CHAIN_METHODS = ("lagrange", "kane", "roberson_wittenburg")
+CASES += [("chain6", m) for m in CHAIN_METHODS] + [("chain10", m) for m in CHAIN_METHODS]
 
 
 def model_of(name: str):
@@ -70,17 +71,32 @@ def pipeline(name: str, method: str, warm: bool) -> dict:
     asked = time.perf_counter()
     workers.deriver.submit((1, model, method, None, {"symbols"}))
     workers.typesetter.start()
-    answer = _wait(workers, lambda got: any(m[0] in ("page", "refused") for m in got))[-1]
+    ahead: set = set()  # the general part, typeset while the deriver derives (as the panel does)
+    done: set = set()  # LaTeX typeset
+
+    def answered(got):
+        for message in got:
+            if message[0] == "general":
+                for latex in message[2]["formulas"]:
+                    if latex not in ahead:
+                        ahead.add(latex)
+                        workers.typesetter.submit(("typeset", 1, "general", latex, latex))
+            if message[0] == "svg":
+                done.add(message[2][1])  # jobs are indexed by their LaTeX here
+        return any(m[0] in ("page", "refused") for m in got)
+
+    got = _wait(workers, answered)
+    answer = [m for m in got if m[0] in ("page", "refused")][-1]
     page_at = time.perf_counter() - asked
     if answer[0] == "refused":
         workers.stop()
         return {"refused": answer[2], "page": page_at}
     formulas = answer[2]["formulas"]
-    sent = [i for i, latex in enumerate(formulas) if len(latex) <= DEFERRED_CHARS]
-    for i in sent:
-        workers.typesetter.submit(("typeset", 1, "page", i, formulas[i]))
+    sent = [latex for latex in formulas if len(latex) <= DEFERRED_CHARS]
+    for latex in dict.fromkeys(sent):  # page order, each formula once
+        if latex not in ahead:
+            workers.typesetter.submit(("typeset", 1, "page", latex, latex))
     first = set(sent[:SCREEN])
-    done: set = set()
     screen_at = None
 
     def typeset(got):
@@ -89,7 +105,7 @@ def pipeline(name: str, method: str, warm: bool) -> dict:
         got.clear()
         if screen_at is None and first <= done:
             screen_at = time.perf_counter() - asked
-        return len(done) == len(sent)
+        return set(sent) <= done
 
     _wait(workers, typeset)
     workers.stop()

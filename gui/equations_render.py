@@ -126,7 +126,8 @@ def symbolic_page(model: Model, method: str):
 
 def derive_answer(request, results) -> None:
     """(generation, model, method, state, what) with `what` ⊆ {"numbers", "symbols"}: the numbers
-    page first, then the symbolic page or the reason it is refused."""
+    page first, then the page's general part (no model in it), then the symbolic page or the reason
+    it is refused."""
     generation, model, method, state, what = request
     if "numbers" in what:
         try:
@@ -137,6 +138,11 @@ def derive_answer(request, results) -> None:
             results.put(("numbers", generation, numbers))
     if "symbols" not in what:
         return
+    from eomlab.engine import symbolic
+
+    general = symbolic.general_page(method)
+    if general is not None:  # typeset while sympy derives: the top of the page
+        results.put(("general", generation, symbolic.page_data(general)))
     try:
         page = symbolic_page(model, method)
     except ModelError as error:  # SymbolicTooLarge among them: its message says why

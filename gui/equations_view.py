@@ -68,6 +68,7 @@ class EquationsView(QObject):
         self.pending: dict[int, tuple] = {}  # generation -> (model, method), while deriving or typesetting
         self.deriving: set[int] = set()  # generations the deriver has not answered yet
         self.waiting: dict[int, set] = {}  # generation -> (kind, formula index) sent to the typesetter
+        self.ahead: dict[int, set] = {}  # generation -> LaTeX of the general part being typeset ahead
         self.generation = 0
         self.cancelled: list[tuple] = []  # keys whose derivation was ended (for tests and the record)
         self.numbers = None  # (key, page, svgs, generation): the numbers while the symbols are derived
@@ -191,6 +192,7 @@ class EquationsView(QObject):
         self.pending.clear()
         self.deriving.clear()
         self.waiting.clear()
+        self.ahead.clear()
         self.panel.set_busy(False, "derivation cancelled")
 
     # --- results ---------------------------------------------------------------------------
@@ -209,6 +211,9 @@ class EquationsView(QObject):
                 self.numbers = (key, value, {}, generation)
                 self._send(generation, "numbers", value, self.numbers[2])
                 changed = True
+                continue
+            if kind == "general":
+                self._typeset_ahead(generation, value)
                 continue
             if kind == "page":
                 entry.page = value
@@ -231,6 +236,7 @@ class EquationsView(QObject):
     def _send(self, generation: int, kind: str, page: dict, svgs: dict) -> None:
         """Typeset a page's formulas: those typeset before at once, long ones when asked, the rest
         by the typesetter in page order."""
+        ahead = self.ahead.get(generation, set())
         for index, latex in enumerate(page["formulas"]):
             if latex in self.svg_cache:
                 svgs[index] = (self.svg_cache[latex], "")
@@ -238,9 +244,29 @@ class EquationsView(QObject):
                 svgs[index] = (None, "deferred")
             else:
                 self.waiting[generation].add((kind, index))
-                self.workers.typesetter.submit(("typeset", generation, kind, index, latex))
+                if latex not in ahead:  # else it comes as the general part's
+                    self.workers.typesetter.submit(("typeset", generation, kind, index, latex))
 
-    def _take_svg(self, generation: int, key, entry: Entry, part: str, index: int, svg, note) -> None:
+    def _typeset_ahead(self, generation: int, general: dict) -> None:
+        """The general part of the page (no model in it) goes to the typesetter while the deriver
+        derives; its SVGs wait in the cache for the page."""
+        self.ahead[generation] = ahead = set()
+        for index, latex in enumerate(general["formulas"]):
+            if latex not in self.svg_cache and len(latex) <= DEFERRED_CHARS and latex not in ahead:
+                ahead.add(latex)
+                self.workers.typesetter.submit(("typeset", generation, "general", (index, latex), latex))
+
+    def _took_ahead(self, generation: int, key, entry: Entry, latex: str, svg, note) -> None:
+        self.ahead.get(generation, set()).discard(latex)
+        if svg is not None and len(self.svg_cache) < SVG_CACHE_SIZE:
+            self.svg_cache[latex] = svg
+        for index, formula in enumerate(entry.page["formulas"] if entry.page else ()):
+            if formula == latex:
+                self._take_svg(generation, key, entry, "page", index, svg, note)
+
+    def _take_svg(self, generation: int, key, entry: Entry, part: str, index, svg, note) -> None:
+        if part == "general":
+            return self._took_ahead(generation, key, entry, index[1], svg, note)
         jobs = self.waiting.get(generation, set())
         if (part, index) not in jobs:
             return  # dropped meanwhile
@@ -265,6 +291,7 @@ class EquationsView(QObject):
         entry.done = True
         self.pending.pop(generation, None)
         self.waiting.pop(generation, None)
+        self.ahead.pop(generation, None)
         self._show()  # the state line and the buttons (the page itself is unchanged)
 
     def _on_screen_first(self) -> None:

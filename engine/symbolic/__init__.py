@@ -11,7 +11,7 @@ from .base import Equations, Item, Section
 from .derive import FORMULATIONS, SYMBOLIC_METHODS, derive, symbolic_tree
 from .errors import DOF_LIMIT, DerivationCancelled, SymbolicTooLarge
 from .kinematics import SymbolicTree
-from .page import build_page, numeric_page, page_data
+from .page import build_page, general_page, numeric_page, page_data
 from .render import display_names, equations_text, latex_item, pretty, render
 
 __all__ = [
@@ -23,6 +23,7 @@ __all__ = [
     "Item",
     "Section",
     "build_page",
+    "general_page",
     "numeric_page",
     "page_data",
     "SymbolicTooLarge",

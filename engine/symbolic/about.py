@@ -38,6 +38,13 @@ KANE, ROBERSON_WITTENBURG, GIBBS_APPELL = _ALL["KANE"], _ALL["ROBERSON_WITTENBUR
 #: the registry's, engine.methods)
 ABOUTS = {about.name: about for about in _ALL.values()}
 
+
+def about_of(method: str) -> About | None:
+    """A formulation's explanation by its registry key (about.json names them in capitals), before
+    any derivation: the panel typesets the general form while sympy derives."""
+    return _ALL.get(method.upper())
+
+
 #: what corresponds across formulations (side-by-side view): role -> (label, colour)
 ROLES = {
     "general": ("the governing equation", "#555555"),

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import sympy as sp
 
-from .about import ABOUTS, ROLES
+from .about import ABOUTS, ROLES, about_of
 from .base import Equations, Item, Tex
 from .errors import operation_count
 from .latex import display_latex, expression_latex, symbol_names, text_latex, too_long
@@ -83,6 +83,17 @@ def _general_part(eq: Equations) -> list:
     about = ABOUTS.get(eq.title)
     if about is None:
         return [Heading(eq.title, 1), Prose(f"Source: {eq.reference}.")]
+    return _general_blocks(about)
+
+
+def general_page(method: str) -> Page | None:
+    """The part of `method`'s page that no model changes (None for a formulation without an
+    explanation): known before the derivation, so its formulas can be typeset meanwhile."""
+    about = about_of(method)
+    return None if about is None else Page(about.name, method, "", _general_blocks(about))
+
+
+def _general_blocks(about) -> list:
     blocks = [Heading(about.name, 1), Prose(f"Source: {about.source}."), Heading("The general form", 2)]
     blocks += [Formula(latex, "", role) for role, latex in about.general]
     blocks.append(Prose("Where:"))

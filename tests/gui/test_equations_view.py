@@ -88,6 +88,21 @@ def test_size_guard_message_is_shown(qtbot, make_window):
     assert not view.panel.copy_button.isEnabled()
 
 
+def test_a_page_replaced_shows_only_the_new_blocks_at_once(qtbot):
+    """The moment the panel replaces a page (numbers -> refusal) it shows the new blocks only, with
+    no event processed in between: Qt shows a widget added to a visible parent by a queued call and
+    deletes a removed one later, which let the size-guard test see the numbers page."""
+    view = equations_page.PageView()
+    qtbot.addWidget(view)
+    view.show()
+    numbers = {"blocks": [("heading", "The numbers", 1), ("prose", "being derived")], "formulas": []}
+    view.add_page(numbers, "numbers")
+    qtbot.wait(10)
+    view.clear()
+    view.add_message("model too large")
+    assert shown_text(view) == ["model too large"]
+
+
 def test_export_html_and_latex(qtbot, make_window, tmp_path):
     window = make_window(preset("simple_pendulum"))
     view = window.equations_view
