@@ -57,7 +57,8 @@ def _wait(workers, until, timeout=600.0) -> list:
 
 
 def pipeline(name: str, method: str, warm: bool) -> dict:
-    """The panel's pipeline: derive in the deriver, typeset in the typesetter, page order."""
+    """The panel's pipeline: the deriver sends the numbers, the general part and then the page;
+    the typesetter typesets the numbers' formulas, the general part's and then the page's, in page order."""
     from eomlab.gui.equations_render import DEFERRED_CHARS
     from eomlab.gui.equations_workers import Workers
 
@@ -69,13 +70,17 @@ def pipeline(name: str, method: str, warm: bool) -> dict:
         _wait(workers, lambda _: workers.ready == {"deriver", "typesetter"})
     ready = time.perf_counter() - start
     asked = time.perf_counter()
-    workers.deriver.submit((1, model, method, None, {"symbols"}))
+    workers.deriver.submit((1, model, method, None, {"symbols", "numbers"}))
     workers.typesetter.start()
     ahead: set = set()  # the general part, typeset while the deriver derives (as the panel does)
     done: set = set()  # LaTeX typeset
+    answers: list = []  # the page, or the refusal
 
     def answered(got):
         for message in got:
+            if message[0] == "numbers":  # shown while deriving: the panel typesets them first
+                for latex in message[2]["formulas"]:
+                    workers.typesetter.submit(("typeset", 1, "numbers", latex, latex))
             if message[0] == "general":
                 for latex in message[2]["formulas"]:
                     if latex not in ahead:
@@ -83,10 +88,13 @@ def pipeline(name: str, method: str, warm: bool) -> dict:
                         workers.typesetter.submit(("typeset", 1, "general", latex, latex))
             if message[0] == "svg":
                 done.add(message[2][1])  # jobs are indexed by their LaTeX here
-        return any(m[0] in ("page", "refused") for m in got)
+            if message[0] in ("page", "refused"):
+                answers.append(message)
+        got.clear()  # each message once
+        return bool(answers)
 
-    got = _wait(workers, answered)
-    answer = [m for m in got if m[0] in ("page", "refused")][-1]
+    _wait(workers, answered)
+    answer = answers[-1]
     page_at = time.perf_counter() - asked
     if answer[0] == "refused":
         workers.stop()
