@@ -28,6 +28,8 @@ from .kinematics import GimbalLock
 from .limits import check_settings
 from .model import Model, ModelError, Stabilization
 from .projection import ProjectionFailure, _rows as constraint_residuals, project_positions, project_velocities
+from .manipulation import Manipulation
+from .oscillation import Oscillation, measure_oscillation, small_oscillation_period  # noqa: F401  (for the window)
 from .run_edits import RunEdits
 from .system import SingularMassMatrix, build_system
 
@@ -90,7 +92,7 @@ def csv_columns(system, formulation) -> list[str]:
     return cols + list(formulation.multiplier_names)
 
 
-class Simulation(RunEdits, JointForces):
+class Simulation(RunEdits, Manipulation, JointForces):
     @_refused_at_start()
     def __init__(self, model: Model, method=None, coordinates=None, integrator=None, rtol=None,
                  atol=None, t_end=None, dt_out=None, dt=None, stabilization: Stabilization | None = None,
