@@ -174,7 +174,7 @@ class MainWindow(QMainWindow):
     def _build_teaching_tools(self) -> None:
         """Compare mode, the equations panel, presentation mode, recordings and the keyboard
         (each in its own module)."""
-        from eomlab.gui import shortcuts
+        from eomlab.gui import direct_manipulation, shortcuts
         from eomlab.gui.compare import CompareView
         from eomlab.gui.equations_view import EquationsView
         from eomlab.gui.presentation import Presentation
@@ -184,6 +184,7 @@ class MainWindow(QMainWindow):
         self.equations_view = EquationsView(self)
         self.presentation = Presentation(self)
         self.recording = Recording(self)
+        direct_manipulation.install(self)
         self.keyboard = shortcuts.install(self)
         self.recording.add_actions(self.menuBar().actions()[0].menu())  # the File menu
 

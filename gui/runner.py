@@ -104,6 +104,8 @@ class RunThread(QThread):
     failed = Signal(int, str)
     crashed = Signal(int, str)
     done = Signal(int)
+    edited = Signal(int, str, object, object)  # an edit took: its name, the new latest sample row, its pose
+    refused = Signal(int, str)  # an edit could not be made (the run goes on unchanged)
 
     def __init__(self, model, run_id: int = 0, *, running: bool = True, speed: float = 1.0, label: str = "",
                  process: bool = False, frames_per_sample: bool = False, parent=None):
@@ -118,6 +120,9 @@ class RunThread(QThread):
         self._stop = False
         self._running = running
         self._steps_requested = 0
+        self._edits: list[tuple[str, tuple]] = []  # Simulation methods to call, in order (gui/run_edit_commands.py)
+        #: a finished run waits for edits (the timeline's "continue from here") until stopped
+        self.hold_when_finished = False
         self._speed = float(speed)
         self._reanchor = True
         self._conn = None  # process mode: our end of the pipe to the child (None in the child itself)
@@ -140,6 +145,16 @@ class RunThread(QThread):
         with self._lock:
             self._steps_requested += samples
             self._tell("step", samples)
+        self._wake.set()
+
+    def edit(self, name: str, *args) -> None:
+        """Call the Simulation's edit `name` (set_parameter, drag_to, pull…) with `args` between
+        two integration calls; `edited` or `refused` answers."""
+        with self._lock:
+            if self._conn is None:  # on this thread, or a child not forked yet (it copies the list)
+                self._edits.append((name, args))
+            self._tell("edit", (name, args))
+            self._reanchor = True
         self._wake.set()
 
     def set_speed(self, speed: float) -> None:
@@ -298,6 +313,9 @@ class RunThread(QThread):
                     self._speed, self._reanchor = float(value), True
                 elif kind == "stop":
                     self._stop = True
+                elif kind == "edit":
+                    self._edits.append(value)
+                    self._reanchor = True
                 ready = conn.poll(0)
         except (EOFError, OSError):  # the parent closed its end: stop
             self._stop = True
@@ -327,17 +345,33 @@ class RunThread(QThread):
         last_emit = 0.0
         wall_anchor = sim_anchor = 0.0
         in_child = self._child is not None
+        reported = False
         budget = CHILD_ADVANCE_WALL_BUDGET if in_child else ADVANCE_WALL_BUDGET
         batch_interval = 1.0 / (CHILD_BATCH_RATE if in_child else MAX_BATCH_RATE)
         while not self._stopped():
             if self._child is not None:
                 self._take_messages()
             with self._lock:
+                edits, self._edits = self._edits, []
+            if edits:
+                self._flush(pending, sim, q_slice)
+                pending = []
+                self._apply_edits(sim, edits, q_slice)
+            with self._lock:
                 running, speed = self._running, self._speed
                 steps, self._steps_requested = self._steps_requested, 0
                 reanchor, self._reanchor = self._reanchor, False
             if sim.finished:
-                break
+                if not self.hold_when_finished:
+                    break
+                if not reported:
+                    self._flush(pending, sim, q_slice)
+                    pending = []
+                    self._report_end(sim)
+                    reported = True
+                self._wait(0.05)
+                continue
+            reported = False
             now = time.perf_counter()
             if reanchor:
                 wall_anchor, sim_anchor = now, sim.t
@@ -375,12 +409,26 @@ class RunThread(QThread):
                 pending = []
                 last_emit = now
         self._flush(pending, sim, q_slice)
-        if self._stopped():
-            return
+        if not self._stopped() and not reported:
+            self._report_end(sim)
+
+    def _report_end(self, sim) -> None:
         if sim.failure:
             self._emit("failed", str(sim.failure))
         elif sim.finished:
             self._emit("done")
+
+    def _apply_edits(self, sim, edits, q_slice: slice) -> None:
+        """Make the window's edits, each answered by `edited` (the new latest row and its pose) or
+        `refused` (why; the run is as it was)."""
+        for name, args in edits:
+            try:
+                getattr(sim, name)(*args)
+            except ModelError as error:
+                self._emit("refused", str(error))
+                continue
+            row = sim.samples()[-1]
+            self._emit("edited", name, row, sim.frame(row[q_slice], float(row[0])))
 
     def limit_target(self, target: float, sim) -> float:
         """Where this run may integrate to now; subclasses hold runs in step (compare mode)."""
