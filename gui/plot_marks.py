@@ -52,7 +52,7 @@ class PlotMarks(QObject):
             self.changes[-1] = (self.changes[-1][0], text)
             for _, line in self.change_lines[-len(TIME_PLOTS):]:
                 line.setToolTip(text)
-                if line.label is not None:
+                if getattr(line, "label", None) is not None:
                     line.label.setFormat(text)
             return
         self._last_key = key
