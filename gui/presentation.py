@@ -114,7 +114,7 @@ class Presentation(QObject):
         w = self.window
         self.active = True
         self._was_maximized = w.isMaximized()
-        self._saved_docks = {dock: dock.isVisible() for dock in (w.tree_dock, w.inspector_dock)}
+        self._saved_docks = {dock: dock.isVisible() for dock in (w.tree_dock, w.inspector_dock, w.parameters_dock)}
         for dock in self._saved_docks:
             dock.hide()
         self._show_fine_print(False)

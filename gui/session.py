@@ -358,7 +358,7 @@ class Session(QObject):
         if self._following:
             return [(run, run.frame_at(t)) for run in self.runs]
         rows = self.rows_at(t)
-        return [(run, run.pose_of_row(row) if row is not None else run.frame_at(t))
+        return [(run, run.pose_of_row(row) if row is not None and run.model is not None else run.frame_at(t))
                 for run, row in zip(self.runs, rows)]
 
     def _update_cursor(self) -> None:
