@@ -23,7 +23,7 @@ from .projection import ProjectionFailure
 from .system import SingularMassMatrix
 
 #: the pulling spring's natural frequency with the whole mechanism's mass on it (Hz)
-PULL_FREQUENCY = 1.5
+PULL_FREQUENCY = 1.0
 #: its damping ratio (light: the pull adds energy, as a hand does)
 PULL_DAMPING_RATIO = 0.1
 _POSE_ERRORS = (SingularMassMatrix, ProjectionFailure, ArithmeticError, np.linalg.LinAlgError, ValueError)

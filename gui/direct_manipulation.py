@@ -10,7 +10,6 @@ from PySide6.QtWidgets import QToolBar, QVBoxLayout, QWidget
 from eomlab.gui import drag
 from eomlab.gui.parameter_panel import ParameterPanel
 from eomlab.gui.plot_marks import PlotMarks
-from eomlab.gui.plots import TIME_PLOTS
 from eomlab.gui.readouts import CursorReadout, OscillationReadout
 from eomlab.gui.timeline import Timeline
 
@@ -26,7 +25,7 @@ def install(window) -> None:
     window.timeline_bar = bar
 
     window.plot_marks = PlotMarks(session, window.plots, window)
-    window.cursor_readouts = [CursorReadout(plot, key in TIME_PLOTS, window) for key, plot in window.plots.plots.items()]
+    window.cursor_readouts = [CursorReadout(window.plots, key, window) for key in window.plots.plots]
 
     holder = QWidget()
     layout = QVBoxLayout(holder)

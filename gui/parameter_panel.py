@@ -53,7 +53,7 @@ def parameters_of(model) -> list[Parameter]:
                                    float(np.linalg.norm(com)), True))
         for key, value in (body.get("shape") or {}).items():
             if _number(value):
-                found.append(Parameter(f"{name} {key} (m)", f"bodies[{i}].shape.{key}", False, float(value), True))
+                found.append(Parameter(f"{name} shape {key} (m)", f"bodies[{i}].shape.{key}", False, float(value), True))
     for k, force in enumerate(data.get("forces", [])):
         for key, value in force.items():
             if _number(value):

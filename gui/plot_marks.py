@@ -12,7 +12,7 @@ from PySide6.QtCore import QObject, Qt
 from eomlab.gui.plots import TIME_PLOTS
 from eomlab.gui.session import Session
 
-CURSOR_PEN = pg.mkPen("#d62728", width=2)
+CURSOR_PEN = pg.mkPen("#111", width=2)  # not a curve colour (E is drawn red)
 CHANGE_PEN = pg.mkPen("#7f7f7f", width=1.5, style=Qt.DashLine)
 
 
@@ -36,14 +36,28 @@ class PlotMarks(QObject):
         plots.time_limit = lambda: session.cursor_time() if session.following else None
         session.cursor_moved.connect(lambda _t: self.show_cursor())
         session.runs_started.connect(self.clear_changes)
+        # the plots clear their items when they rebuild their curves (new runs, another coordinate,
+        # presentation mode): the marks go back at the next samples
+        session.advanced.connect(self.restore)
 
     def show_cursor(self) -> None:
         held = not self.session.following
         t = self.session.cursor_time()
-        for line in self.cursor_lines.values():
+        for key, line in self.cursor_lines.items():
+            self._keep(key, line)
             line.setVisible(held)
             if held:
                 line.setValue(t)
+
+    def restore(self) -> None:
+        """Put the marks back after the plots rebuilt their curves (which clears every item)."""
+        for key, line in [*self.cursor_lines.items(), *self.change_lines]:
+            self._keep(key, line)
+
+    def _keep(self, key: str, line) -> None:
+        item = self.plots.plots[key].getPlotItem()
+        if line not in item.items:
+            item.addItem(line, ignoreBounds=True)
 
     def mark_change(self, t: float, text: str, key=None) -> None:
         """A dashed line at t on every time plot, labelled `text`; a change with the same `key` as

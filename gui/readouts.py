@@ -12,40 +12,54 @@ from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QComboBox, QFormLayout, QGroupBox, QLabel
 
 from eomlab.engine.simulation import measure_oscillation, small_oscillation_period
+from eomlab.gui.plot_data import plot_of
 from eomlab.gui.plot_style import coordinate_unit
+from eomlab.gui.plots import LOG_PLOTS, TIME_PLOTS
 
 MEASURE_MS = 500
+#: lines of a plot's mouse read-out (the position, then the curves)
+MAX_LINES = 8
 
 
 class CursorReadout(QObject):
     """The mouse's position in a plot's coordinates and, on a time plot, each curve's value there."""
 
-    def __init__(self, plot: pg.PlotWidget, time_plot: bool, parent=None):
+    def __init__(self, panel, key: str, parent=None):
         super().__init__(parent)
-        self.plot, self.time_plot = plot, time_plot
-        self.text = pg.TextItem("", color="#222", fill=pg.mkBrush(255, 255, 255, 210), anchor=(1, 0))
+        self.panel, self.key = panel, key
+        self.plot: pg.PlotWidget = panel.plots[key]
+        self.time_plot, self.log_plot = key in TIME_PLOTS, key in LOG_PLOTS
+        self.text = pg.TextItem("", color="#222", fill=pg.mkBrush(255, 255, 255, 220), anchor=(1, 0))
         self.text.setZValue(40)
-        self.text.setParentItem(plot.getPlotItem().getViewBox())
+        self.text.setParentItem(self.plot.getPlotItem().getViewBox())
         self.text.setVisible(False)
-        plot.scene().sigMouseMoved.connect(self.mouse_moved)
+        self.plot.scene().sigMouseMoved.connect(self.mouse_moved)
+
+    def _curves(self):
+        """(label, curve) of the curves drawn in this plot."""
+        compare = len(self.panel.series) > 1
+        for s in self.panel.series:
+            for curve_key, curve in s.curves.items():
+                if plot_of(curve_key) == self.key:
+                    name = curve_key.split(":", 1)[-1]
+                    yield (f"{s.label} {name}" if compare else name), curve
 
     def mouse_moved(self, scene_pos) -> None:
         box = self.plot.getPlotItem().getViewBox()
-        if not box.sceneBoundingRect().contains(scene_pos):
+        if not self.plot.isVisible() or not box.sceneBoundingRect().contains(scene_pos):
             self.text.setVisible(False)
             return
         p = box.mapSceneToView(scene_pos)
-        lines = [f"{'t' if self.time_plot else 'x'} = {p.x():.4g}", f"y = {p.y():.4g}"]
+        y = 10 ** p.y() if self.log_plot else p.y()
+        lines = [f"{'t' if self.time_plot else 'x'} = {p.x():.4g}", f"y = {y:.4g}"]
         if self.time_plot:
-            for curve in box.addedItems:
-                if not isinstance(curve, pg.PlotDataItem) or not curve.name():
-                    continue
-                x, y = curve.getData()
+            for name, curve in self._curves():
+                x, values = curve.getData()
                 if x is None or not len(x):
                     continue
                 k = int(np.clip(np.searchsorted(x, p.x()), 0, len(x) - 1))
-                lines.append(f"{curve.name()}: {y[k]:.4g}")
-        self.text.setText("\n".join(lines[:8]))
+                lines.append(f"{name} = {values[k]:.4g}")
+        self.text.setText("\n".join(lines[:MAX_LINES]))
         self.text.setPos(box.width() - 4, 4)
         self.text.setVisible(True)
 
