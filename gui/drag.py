@@ -211,7 +211,8 @@ class Drag(QObject):
             return
         frame = self.scene.frame
         if self.mode != "pull" or frame is None:
-            self.line.setData([], [])
+            if self.line.xData is not None and len(self.line.xData):
+                self.line.setData([], [])  # only once: this runs at every batch of samples
             return
         i, _, point = self.grab
         ends = self.scene.project(np.array([frame.origins[i] + frame.rotations[i] @ point, self.target]))

@@ -77,14 +77,20 @@ class Timeline(QWidget):
 
     def _sync(self) -> None:
         """The slider shows the kept samples and where the cursor is among them."""
-        times = self._times()
         t = self.session.cursor_time()
-        self._syncing = True
-        self.slider.setRange(0, max(len(times) - 1, 0))
-        if len(times):
-            self.slider.setValue(int(np.clip(np.searchsorted(times, t + 1e-9) - 1, 0, len(times) - 1)))
-        self._syncing = False
         held = not self.session.following
+        runs = self.session.runs
+        count = len(runs[0].series.buffer) if runs and runs[0].series is not None else 0
+        self._syncing = True
+        self.slider.setRange(0, max(count - 1, 0))
+        if held and count:  # the times only when the cursor is held: a wrapped buffer's view is a copy
+            times = self._times()
+            self.slider.setValue(int(np.clip(np.searchsorted(times, t + 1e-9) - 1, 0, count - 1)))
+        elif count:
+            runs_times = runs[0].series.buffer.last()
+            at_end = runs_times is not None and t >= runs_times[0] - 1e-9
+            self.slider.setValue(count - 1 if at_end else self.slider.value())
+        self._syncing = False
         self.label.setText(f"t = {t:.3f} s" + ("" if held else " (live)"))
         self.live_button.setEnabled(held)
         self.continue_button.setEnabled(held)
