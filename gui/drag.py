@@ -24,6 +24,7 @@ GRAB_PIXELS = 24
 #: the latest mouse position goes to the engine at most this often (ms)
 SEND_MS = 25
 PULL_PEN = pg.mkPen("#d62728", width=3, style=Qt.DashLine)
+PULL_COLOR_3D = (0.84, 0.15, 0.16, 1.0)
 
 
 class DragPose(QUndoCommand):
@@ -68,7 +69,8 @@ class View2D:
 
 
 class View3D:
-    """World ↔ pixels of the OpenGL scene (pyqtgraph's camera matrices)."""
+    """World ↔ pixels of the OpenGL scene (pyqtgraph's camera matrices; the scene draws the world
+    turned by `scene.turn`, so that gravity points down its z axis)."""
 
     def __init__(self, scene):
         self.scene = scene
@@ -81,17 +83,19 @@ class View3D:
 
     def pixel(self, world: np.ndarray) -> np.ndarray:
         m, w, h = self._matrix()
-        pts = np.c_[np.asarray(world, float).reshape(-1, 3), np.ones(len(np.atleast_2d(world)))] @ m.T
+        shown = np.asarray(world, float).reshape(-1, 3) @ self.scene.turn.T
+        pts = np.c_[shown, np.ones(len(shown))] @ m.T
         ndc = pts[:, :3] / pts[:, 3:4]
         return np.c_[(ndc[:, 0] + 1) * 0.5 * w, (1 - ndc[:, 1]) * 0.5 * h]
 
     def world(self, pixel, through: np.ndarray) -> np.ndarray:
         m, w, h = self._matrix()
-        clip = m @ np.r_[through, 1.0]
+        turn = self.scene.turn
+        clip = m @ np.r_[turn @ through, 1.0]
         depth = clip[2] / clip[3]
         ndc = np.array([2 * pixel[0] / w - 1, 1 - 2 * pixel[1] / h, depth, 1.0])
         p = np.linalg.solve(m, ndc)
-        return p[:3] / p[3]
+        return turn.T @ (p[:3] / p[3])
 
 
 class Drag(QObject):
@@ -108,11 +112,17 @@ class Drag(QObject):
         self._send = QTimer(self)
         self._send.setInterval(SEND_MS)
         self._send.timeout.connect(self._send_target)
-        self.line = None
+        self.line = self.line_3d = None
         if isinstance(scene, pg.PlotWidget):
             self.line = scene.getPlotItem().plot([], [], pen=PULL_PEN)
             self.line.setZValue(30)
-            self.session.advanced.connect(self._draw_line)
+        else:
+            import pyqtgraph.opengl as gl  # only where the 3-D scene exists (OpenGL is there)
+
+            self.line_3d = gl.GLLinePlotItem(pos=np.zeros((2, 3)), color=PULL_COLOR_3D, width=3, antialias=True)
+            self.line_3d.setVisible(False)
+            scene.addItem(self.line_3d)
+        self.session.advanced.connect(self._draw_line)
         (scene.viewport() if hasattr(scene, "viewport") else scene).installEventFilter(self)
 
     # --- picking -----------------------------------------------------------------------------
@@ -207,10 +217,17 @@ class Drag(QObject):
 
     def _draw_line(self) -> None:
         """The pulling spring, from the grabbed point (as drawn now) to the mouse."""
-        if self.line is None:
-            return
         frame = self.scene.frame
-        if self.mode != "pull" or frame is None:
+        pulling = self.mode == "pull" and frame is not None
+        if self.line_3d is not None:
+            if pulling:
+                i, _, point = self.grab
+                ends = np.array([frame.origins[i] + frame.rotations[i] @ point, self.target])
+                self.line_3d.setData(pos=ends @ self.scene.turn.T)
+            if self.line_3d.visible() != pulling:
+                self.line_3d.setVisible(pulling)
+            return
+        if not pulling:
             if self.line.xData is not None and len(self.line.xData):
                 self.line.setData([], [])  # only once: this runs at every batch of samples
             return
