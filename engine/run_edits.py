@@ -10,8 +10,10 @@ continue on the same time axis (k·dt_out). `Simulation` inherits these methods.
 """
 from __future__ import annotations
 
+import io
 import math
 import re
+import tokenize
 
 import numpy as np
 
@@ -70,9 +72,54 @@ def _vector(value, path: str, size: int) -> np.ndarray:
     return v
 
 
+def _constant_tokens(text: str) -> list[tokenize.TokenInfo]:
+    """The numeric literals of an expression (Python's tokenizer: nothing is evaluated), but not
+    exponents (the 2 of x**2 is the form, not a constant)."""
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return []
+    return [tok for prev, tok in zip([None, *tokens], tokens)
+            if tok.type == tokenize.NUMBER and not (prev is not None and prev.string == "**")
+            and not tok.string.lower().endswith("j")]
+
+
+def expression_constants(text: str) -> list[float]:
+    """The constants written in an effort expression, in order ("-0.5*theta_dot + 2*sin(t)" →
+    [0.5, 2.0]): what `set_parameter("forces[0].value.constants[k]", v)` changes."""
+    return [float(tok.string) for tok in _constant_tokens(text)]
+
+
+def _with_constant(text: str, k: int, value: float, path: str) -> str:
+    tokens = _constant_tokens(text)
+    if not 0 <= k < len(tokens):
+        raise ModelError(path, f"the expression {text!r} has {len(tokens)} constant(s)")
+    if value < 0:
+        raise ModelError(path, "a constant is the number as written in the expression (no sign): must be ≥ 0")
+    lines = text.split("\n")
+    (row, start), (_, end) = tokens[k].start, tokens[k].end
+    lines[row - 1] = lines[row - 1][:start] + repr(float(value)) + lines[row - 1][end:]
+    return "\n".join(lines)
+
+
+def _set_expression_constant(data: dict, parts: list, path: str, value) -> None:
+    """`parts` = [..., "constants", k]: the k-th constant of the expression at parts[:-2]."""
+    node = data
+    try:
+        for part in parts[:-3]:
+            node = node[part]
+        text = node[parts[-3]]
+    except (KeyError, IndexError, TypeError):
+        raise ModelError(path, "no such expression in this model") from None
+    if not isinstance(text, str) or isinstance(value, list):
+        raise ModelError(path, "constants are numbers of an expression: give one number")
+    node[parts[-3]] = _with_constant(text, parts[-1], value, path)
+
+
 def model_with_parameter(model, path: str, value):
-    """The model with the numeric field at `path` (``bodies[1].mass``, ``gravity``) set to `value`,
-    validated as a model file is. A body whose inertia is its shape's keeps it so when its mass or
+    """The model with the numeric field at `path` (``bodies[1].mass``, ``gravity``, or the k-th
+    constant of an expression, ``forces[0].value.constants[k]``) set to `value`, validated as a
+    model file is. A body whose inertia is its shape's keeps it so when its mass or
     shape changes (`Body.inertia_from_shape`)."""
     parts = parse_path(path)
     if parts[0] not in PARAMETER_ROOTS:
@@ -81,6 +128,9 @@ def model_with_parameter(model, path: str, value):
     data = model_to_dict(model)
     if inertia_follows_shape(model, parts):
         del data["bodies"][parts[1]]["inertia"]  # the loader derives it from the new mass or shape
+    if len(parts) >= 4 and parts[-2] == "constants" and isinstance(parts[-1], int):
+        _set_expression_constant(data, parts, path, value)
+        return model_from_dict(data)
     node = data
     try:
         for part in parts[:-1]:

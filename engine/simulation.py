@@ -30,7 +30,7 @@ from .model import Model, ModelError, Stabilization
 from .projection import ProjectionFailure, _rows as constraint_residuals, project_positions, project_velocities
 from .manipulation import Manipulation
 from .oscillation import Oscillation, measure_oscillation, small_oscillation_period  # noqa: F401  (for the window)
-from .run_edits import RunEdits, model_with_parameter  # noqa: F401  (model_with_parameter: for the window)
+from .run_edits import RunEdits, expression_constants, model_with_parameter  # noqa: F401  (for the window)
 from .system import SingularMassMatrix, build_system
 
 # inspecting the loaded BLAS libraries costs milliseconds: do it once, then limiting is cheap

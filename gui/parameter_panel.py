@@ -1,6 +1,6 @@
 """Live parameters: a slider and a typed value for each numeric parameter of the model — gravity,
 masses, the mass centre's distance (a pendulum's length), shape sizes, the numbers of forces
-(stiffness, damping, rest length…). A change goes on from the current state of every run
+(stiffness, damping, rest length…) and the constants written in effort expressions. A change goes on from the current state of every run
 (engine: `Simulation.set_parameter`, no restart), is marked on the time plots, and is one undoable
 step however long the slider is dragged (commands of one drag merge). A shape-derived inertia
 follows its mass and size (the engine's `model_with_parameter`).
@@ -18,12 +18,14 @@ from PySide6.QtWidgets import QGridLayout, QLabel, QLineEdit, QScrollArea, QSlid
 
 from eomlab.engine.model import ModelError
 from eomlab.engine.modelfile import model_to_dict
-from eomlab.engine.simulation import model_with_parameter
+from eomlab.engine.simulation import expression_constants, model_with_parameter
 
 SLIDER_STEPS = 1000
 #: the slider spans (LOW × value … HIGH × value) of the value the model started with
 LOW, HIGH = 0.05, 3.0
 _MERGE_ID = 1414
+#: the fields of a force that hold expressions (MODEL_FORMAT: joint_effort, point_force, body_torque)
+EXPRESSION_FIELDS = ("value",)
 _gestures = itertools.count(1)
 
 
@@ -55,17 +57,37 @@ def parameters_of(model) -> list[Parameter]:
             if _number(value):
                 found.append(Parameter(f"{name} shape {key} (m)", f"bodies[{i}].shape.{key}", False, float(value), True))
     for k, force in enumerate(data.get("forces", [])):
+        name = force.get("name", f"force {k}")
         for key, value in force.items():
             if _number(value):
-                found.append(Parameter(f"{force.get('name', f'force {k}')} {key}", f"forces[{k}].{key}", False,
-                                       float(value), False))
+                found.append(Parameter(f"{name} {key}", f"forces[{k}].{key}", False, float(value), False))
+            elif key in EXPRESSION_FIELDS:
+                found += _expression_parameters(name, f"forces[{k}].{key}", value)
     return found
 
 
-def _value_of(model, p: Parameter) -> float:
+def _expression_parameters(name: str, path: str, value) -> list[Parameter]:
+    """The constants written in an effort's expression(s), e.g. the 0.3 of −0.3·θ̇."""
+    texts = [(path, value)] if isinstance(value, str) else [(f"{path}[{j}]", v) for j, v in enumerate(value)]
+    return [Parameter(f"{name}: constant {c + 1} of {text}", f"{where}.constants[{c}]", False, constant, False)
+            for where, text in texts if isinstance(text, str)
+            for c, constant in enumerate(expression_constants(text))]
+
+
+def _field(model, p: Parameter):
+    """The value at `p.path` in the model's file form (a constant: read from its expression)."""
+    parts = p.path.replace("]", "").replace("[", ".").split(".")
+    constant = None
+    if len(parts) > 2 and parts[-2] == "constants":
+        parts, constant = parts[:-2], int(parts[-1])
     node = model_to_dict(model)
-    for part in p.path.replace("]", "").replace("[", ".").split("."):
+    for part in parts:
         node = node[int(part)] if part.isdigit() else node[part]
+    return expression_constants(node)[constant] if constant is not None else node
+
+
+def _value_of(model, p: Parameter) -> float:
+    node = _field(model, p)
     return float(np.linalg.norm(node)) if p.vector else float(node)
 
 
@@ -73,12 +95,9 @@ def _engine_value(model, p: Parameter, value: float):
     """What `set_parameter` takes: the number, or the vector scaled to length `value`."""
     if not p.vector:
         return value
-    node = model_to_dict(model)
-    for part in p.path.replace("]", "").replace("[", ".").split("."):
-        node = node[int(part)] if part.isdigit() else node[part]
-    v = np.asarray(node, float)
+    v = np.asarray(_field(model, p), float)
     length = float(np.linalg.norm(v))
-    return list(v * (value / length)) if length > 0 else list(v)
+    return [float(x) for x in (v * (value / length) if length > 0 else v)]
 
 
 class ParameterChange(QUndoCommand):
@@ -140,7 +159,8 @@ class ParameterPanel(QScrollArea):
             field.setObjectName(f"value:{p.path}")
             field.setMaximumWidth(90)
             label = QLabel(p.label)
-            label.setToolTip(p.path)
+            label.setWordWrap(True)
+            label.setToolTip(f"{p.label} — {p.path}")
             self.grid.addWidget(label, 2 * row, 0, 1, 2)
             self.grid.addWidget(slider, 2 * row + 1, 0)
             self.grid.addWidget(field, 2 * row + 1, 1)

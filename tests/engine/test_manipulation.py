@@ -100,3 +100,47 @@ def test_continue_from_refuses_a_row_of_the_wrong_size():
     sim = Simulation(simple_pendulum(), t_end=1.0)
     with pytest.raises(ModelError, match="row"):
         sim.continue_from([0.0, 1.0])
+
+
+# --- the constants of effort expressions (engine.run_edits: set_parameter "…constants[k]") -----------
+
+
+def damped_pendulum(c: str = "0.3", extra: str = " + 0.1*sin(2*bob_theta)**2"):
+    from eomlab.engine.modelfile import model_from_dict, model_to_dict
+
+    data = model_to_dict(simple_pendulum())
+    data["forces"] = [{"name": "friction", "type": "joint_effort", "body": "bob", "value": [f"-{c}*bob_theta_dot{extra}"]}]
+    return model_from_dict(data)
+
+
+def test_the_constants_of_an_expression_are_its_literals_but_not_exponents():
+    from eomlab.engine.simulation import expression_constants
+
+    assert expression_constants("-0.3*bob_theta_dot + 0.1*sin(2*t)**2") == [0.3, 0.1, 2.0]
+    assert expression_constants("1e-3*x + 4j") == [1e-3]
+    assert expression_constants("(x +") == []  # unreadable: none (the model file names the error)
+
+
+def test_a_constant_changed_mid_run_continues_like_a_fresh_run_with_it(method):
+    from eomlab.engine.run_edits import model_with_parameter
+
+    sim = Simulation(damped_pendulum(), method=method, t_end=2.0, **TIGHT)
+    sim.advance(1.0)
+    sim.restore(1.0)
+    at_one = sim.samples()[-1].copy()
+    sim.set_parameter("forces[0].value[0].constants[0]", 0.8)
+    assert sim.model.forces[0].value[0].startswith("-0.8*bob_theta_dot")
+    rows = sim.run()
+    assert sim.failure is None and rows[-1, 0] == pytest.approx(2.0)
+    fresh_model = model_with_parameter(damped_pendulum("0.8"), "bodies[0].joint.q0", [at_one[1]])
+    fresh_model = model_with_parameter(fresh_model, "bodies[0].joint.u0", [at_one[2]])
+    fresh = Simulation(fresh_model, method=method, t_end=1.0, **TIGHT).run()
+    assert np.max(np.abs(rows[-1, 1:3] - fresh[-1, 1:3])) < 1e-10
+
+
+def test_a_constant_is_refused_with_the_path_when_out_of_range():
+    sim = Simulation(damped_pendulum(), t_end=1.0)
+    for path, value in (("forces[0].value[0].constants[7]", 1.0), ("forces[0].value[0].constants[0]", -1.0),
+                        ("bodies[0].mass.constants[0]", 1.0)):
+        with pytest.raises(ModelError, match=r"forces\[0\]|bodies\[0\]"):
+            sim.set_parameter(path, value)

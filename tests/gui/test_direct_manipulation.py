@@ -146,3 +146,21 @@ def test_an_unreachable_drag_is_refused_with_a_message(qtbot, make_window):
     window.session.edit("drag_to", "bob", [1.0, 0.0, 0.0], [float("nan"), 0.0, 0.0])
     qtbot.waitUntil(lambda: "Refused" in window.statusBar().currentMessage(), timeout=5000)
     assert np.all(np.isfinite(main_samples(window)))
+
+
+def test_the_constant_of_an_effort_expression_has_a_slider(qtbot, make_window):
+    from eomlab.engine.modelfile import model_from_dict, model_to_dict
+
+    data = model_to_dict(preset("simple_pendulum"))
+    data["forces"] = [{"name": "friction", "type": "joint_effort", "body": "bob", "value": ["-0.3*bob_theta_dot"]}]
+    window = make_window(model_from_dict(data))
+    wait_for_samples(qtbot, window, 1)
+    panel = window.parameter_panel
+    p, _slider, field = panel.rows["forces[0].value[0].constants[0]"]
+    assert float(field.text()) == pytest.approx(0.3)
+    field.setText("0.9")
+    field.editingFinished.emit()
+    qtbot.waitUntil(lambda: bool(window.plot_marks.changes), timeout=5000)
+    assert window.runs[0].model.forces[0].value[0] == "-0.9*bob_theta_dot"
+    window.document.undo_stack.undo()
+    assert window.runs[0].model.forces[0].value[0] == "-0.3*bob_theta_dot"
