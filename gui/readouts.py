@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QObject, QTimer
-from PySide6.QtWidgets import QComboBox, QFormLayout, QGroupBox, QLabel
+from PySide6.QtWidgets import QComboBox, QFormLayout, QGroupBox, QLabel, QSizePolicy
 
 from eomlab.engine.simulation import measure_oscillation, small_oscillation_period
 from eomlab.gui.plot_data import plot_of
@@ -78,6 +78,11 @@ class OscillationReadout(QGroupBox):
         self.estimate = QLabel("—")
         self.estimate.setObjectName("small_angle_period")
         self.amplitude = QLabel("—")
+        for label in (self.measured, self.estimate, self.amplitude):
+            # the texts change while the run goes: they must never widen the dock (the views would jump)
+            label.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
+        self.coordinate.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+        self.coordinate.setMinimumContentsLength(10)
         form = QFormLayout(self)
         form.addRow("Coordinate", self.coordinate)
         form.addRow("Period (measured)", self.measured)

@@ -48,7 +48,7 @@ class Timeline(QWidget):
         self.slider.setToolTip("The run's kept samples: drag to look back (Left/Right: one sample while paused)")
         self.slider.setFocusPolicy(Qt.NoFocus)  # Left/Right belong to the window's shortcut
         self.label = QLabel("live")
-        self.label.setMinimumWidth(150)
+        self.label.setMinimumWidth(self.label.fontMetrics().horizontalAdvance("t = 00000.000 s (live)"))
         self.live_button = QPushButton("Live")
         self.live_button.setToolTip("Follow the run again")
         self.continue_button = QPushButton("Continue from here")
