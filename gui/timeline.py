@@ -87,9 +87,7 @@ class Timeline(QWidget):
             times = self._times()
             self.slider.setValue(int(np.clip(np.searchsorted(times, t + 1e-9) - 1, 0, count - 1)))
         elif count:
-            runs_times = runs[0].series.buffer.last()
-            at_end = runs_times is not None and t >= runs_times[0] - 1e-9
-            self.slider.setValue(count - 1 if at_end else self.slider.value())
+            self.slider.setValue(count - 1)  # live: the end (compare mode: the slowest run, a sample or two back)
         self._syncing = False
         self.label.setText(f"t = {t:.3f} s" + ("" if held else " (live)"))
         self.live_button.setEnabled(held)
