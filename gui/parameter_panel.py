@@ -230,6 +230,11 @@ class ParameterPanel(QScrollArea):
         if not self.session.runs:
             return
         self.session.set_parameter(p.path, _engine_value(self.session.runs[0].model, p, value))
+        # the document keeps the value the runs use (Save writes it, Reset starts with it); set
+        # without the document's `changed`, which would restart the runs at t = 0
+        document = self.window.document
+        document.model = model_with_parameter(document.model, p.path, _engine_value(document.model, p, value))
+        self.session.model = document.model
         self._pending[gesture] = f"{p.label.split(' (')[0]} = {value:.3g}"
         self._show(p, value)
 

@@ -125,8 +125,10 @@ def test_a_slider_change_during_a_run_goes_on_in_time_and_is_one_undo_step(qtbot
     assert rows[0, 0] == 0.0
     g = np.linalg.norm(window.runs[0].model.gravity)
     assert g < 9.81 and g == pytest.approx(float(panel.rows["gravity"][2].text()), rel=1e-3)
+    assert np.linalg.norm(window.model.gravity) == pytest.approx(g)  # what Save writes, Reset starts with
     stack.undo()
     assert np.linalg.norm(window.runs[0].model.gravity) == pytest.approx(9.81)
+    assert np.linalg.norm(window.model.gravity) == pytest.approx(9.81) and main_samples(window)[-1, 0] > t_before
 
 
 def test_the_period_read_out_of_a_small_swing_is_the_small_angle_period(qtbot, make_window):
