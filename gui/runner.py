@@ -357,6 +357,7 @@ class RunThread(QThread):
                 self._flush(pending, sim, q_slice)
                 pending = []
                 self._apply_edits(sim, edits, q_slice)
+                reported = False  # an edit of a finished run: it says so again (the window un-ended it)
             with self._lock:
                 running, speed = self._running, self._speed
                 steps, self._steps_requested = self._steps_requested, 0

@@ -66,6 +66,8 @@ class Timeline(QWidget):
         session.advanced.connect(self._sync)
         session.cursor_moved.connect(lambda _t: self._sync())
         session.runs_started.connect(self._sync)
+        # Run goes on from the runs' latest samples: the picture follows them again
+        session.state_changed.connect(lambda state: state == RUNNING and session.follow_latest())
         self._syncing = False
         self._sync()
 

@@ -166,3 +166,15 @@ def test_the_constant_of_an_effort_expression_has_a_slider(qtbot, make_window):
     assert window.runs[0].model.forces[0].value[0] == "-0.9*bob_theta_dot"
     window.document.undo_stack.undo()
     assert window.runs[0].model.forces[0].value[0] == "-0.3*bob_theta_dot"
+
+
+def test_a_finished_run_posed_by_the_mouse_reports_its_end_again(qtbot, make_window):
+    window = make_window(preset("simple_pendulum").with_settings(t_end=0.3))
+    run_fast(window)
+    qtbot.waitUntil(lambda: window.state == "ended", timeout=20000)
+    states = []
+    window.session.state_changed.connect(states.append)
+    window.session.edit("drag_to", "bob", [1.0, 0.0, 0.0], [1.0, -1.0, 0.0])
+    qtbot.waitUntil(lambda: abs(main_samples(window)[-1, 1] - math.pi / 4) < 1e-9, timeout=5000)
+    qtbot.waitUntil(lambda: states == ["paused", "ended"], timeout=5000)  # posed at t_end: ended again
+    assert main_samples(window)[-1, 0] == pytest.approx(0.3)
