@@ -17,6 +17,8 @@ from eomlab.gui.plot_style import coordinate_unit
 from eomlab.gui.plots import LOG_PLOTS, TIME_PLOTS
 
 MEASURE_MS = 500
+#: the latest samples measured (enough for several periods of a slow pendulum at dt_out = 0.01 s)
+MEASURED_SAMPLES = 4000
 #: lines of a plot's mouse read-out (the position, then the curves)
 MAX_LINES = 8
 
@@ -96,7 +98,7 @@ class OscillationReadout(QGroupBox):
         session.edited.connect(lambda _run, _name, t: self._edited(t))
         self.timer = QTimer(self)
         self.timer.setInterval(MEASURE_MS)
-        self.timer.timeout.connect(self.measure)
+        self.timer.timeout.connect(lambda: self.isVisible() and self.measure())  # a hidden tab costs nothing
         self.timer.start()
 
     def _restart(self) -> None:
@@ -125,7 +127,7 @@ class OscillationReadout(QGroupBox):
         if not runs or runs[0].series is None or not name:
             return
         run = runs[0]
-        data = run.series.rows_until(self.session.cursor_time())
+        data = run.series.rows_until(self.session.cursor_time())[-MEASURED_SAMPLES:]
         data = data[data[:, 0] >= self.since]
         column = run.series.column(data, name)
         found = measure_oscillation(data[:, 0], column) if column is not None else None
