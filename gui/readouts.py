@@ -134,7 +134,7 @@ class OscillationReadout(QGroupBox):
         self.period = found
         unit = coordinate_unit(name, run.model)
         if found is None:
-            self.measured.setText("— (less than one period yet)")
+            self.measured.setText("— (not one period yet)")
             self.amplitude.setText("—")
         else:
             self.measured.setText(f"{found.period:.4f} s over {found.cycles} cycles")
