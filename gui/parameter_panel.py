@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QUndoCommand
 from PySide6.QtWidgets import QGridLayout, QLabel, QLineEdit, QScrollArea, QSlider, QVBoxLayout, QWidget
 
@@ -24,6 +24,8 @@ SLIDER_STEPS = 1000
 #: the slider spans (LOW × value … HIGH × value) of the value the model started with
 LOW, HIGH = 0.05, 3.0
 _MERGE_ID = 1414
+#: the model tree and inspector show a changed value this long after the last change (ms)
+TREE_REFRESH_MS = 200
 #: the fields of a force that hold expressions (MODEL_FORMAT: joint_effort, point_force, body_torque)
 EXPRESSION_FIELDS = ("value",)
 _gestures = itertools.count(1)
@@ -142,6 +144,10 @@ class ParameterPanel(QScrollArea):
         self.setWidget(body)
         self.setWidgetResizable(True)
         self.session.runs_started.connect(self.rebuild)
+        self._show_in_tree = QTimer(self)
+        self._show_in_tree.setSingleShot(True)
+        self._show_in_tree.setInterval(TREE_REFRESH_MS)
+        self._show_in_tree.timeout.connect(self._refresh_tree)
         self.session.edited.connect(self._on_edited)
 
     def rebuild(self) -> None:
@@ -235,8 +241,14 @@ class ParameterPanel(QScrollArea):
         document = self.window.document
         document.model = model_with_parameter(document.model, p.path, _engine_value(document.model, p, value))
         self.session.model = document.model
+        self._show_in_tree.start()  # the tree and the inspector show it too, once the slider rests
         self._pending[gesture] = f"{p.label.split(' (')[0]} = {value:.3g}"
         self._show(p, value)
+
+    def _refresh_tree(self) -> None:
+        window = self.window
+        window.tree.show_model(window.model)
+        window.inspector.show_node(window.model, window.tree.current_key())
 
     def _on_edited(self, run, name: str, t: float) -> None:
         if name != "set_parameter" or not self.session.runs or run is not self.session.runs[0] or not self._pending:

@@ -178,3 +178,20 @@ def test_a_finished_run_posed_by_the_mouse_reports_its_end_again(qtbot, make_win
     qtbot.waitUntil(lambda: abs(main_samples(window)[-1, 1] - math.pi / 4) < 1e-9, timeout=5000)
     qtbot.waitUntil(lambda: states == ["paused", "ended"], timeout=5000)  # posed at t_end: ended again
     assert main_samples(window)[-1, 0] == pytest.approx(0.3)
+
+
+def test_a_typed_mass_shows_in_the_tree_without_a_restart(qtbot, make_window):
+    window = make_window(preset("simple_pendulum").with_settings(t_end=1000.0))
+    window.run()
+    wait_for_samples(qtbot, window, 10)
+    _, _, field = window.parameter_panel.rows["bodies[0].mass"]
+    thread = window.runs[0].thread
+    field.setText("2.5")
+    field.editingFinished.emit()
+    qtbot.waitUntil(lambda: "2.5 kg" in window.tree.items[("body", "bob")].text(1), timeout=3000)
+    assert window.model.bodies[0].mass == 2.5
+    assert window.runs[0].thread is thread  # the same run went on (an edit of the model would restart it)
+    field.setText("-1")
+    field.editingFinished.emit()  # refused in the status bar; nothing changes
+    assert "Refused" in window.statusBar().currentMessage() and window.model.bodies[0].mass == 2.5
+    assert field.text() == "2.5"
