@@ -12,7 +12,7 @@ from PySide6.QtCore import QObject, Qt
 from eomlab.gui.plots import TIME_PLOTS
 from eomlab.gui.session import Session
 
-CURSOR_PEN = pg.mkPen("#111", width=2)  # not a curve colour (E is drawn red)
+CURSOR_PEN = pg.mkPen("#000", width=2)  # the plots' ink, not a curve colour (E is drawn red)
 CHANGE_PEN = pg.mkPen("#7f7f7f", width=1.5, style=Qt.DashLine)
 
 
@@ -48,6 +48,8 @@ class PlotMarks(QObject):
             line.setVisible(held)
             if held:
                 line.setValue(t)
+                if line.pen.color().name() != pg.mkColor(self.plots.ink).name():  # the theme's ink (dark mode)
+                    line.setPen(pg.mkPen(self.plots.ink, width=2))
 
     def restore(self) -> None:
         """Put the marks back after the plots rebuilt their curves (which clears every item)."""
