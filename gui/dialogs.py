@@ -97,7 +97,7 @@ def new_empty_action(window) -> QAction:
 
 def new_empty_model(window) -> None:
     if window.confirm_discard():
-        window.load_model(Model(name="untitled"), None,
+        window.edits.load_model(Model(name="untitled"), None,
                           "New empty model: add a body with Edit ▸ Add child body (Ctrl+B) or Add rigid body…")
 
 
