@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 import pytest
-from PySide6.QtCore import QRect
+from PySide6.QtCore import QRect, Qt
 from PySide6.QtWidgets import QApplication
 
 from eomlab.engine.methods import METHODS
@@ -164,3 +164,41 @@ def test_3d_view_reports_its_mechanism_and_reach_in_presentation(tmp_path):
     _, _, reach_w, reach_h = view["reach"]
     assert reach_h >= 0.6 * h or reach_w >= 0.6 * w, view
     assert view["mechanism"][3] >= 0.35 * h, view
+
+
+def test_compare_in_presentation_keys_the_methods_in_one_row_and_shows_every_cost_row(qtbot, make_window):
+    window = make_window(load_model(FOUR_BAR).with_settings(t_end=1000.0), compare=True)
+    window.presentation.enter((1920, 1080))
+    run_fast(window)
+    qtbot.waitUntil(lambda: all(r.series is not None and len(r.series.buffer) > 20 for r in window.runs),
+                    timeout=30000)
+    window.pause()
+    qtbot.wait(200)  # the layout settles
+    report = redraw(window)
+    panel = window.plots
+    key = panel.methods_key
+    # the methods' key: a row of its own across the plots, above every plot's data, on one line
+    assert key.isVisible() and key.width() >= 0.9 * panel.width(), (key.width(), panel.width())
+    assert key.height() <= 1.6 * key.fontMetrics().lineSpacing(), key.height()
+    top_of_key = key.mapTo(window, key.rect().bottomLeft()).y()
+    for plot in report["plots"]:
+        if plot["name"] != "difference":
+            assert plot["data"][1] > top_of_key, plot
+    text = key.text()
+    for run in window.runs:  # a method's name never breaks: no breakable space inside it
+        label = window.compare_view.panel.method_boxes[run.method].text()
+        assert label.replace(" ", "&nbsp;").replace("–", "–&#8288;") in text, (label, text)
+    # the cost table: every column inside its width, every method's rows whole and in view
+    table = window.compare_view.panel.cost_table
+    assert table.rowCount() == 2 * len(window.runs)
+    columns = sum(table.columnWidth(c) for c in range(table.columnCount()))
+    assert columns <= table.viewport().width(), (columns, table.viewport().width())
+    rows = sum(table.rowHeight(r) for r in range(table.rowCount()))
+    assert rows <= table.viewport().height(), (rows, table.viewport().height())
+    for row in range(table.rowCount()):
+        item = table.item(row, 0)
+        width = sum(table.columnWidth(c) for c in range(table.columnSpan(row, 0))) - 8
+        needed = table.fontMetrics().boundingRect(QRect(0, 0, width, 10000), Qt.TextWordWrap, item.text())
+        assert table.rowHeight(row) >= needed.height(), (row, item.text())
+    assert table.font().pixelSize() >= 11
+    window.presentation.leave()
