@@ -250,6 +250,8 @@ class ComparePanel(QWidget):
             excess = sum(widths) - available
             if excess > 0:  # the names may wrap, down to their longest word
                 widths[0] = max(widths[0] - excess, self._longest_word(font) + 16)
+            elif available > 0:  # room to spare: the names' column takes it, the words wrap less
+                widths[0] -= excess
             pixels = QFontInfo(font).pixelSize()
             if sum(widths) <= available or pixels <= MIN_TABLE_FONT_PX or available < 100:
                 break

@@ -22,7 +22,12 @@ def title_with_key(title: str, entries: list[tuple[str, str, object]], font: QFo
                    ink: str = "#000") -> str:
     """HTML of a plot's title followed by as many (name, colour, dash style) entries as fit in
     `width` pixels; the rest are counted ("+3 more")."""
-    metrics = QFontMetrics(font)
+    # measured in bold with room to spare: a title wider than its plot would widen the plot item
+    # past its widget and push the right edge (and a right axis) out of sight
+    bold = QFont(font)
+    bold.setBold(True)
+    metrics = QFontMetrics(bold)
+    width *= 0.95
     used = metrics.horizontalAdvance(title + "    ")
     parts = []
     for i, (name, color, style) in enumerate(entries):

@@ -23,7 +23,7 @@ class SpinAxis:
         axis = self.item.getAxis("right")
         axis.linkToView(self.view)
         axis.setTicks([SPIN_TICKS])
-        # no label: its ticks (−π … π) say what it is, and the plot's key says which curve uses it
+        # no label: its ticks (−π … π) say what it is, and the key marks the curves on it "(right)"
         self.view.setXLink(self.item)
         self.view.setYRange(-math.pi, math.pi, padding=0.04)
         self.item.getViewBox().sigResized.connect(self._cover_data_area)

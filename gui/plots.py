@@ -380,7 +380,7 @@ class PlotPanel(QWidget):
             item = plot.getPlotItem()
             entries = list(self.legend_entries.get(key, []))
             if key == "motion" and self.series and self._spinning:
-                entries = [(f"{n} (right axis)" if n in self._spinning else n, c, s) for n, c, s in entries]
+                entries = [(f"{n} (right)" if n in self._spinning else n, c, s) for n, c, s in entries]
             width = max(plot.width(), 200) - 20
             item.setTitle(title_with_key(PLOT_TITLES[key], entries, font, width, self.ink),
                           size=f"{self.title_px}px")

@@ -43,7 +43,7 @@ def test_the_heavy_tops_spin_has_its_own_axis(qtbot, make_window):
     span = max(float(np.ptp(v)) for v in others)
     left_low, left_high = item.getViewBox().viewRange()[1]
     assert left_high - left_low < max(2.0 * span, 0.5), (left_low, left_high, span)
-    assert "(right axis)" in item.titleLabel.text
+    assert "(right)" in item.titleLabel.text
     # a fresh run starts with nothing on the right axis
     window.reset()
     QApplication.processEvents()
