@@ -55,8 +55,10 @@ class ComparePanel(QWidget):
         self.reference_box.setToolTip("The reference run: each curve is max |q − q_ref| over the coordinates")
         controls.addWidget(self.reference_box, row, 1)
         self.layout_box = QComboBox()
-        self.layout_box.addItem("mechanisms overlaid", "overlay")
-        self.layout_box.addItem("mechanisms tiled", "tiled")
+        # short texts: the box keeps its column's width at presentation size without being cut
+        self.layout_box.addItem("overlaid", "overlay")
+        self.layout_box.addItem("tiled", "tiled")
+        self.layout_box.setToolTip("The methods' mechanisms: overlaid in one view (ghosts) or one tile each")
         controls.addWidget(self.layout_box, row, 2)
         self.same_settings = QCheckBox("same settings for all")
         self.same_settings.setToolTip("The same integrator, tolerances and stabilization for every formulation "
