@@ -201,4 +201,15 @@ def test_compare_in_presentation_keys_the_methods_in_one_row_and_shows_every_cos
         needed = table.fontMetrics().boundingRect(QRect(0, 0, width, 10000), Qt.TextWordWrap, item.text())
         assert table.rowHeight(row) >= needed.height(), (row, item.text())
     assert table.font().pixelSize() >= 11
+    # tiled: one instant in every tile, and as many columns as let each four-bar fill its tile
+    compare = window.compare_view.panel
+    compare.layout_box.setCurrentIndex(compare.layout_box.findData("tiled"))
+    qtbot.wait(200)
+    redraw(window)  # the tiles' first poses give their reach
+    qtbot.wait(100)
+    tiles = redraw(window)["views"]
+    assert len(tiles) == len(window.runs) and len({v["t"] for v in tiles}) == 1, tiles
+    for view in tiles:  # two columns of low, wide tiles gave the reach about 12 % of a tile; three, 40 %
+        _, _, w, h = view["rect"]
+        assert view["reach"][2] * view["reach"][3] >= 0.25 * w * h, view
     window.presentation.leave()
