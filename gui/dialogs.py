@@ -98,7 +98,7 @@ def new_empty_action(window) -> QAction:
 def new_empty_model(window) -> None:
     if window.confirm_discard():
         window.edits.load_model(Model(name="untitled"), None,
-                          "New empty model: add a body with Edit ▸ Add child body (Ctrl+B) or Add rigid body…")
+                                "New empty model: add a body with Edit ▸ Add child body (Ctrl+B) or Add rigid body…")
 
 
 def _finish_dialog(dialog: QDialog, form) -> QLabel:
