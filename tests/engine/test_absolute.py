@@ -31,7 +31,9 @@ def test_absolute_coordinates_reproduce_the_joint_motion(name, method):
 
 def test_planar_models_get_x_y_theta_per_body():
     system = build_system(preset("double_compound_pendulum"), "absolute")
-    assert system.coordinate_names == ["upper_x", "upper_y", "upper_theta", "lower_x", "lower_y", "lower_theta"]
+    assert system.coordinate_names == ["upper.pose_x", "upper.pose_y", "upper.pose_theta",
+                                       "lower.pose_x", "lower.pose_y", "lower.pose_theta"]
+    assert system.speed_names == [f"{n}_dot" for n in system.coordinate_names]
     assert is_planar(preset("double_compound_pendulum")) and not is_planar(preset("spatial_chain"))
     assert len(system.constraints) == 4
 
