@@ -23,15 +23,13 @@ the second solution of Euler angles.
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.spatial.transform import Rotation
 
 from .kinematics import JointLayout, KinematicState, TreeKinematics
 from .model import Model, initial_coordinates, speed_names
-from .rotations import quaternion_from_matrix
+from .rotations import EulerSequence, quaternion_from_matrix
 from .state import StateContext
 
 TWO_PI = 2.0 * math.pi
@@ -66,15 +64,13 @@ class _RevoluteAngle:
         return nearest_turn(math.atan2(float(self.m @ turned), float(self.n @ turned)), reference)
 
 
-def _euler_angles(sequence: str, R: np.ndarray, reference: np.ndarray) -> np.ndarray:
+def _euler_angles(euler: EulerSequence, R: np.ndarray, reference: np.ndarray) -> np.ndarray:
     """The Euler angles of R nearest `reference`: both solutions, each angle by whole turns."""
-    with warnings.catch_warnings():  # at an Euler-angle lock any split of the two turns is right
-        warnings.simplefilter("ignore", UserWarning)
-        first = Rotation.from_matrix(R).as_euler(sequence.upper())  # upper case: turns about moving axes
-    middle = -first[1] if sequence[0] == sequence[2] else math.pi - first[1]
-    candidates = (first, np.array([first[0] + math.pi, middle, first[2] + math.pi]))
+    first = euler.angles(R)
+    symmetric = euler.sequence[0] == euler.sequence[2]
+    second = np.array([first[0] + math.pi, -first[1] if symmetric else math.pi - first[1], first[2] + math.pi])
     best = None
-    for angles in candidates:
+    for angles in (first, second):
         near = np.array([nearest_turn(float(a), float(r)) for a, r in zip(angles, reference)])
         if best is None or np.sum((near - reference) ** 2) < np.sum((best - reference) ** 2):
             best = near
@@ -85,7 +81,7 @@ def _rotation_coordinates(jl: JointLayout, R: np.ndarray, reference: np.ndarray)
     if jl.quaternion:
         p = quaternion_from_matrix(R)
         return -p if float(p @ reference) < 0 else p
-    return _euler_angles(jl.euler.sequence, R, reference)
+    return _euler_angles(jl.euler, R, reference)
 
 
 @dataclass
@@ -116,6 +112,7 @@ class JointCoordinates:
         self._angles = {jl.body: _RevoluteAngle(jl.axis) for jl in self.kin.joints if jl.type == "revolute"}
         self._reference = self.q0.copy()
         self._cache: tuple | None = None
+        self._pose_cache: tuple | None = None
 
     @property
     def reference(self) -> np.ndarray:
@@ -124,7 +121,7 @@ class JointCoordinates:
     @reference.setter
     def reference(self, q: np.ndarray) -> None:
         self._reference = np.array(q, dtype=float)
-        self._cache = None
+        self._cache = self._pose_cache = None
 
     def coordinates(self, R: np.ndarray, origin: np.ndarray) -> np.ndarray:
         """q_j from the world rotations (nb, 3, 3) and body-frame origins (nb, 3) of the bodies."""
@@ -154,24 +151,32 @@ class JointCoordinates:
         return []  # fixed
 
     def state(self, ctx: StateContext, rates: bool = True) -> JointState:
-        """The joint-coordinate view of the absolute state ctx (kept until the next state).
-        `rates=False` leaves out W_j and q̇_j (a sample's values need neither, and W_j does not
-        exist where Euler angles lock)."""
+        """The joint-coordinate view of the absolute state ctx (kept until the next state; what
+        depends on the poses only, until the next poses). `rates=False` leaves out W_j and q̇_j
+        (a sample's values need neither, and W_j does not exist where Euler angles lock)."""
         key = (ctx.t, ctx.q.tobytes(), ctx.u.tobytes(), rates)
         if self._cache is not None and self._cache[0] == key:
             return self._cache[1]
-        ks_abs = ctx.ks
-        q = self.coordinates(ks_abs.R, ks_abs.origin)
-        positions = self.kin.positions(q)
-        pseudo_inverse = np.linalg.pinv(_stacked(positions))
-        G = pseudo_inverse @ _stacked(ks_abs)
+        q, positions, pseudo_inverse, G, W = self._at_poses(ctx, rates)
         u = G @ ctx.u
-        W = self.kin.rate_matrix(q) if self._has_body_rates and rates else None
         context = StateContext(t=ctx.t, q=q, u=u, qd=W @ u if W is not None else u, W=W,
                                ks=self.kin.with_velocities(positions, u))
-        seen = JointState(context, G, pseudo_inverse, ks_abs)
+        seen = JointState(context, G, pseudo_inverse, ctx.ks)
         self._cache = (key, seen)
         return seen
+
+    def _at_poses(self, ctx: StateContext, rates: bool):
+        """q_j, the joint kinematics' positions stage, J_j⁺, G and W_j at the poses of ctx."""
+        key = (ctx.q.tobytes(), rates)
+        if self._pose_cache is not None and self._pose_cache[0] == key:
+            return self._pose_cache[1]
+        q = self.coordinates(ctx.ks.R, ctx.ks.origin)
+        positions = self.kin.positions(q)
+        pseudo_inverse = np.linalg.pinv(_stacked(positions))
+        G = pseudo_inverse @ _stacked(ctx.ks)
+        W = self.kin.rate_matrix(q) if self._has_body_rates and rates else None
+        self._pose_cache = (key, (q, positions, pseudo_inverse, G, W))
+        return self._pose_cache[1]
 
     def values(self, t: float, q: np.ndarray, u: np.ndarray, ks: KinematicState) -> tuple[np.ndarray, np.ndarray]:
         """(q_j, u_j) at an absolute state (a sample)."""
