@@ -101,12 +101,12 @@ def to_absolute(model: Model) -> tuple[Model, "AbsoluteParts"]:
         bodies.append(replace(b, parent=GROUND, joint=joint))
         t_dirs, r_pairs, labels = _joint_rows_spec(b.joint, planar)
         if planar and b.joint.type == "revolute":
-            pins.append((f"joint_{b.name}", b.parent, b.name, b.joint.at))
+            pins.append((f"{b.name}.joint", b.parent, b.name, b.joint.at))
         elif not planar and b.joint.type == "spherical":
-            spatial_pins.append((f"joint_{b.name}", b.parent, b.name, b.joint.at))
+            spatial_pins.append((f"{b.name}.joint", b.parent, b.name, b.joint.at))
         elif t_dirs or r_pairs:
             blocks_all = len(t_dirs) == (2 if planar else 3)  # every translation blocked: world axes
-            specs.append((f"joint_{b.name}", b.parent, b.name, b.joint.at, b.joint.rotation, t_dirs, r_pairs,
+            specs.append((f"{b.name}.joint", b.parent, b.name, b.joint.at, b.joint.rotation, t_dirs, r_pairs,
                           labels, blocks_all))
     # the constraints and forces are the AbsoluteParts' (in the model's order)
     absolute = replace(model, bodies=tuple(bodies), constraints=(), forces=(),

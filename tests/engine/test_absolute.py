@@ -45,7 +45,7 @@ def test_planar_pins_equal_the_general_joint_rows():
     kin = system.kin
     pins = system.constraints.kinds[0]
     assert isinstance(pins, PlanarPins)
-    general = [JointRows(kin, f"joint_{b.name}", b.parent, b.name, b.joint.at, b.joint.rotation,
+    general = [JointRows(kin, f"{b.name}.joint", b.parent, b.name, b.joint.at, b.joint.rotation,
                          [np.eye(3)[0], np.eye(3)[1]], [], ["x", "y"], True) for b in model.bodies]
     rng = np.random.default_rng(11)
     q, u = rng.uniform(-2, 2, system.n_q), rng.uniform(-2, 2, system.n_u)
@@ -66,7 +66,7 @@ def test_spatial_pins_equal_the_general_joint_rows():
     kin = system.kin
     pins = system.constraints.kinds[0]
     assert isinstance(pins, SpatialPins) and len(system.constraints.kinds) == 1
-    general = [JointRows(kin, f"joint_{b.name}", b.parent, b.name, b.joint.at, b.joint.rotation,
+    general = [JointRows(kin, f"{b.name}.joint", b.parent, b.name, b.joint.at, b.joint.rotation,
                          list(np.eye(3)), [], ["x", "y", "z"], True) for b in model.bodies]
     rng = np.random.default_rng(12)
     for _ in range(3):
@@ -79,7 +79,7 @@ def test_spatial_pins_equal_the_general_joint_rows():
         for field in ("A", "b", "position", "velocity"):
             ref = np.concatenate([getattr(s, field) for s in slow]) if field != "A" else np.vstack([s.A for s in slow])
             assert np.allclose(getattr(fast, field), ref, atol=1e-13), field
-    assert system.constraints.row_names[:3] == ["joint_link1_0", "joint_link1_1", "joint_link1_2"]
+    assert system.constraints.row_names[:3] == ["link1.joint_0", "link1.joint_1", "link1.joint_2"]
 
 
 def test_massless_frames_in_absolute_coordinates_run_in_every_formulation(method):
