@@ -29,20 +29,13 @@ from .model import (
     GROUND, BodyTorque, ExpressionConstraint, Joint, JointEffort, JointSpring, Model, PointForce, Prescribed,
     default_coordinate_names, initial_coordinates, initial_speeds, is_planar, speed_names,
 )
-from .rotations import quaternion_from_matrix
+from .rotations import perpendiculars, quaternion_from_matrix
 
 Z = np.array([0.0, 0.0, 1.0])
 POSE = "pose"  # the pose coordinates' names: <body>.pose_<dof>
 #: what acts on the joint coordinates themselves, and forces whose values are expressions in them
 IN_JOINT_COORDINATES = (JointSpring, JointEffort, Prescribed, ExpressionConstraint)
 WITH_EXPRESSIONS = (PointForce, BodyTorque)
-
-
-def _perpendiculars(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    helper = np.array([1.0, 0.0, 0.0]) if abs(a[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
-    n1 = np.cross(a, helper)
-    n1 /= np.linalg.norm(n1)
-    return n1, np.cross(a, n1)
 
 
 def _joint_rows_spec(joint: Joint, planar: bool):
@@ -59,12 +52,12 @@ def _joint_rows_spec(joint: Joint, planar: bool):
             return [ex, ey], [(ex, ey)], ["x", "y", "angle"]
         return [], [], []
     if t == "revolute":
-        n1, n2 = _perpendiculars(a)
+        n1, n2 = perpendiculars(a)
         return [ex, ey, ez], [(n1, a), (n2, a)], ["x", "y", "z", "axis1", "axis2"]
     if t == "spherical":
         return [ex, ey, ez], [], ["x", "y", "z"]
     if t == "prismatic":
-        n1, n2 = _perpendiculars(a)
+        n1, n2 = perpendiculars(a)
         return [n1, n2], [(ey, ez), (ez, ex), (ex, ey)], ["lateral1", "lateral2", "rx", "ry", "rz"]
     if t == "planar":
         return [ez], [(ex, ez), (ey, ez)], ["z", "tilt_x", "tilt_y"]

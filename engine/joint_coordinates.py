@@ -29,7 +29,7 @@ import numpy as np
 
 from .kinematics import JointLayout, KinematicState, TreeKinematics
 from .model import Model, initial_coordinates, speed_names
-from .rotations import EulerSequence, quaternion_from_matrix
+from .rotations import EulerSequence, perpendiculars, quaternion_from_matrix
 from .state import StateContext
 
 TWO_PI = 2.0 * math.pi
@@ -53,11 +53,7 @@ class _RevoluteAngle:
     """θ about the unit axis a from R_rel: R n = cos θ n + sin θ (a × n) for n ⟂ a."""
 
     def __init__(self, axis: np.ndarray):
-        a = axis / np.linalg.norm(axis)
-        helper = np.array([1.0, 0.0, 0.0]) if abs(a[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
-        self.n = np.cross(a, helper)
-        self.n /= np.linalg.norm(self.n)
-        self.m = np.cross(a, self.n)
+        self.n, self.m = perpendiculars(axis / np.linalg.norm(axis))
 
     def __call__(self, R: np.ndarray, reference: float) -> float:
         turned = R @ self.n

@@ -15,6 +15,14 @@ def skew(v: np.ndarray) -> np.ndarray:
     return np.array([[0.0, -v[2], v[1]], [v[2], 0.0, -v[0]], [-v[1], v[0], 0.0]])
 
 
+def perpendiculars(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Unit n1 ⟂ a and n2 = a × n1: with a (unit) a right-handed frame (a, n1, n2)."""
+    helper = np.array([1.0, 0.0, 0.0]) if abs(a[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
+    n1 = np.cross(a, helper)
+    n1 /= np.linalg.norm(n1)
+    return n1, np.cross(a, n1)
+
+
 class AxisRotation:
     """Rotations about one fixed axis (Rodrigues): R(angle) = a aᵀ + cos(angle) (I − a aᵀ) + sin(angle) [a]×
     for the unit axis a. a aᵀ, I − a aᵀ and [a]× are made once, so a revolute joint pays two scalings
