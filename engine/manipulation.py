@@ -118,14 +118,16 @@ class Manipulation:
             self._pushes.remove(push)
             self.formulation.system.forces.remove(push)
         f = self.formulation
+        before = self._samples
+        # the row itself is the latest sample while it is evaluated (absolute coordinates take the
+        # joint angles' branch from the latest sample)
+        self._samples = [r for r in before if r[0] <= t - eps] + [row]
         try:
             y = f.initial_state(q, f.model_to_own(q, u))
-            sample = self._sample(t, y)
+            self._samples[-1] = self._sample(t, y)
         except _POSE_ERRORS as err:
+            self._samples = before
             raise ModelError("row", f"the run cannot go on from this sample: {err}") from None
-        while self._samples and self._samples[-1][0] > t - eps:
-            self._samples.pop()
-        self._samples.append(sample)
         self.failure = None
         self._restart(t, y)
 

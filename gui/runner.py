@@ -82,6 +82,8 @@ class RunInfo:
     dt_out: float
     #: constraint rows (and Euler-parameter norms) whose drift the run reports; 0: none to plot
     constraint_rows: int = 1
+    #: (start, stop) of the integrated coordinates' columns: what a pose is drawn from (the timeline)
+    pose_columns: tuple[int, int] = (1, 1)
 
 
 class RunThread(QThread):
@@ -336,6 +338,7 @@ class RunThread(QThread):
             dt_out=float(self.model.settings.dt_out),
             constraint_rows=int(getattr(sim.formulation, "n_rows", 1))
             + sum(bool(body.joint.quaternion) for body in self.model.bodies),
+            pose_columns=(sim.state_columns[0].start, sim.state_columns[0].stop),
         )
         q_slice = sim.state_columns[0]  # the integrated coordinates: what the poses are drawn from
         first = sim.samples()[:1]  # the sample at t = 0, recorded when the Simulation is made

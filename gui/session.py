@@ -89,7 +89,7 @@ class Run:
         """The pose at a kept sample row of this run."""
         if self.pose_map is None:
             self.pose_map = PoseMap(self.model)
-        return self.pose_map.frame(row[1:1 + len(self.series.info.coordinate_names)], float(row[0]))
+        return self.pose_map.frame(row[slice(*self.series.info.pose_columns)], float(row[0]))
 
     @property
     def latest_time(self) -> float | None:

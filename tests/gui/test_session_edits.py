@@ -4,6 +4,7 @@ rows dropped, the new row appended, the rows a "continue from here" dropped put 
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -13,6 +14,8 @@ from eomlab.engine.presets import preset
 from eomlab.gui.ring_buffer import RingBuffer
 from eomlab.gui.session import ENDED, PAUSED, Run, RunSeries, Session
 from test_session import COLUMNS, INFO, frame
+
+POSED_INFO = replace(INFO, pose_columns=(1, 2))  # the coordinate "a" is what poses are drawn from
 
 
 def pendulum_run(method: str, run_id: int, angles) -> Run:
@@ -25,7 +28,7 @@ def pendulum_run(method: str, run_id: int, angles) -> Run:
 
     run = Run(thread=Thread(), method=method, label=method, color="#000", style=Qt.SolidLine,
               model=preset("simple_pendulum"))
-    run.series = RunSeries(method, INFO, RingBuffer(len(COLUMNS), 100))
+    run.series = RunSeries(method, POSED_INFO, RingBuffer(len(COLUMNS), 100))
     rows = np.zeros((len(angles), len(COLUMNS)))
     rows[:, 0] = 0.1 * np.arange(len(angles))
     rows[:, 1] = angles
