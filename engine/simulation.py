@@ -23,11 +23,11 @@ from .formulations import FORMULATIONS, ConstraintFailure, make_formulation
 from .formulations.rank import condition_number, dependent_rows, numerical_rank
 from .frames import Frame, PoseMap, frame_at, initial_frame  # noqa: F401  (PoseMap, initial_frame: for the window)
 from .integrate import Stepper
-from .joint_forces import JointForces
 from .kinematics import GimbalLock
 from .limits import check_settings
 from .model import Model, ModelError, Stabilization
 from .projection import ProjectionFailure, _rows as constraint_residuals, project_positions, project_velocities
+from .quantities import RunQuantities, SampleQuantities  # noqa: F401  (RunQuantities: for the window)
 from .run_edits import RunEdits
 from .system import SingularMassMatrix, build_system
 
@@ -90,7 +90,7 @@ def csv_columns(system, formulation) -> list[str]:
     return cols + list(formulation.multiplier_names)
 
 
-class Simulation(RunEdits, JointForces):
+class Simulation(RunEdits, SampleQuantities):
     @_refused_at_start()
     def __init__(self, model: Model, method=None, coordinates=None, integrator=None, rtol=None,
                  atol=None, t_end=None, dt_out=None, dt=None, stabilization: Stabilization | None = None,
