@@ -1,0 +1,171 @@
+"""What the arrows show at one sample: world points and vectors per arrow kind, read from the
+engine (`engine.simulation.RunQuantities`: forces where they act, velocities, momenta), and the
+scales that turn them into pixels.
+
+No drawing here (gui/arrows_draw.py paints, gui/arrows.py switches and places) and no mechanics
+(the engine computes every quantity); this picks which body gets which arrow.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from eomlab.engine.model import ModelError
+
+#: arrow kinds: key → (menu text, legend text, colour, unit of its vectors)
+KINDS = {
+    "velocity": ("Mass-centre velocities", "velocity of G", "#009E73", "m/s"),
+    "applied": ("Applied forces (gravity, springs, efforts)", "applied force", "#7A3E9D", "N"),
+    "constraint": ("Constraint forces at joints and contacts", "constraint force", "#D55E00", "N"),
+    "omega": ("Angular velocity ω of 3-D bodies", "angular velocity ω", "#1A1A1A", "rad/s"),
+    "momentum": ("Angular momentum H_G of 3-D bodies", "angular momentum H_G", "#D9A400", "kg·m²/s"),
+}
+#: painting order (later on top) and shaft widths: H broad under a thin ω, which is often parallel
+DRAW_ORDER = ("momentum", "omega", "applied", "constraint", "velocity")
+WIDTHS = {"momentum": 8.0}
+#: couples (torques) are drawn as arcs (2-D) or double-headed arrows (3-D) in this unit
+COUPLE_UNIT = "N·m"
+#: the largest magnitude seen so far is drawn this long: a share of the view's smaller side (px)
+LONGEST_SHARE = 0.3
+#: vectors shorter than this share of the longest are left out (round-off of a zero force)
+NEGLIGIBLE = 1e-9
+
+
+@dataclass
+class ArrowSet:
+    """Arrows of one kind in world coordinates: vectors at points, couples at points."""
+
+    points: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
+    vectors: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
+    couple_points: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
+    couples: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
+
+    @property
+    def empty(self) -> bool:
+        return not len(self.points) and not len(self.couple_points)
+
+
+def _stack(items: list, k: int) -> np.ndarray:
+    return np.array(items, dtype=float).reshape(-1, k) if items else np.zeros((0, k))
+
+
+def _finite_set(points, vectors, couple_points, couples) -> ArrowSet:
+    """An ArrowSet without the non-finite or negligible entries (a couple is negligible beside the
+    forces' size times a metre as well: the round-off about a pin's axis)."""
+    def keep(p, v, reference):
+        p, v = _stack(p, 3), _stack(v, 3)
+        norms = np.linalg.norm(v, axis=1) if len(v) else np.zeros(0)
+        largest = max(float(np.max(norms[np.isfinite(norms)], initial=0.0)), reference, 1e-300)
+        ok = np.isfinite(norms) & np.all(np.isfinite(p), axis=1) & (norms > NEGLIGIBLE * largest)
+        return p[ok], v[ok]
+
+    p, v = keep(points, vectors, 0.0)
+    largest_force = float(np.max(np.linalg.norm(v, axis=1), initial=0.0))
+    cp, c = keep(couple_points, couples, largest_force)
+    return ArrowSet(p, v, cp, c)
+
+
+def _from_actions(actions, planar: bool, both_ends: set[str]) -> ArrowSet:
+    """Forces at their points (and couples) on the body each action is on; the reaction too for
+    kinds in `both_ends` (a spring pulls both its ends). Planar: in-plane forces, z couples."""
+    points, vectors, couple_points, couples = [], [], [], []
+    for action in actions:
+        sides = [(action.at, action.force, action.torque)]
+        if action.kind in both_ends and action.other >= 0:
+            sides.append((action.at if action.other_at is None else action.other_at, -action.force, -action.torque))
+        for at, force, torque in sides:
+            force = np.array(force, float)
+            torque = np.array(torque, float)
+            if planar:
+                force[2] = 0.0
+                torque[:2] = 0.0
+            points.append(at)
+            vectors.append(force)
+            couple_points.append(at)
+            couples.append(torque)
+    return _finite_set(points, vectors, couple_points, couples)
+
+
+def _at_mass_centres(vectors: np.ndarray, centres: np.ndarray, bodies: list[int]) -> ArrowSet:
+    return _finite_set([centres[b] for b in bodies], [vectors[b] for b in bodies], [], [])
+
+
+def arrow_sets(quantities, row: np.ndarray, frame, model, planar: bool, kinds) -> tuple[dict, dict]:
+    """({kind: ArrowSet}, {kind: why nothing is drawn}) for the wanted `kinds` at sample `row`
+    (drawn on the pose `frame` of the same sample). ω and H are for 3-D bodies: none in a
+    planar model."""
+    sets, problems = {}, {}
+    centres = frame.mass_centres
+    moving = [b for b, body in enumerate(model.bodies) if body.mass > 0]
+    spinning = [b for b, body in enumerate(model.bodies) if np.trace(np.asarray(body.inertia, float)) > 0]
+    for kind in kinds:
+        try:
+            if kind == "velocity":
+                sets[kind] = _at_mass_centres(quantities.mass_centre_velocities(row), centres, moving)
+            elif kind == "applied":
+                sets[kind] = _from_actions(quantities.applied_forces(row), planar, {"spring"})
+            elif kind == "constraint":
+                sets[kind] = _from_actions(quantities.constraint_forces(row), planar, set())
+            elif planar:
+                problems[kind] = "planar model: ω and H are along z (see the plots)"
+                sets[kind] = ArrowSet()
+            elif kind == "omega":
+                sets[kind] = _at_mass_centres(quantities.angular_velocities(row), centres, spinning)
+            elif kind == "momentum":
+                sets[kind] = _at_mass_centres(quantities.angular_momenta(row), centres, spinning)
+        except ModelError as err:
+            problems[kind] = str(err).split(": ", 1)[-1]
+            sets[kind] = ArrowSet()
+        except (ArithmeticError, ValueError, np.linalg.LinAlgError) as err:
+            problems[kind] = f"cannot be computed at this state ({err})"
+            sets[kind] = ArrowSet()
+    return sets, problems
+
+
+def nice_ceiling(x: float) -> float:
+    """The smallest of 1, 2, 5 × 10ⁿ at or above x (a scale that reads well in a legend)."""
+    if not x > 0 or not math.isfinite(x):
+        return 1.0
+    exponent = math.floor(math.log10(x))
+    for step in (1.0, 2.0, 5.0, 10.0):
+        value = step * 10.0 ** exponent
+        if value >= x * (1 - 1e-12):
+            return value
+    return 10.0 ** (exponent + 1)
+
+
+class Scales:
+    """Units per pixel for each kind of arrow (`couple_key(kind)` for its couples): from the
+    largest magnitude seen over the run so far (so an arrow never outgrows `LONGEST_SHARE` of the
+    view), rounded to 1-2-5, times the user's factor. Each kind has its own scale, so that gravity
+    stays readable beside a pin force ten times larger; the legend gives each one."""
+
+    def __init__(self):
+        self.largest: dict[str, float] = {}
+        self.factor = 1.0  # the user's "arrow length ×"
+
+    def clear(self) -> None:
+        self.largest.clear()
+
+    def see(self, key: str, vectors: np.ndarray) -> None:
+        if len(vectors):
+            biggest = float(np.max(np.linalg.norm(vectors, axis=1)))
+            if math.isfinite(biggest):
+                self.largest[key] = max(self.largest.get(key, 0.0), biggest)
+
+    def per_pixel(self, key: str, view_pixels: float) -> float:
+        """The value per pixel of arrow of `key` for a view whose smaller side is `view_pixels`."""
+        longest = max(LONGEST_SHARE * view_pixels, 20.0)
+        return nice_ceiling(self.largest.get(key, 0.0) / longest) / self.factor
+
+
+def couple_key(kind: str) -> str:
+    """The scale of a kind's couples (N·m)."""
+    return f"{kind} couple"
+
+
+def scale_text(value: float, unit: str) -> str:
+    """'0.05 m/s per px' with as many digits as the value needs."""
+    return f"{value:.3g} {unit} per px"

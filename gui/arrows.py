@@ -1,0 +1,224 @@
+"""View ▸ Arrows: velocity, force and momentum arrows over the mechanism at the displayed instant.
+
+The toggles (one per kind of gui/arrow_sets.py) and the arrow-length control live in the menu;
+the arrows are drawn after the scene at each redraw tick (gui/redraw.py), at the sample of the
+pose the scene shows (the session's cursor: compare mode and any scrubbing stay consistent).
+The quantities come from the engine: a `RunQuantities` of the main run's model and formulation
+reads the sample row (the run itself lives in a worker). Scales follow the largest magnitudes
+seen in the run so far, rounded to 1-2-5, and a legend of units sits in a corner of the view
+away from the mechanism.
+"""
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import QObject, QRect, Qt
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QSlider, QWidget, QWidgetAction
+
+from eomlab.engine.model import ModelError, is_planar
+from eomlab.engine.simulation import RunQuantities
+from eomlab.gui.arrow_sets import COUPLE_UNIT, KINDS, Scales, arrow_sets, couple_key, scale_text
+from eomlab.gui.arrows_draw import FlatArrows, SpaceArrows
+
+#: the arrow-length control: a factor from 1/4 to 4, in steps of 2^(1/4)
+LENGTH_STEPS = 8
+#: the legend keeps this far from the view's edges (px)
+LEGEND_MARGIN = 10
+
+
+class Arrows(QObject):
+    """The arrows of one window: `menu` for View ▸ Arrows, `draw()` after each scene frame."""
+
+    def __init__(self, window):
+        super().__init__(window)
+        self.window = window
+        self.session = window.session
+        self.enabled: list[str] = []
+        self.scales = Scales()
+        self.sets: dict = {}  # what was drawn last, in world coordinates (tests read it)
+        self.problems: dict = {}
+        self._quantities = None
+        self._quantities_key = None
+        self._painters: dict = {}
+        self._legends: dict = {}
+        self.menu = QMenu("Arrows", window)
+        self.actions = {}
+        for kind, (text, *_rest) in KINDS.items():
+            action = self.menu.addAction(text)
+            action.setObjectName(f"arrows_{kind}")
+            action.setCheckable(True)
+            action.toggled.connect(lambda on, k=kind: self.set_enabled(k, on))
+            self.actions[kind] = action
+        self.menu.addSeparator()
+        self.length_slider = self._length_control()
+        self.menu.addAction("Rescale to the run so far", self.rescale)
+        self.session.runs_started.connect(self.rescale)
+
+    def _length_control(self) -> QSlider:
+        holder = QWidget(self.menu)
+        row = QHBoxLayout(holder)
+        row.setContentsMargins(24, 4, 12, 4)
+        row.addWidget(QLabel("Arrow length"))
+        slider = QSlider(Qt.Horizontal)
+        slider.setObjectName("arrow_length")
+        slider.setRange(-LENGTH_STEPS, LENGTH_STEPS)
+        slider.setValue(0)
+        slider.setToolTip("Longer or shorter arrows (×1/4 … ×4); the legend gives the units per pixel")
+        self.length_label = QLabel("×1")
+        slider.valueChanged.connect(self.set_length_step)
+        row.addWidget(slider)
+        row.addWidget(self.length_label)
+        action = QWidgetAction(self.menu)
+        action.setDefaultWidget(holder)
+        self.menu.addAction(action)
+        return slider
+
+    # --- commands --------------------------------------------------------------------------------
+
+    def set_enabled(self, kind: str, on: bool) -> None:
+        if on and kind not in self.enabled:
+            self.enabled.append(kind)
+        elif not on and kind in self.enabled:
+            self.enabled.remove(kind)
+        if self.actions[kind].isChecked() != on:
+            self.actions[kind].setChecked(on)
+        self.window.redraw.mark_dirty()
+
+    def set_length_step(self, step: int) -> None:
+        """Arrow length × 2^(step/4) (the slider's value)."""
+        self.scales.factor = 2.0 ** (step / 4.0)
+        self.length_label.setText(f"×{self.scales.factor:.2g}")
+        if self.length_slider.value() != step:
+            self.length_slider.setValue(step)
+        self.window.redraw.mark_dirty()
+
+    def rescale(self) -> None:
+        """Scales from the magnitudes seen from now on (a fresh run does this)."""
+        self.scales.clear()
+        redraw = getattr(self.window, "redraw", None)  # none yet while the window is built
+        if redraw is not None:
+            redraw.mark_dirty()
+
+    # --- drawing ------------------------------------------------------------------------------------
+
+    def draw(self) -> None:
+        """The arrows at the sample of the pose the scene shows (called after the scene drew it)."""
+        scene = self.window.scene
+        painter = self._painter_for(scene)
+        legend = self._legend_for(scene)
+        frame = getattr(scene, "frame", None)
+        row = self._row_at(frame)
+        if not self.enabled or row is None:
+            painter.clear()
+            legend.hide()
+            self.sets, self.problems = {}, {}
+            return
+        model = self.session.model
+        planar = is_planar(model) and scene is self.window.scene2d
+        quantities, problem = self._quantities_for(model)
+        if quantities is None:
+            self.sets, self.problems = {}, {kind: problem for kind in self.enabled}
+        else:
+            self.sets, self.problems = arrow_sets(quantities, row, frame, model, planar, self.enabled)
+        for kind, arrow_set in self.sets.items():
+            self.scales.see(kind, arrow_set.vectors)
+            self.scales.see(couple_key(kind), arrow_set.couples)
+        drawn = painter.draw(self.sets, self.scales)
+        self._show_legend(legend, painter, scene, drawn)
+
+    def _row_at(self, frame) -> np.ndarray | None:
+        """The main run's sample row of the pose `frame` (the one at or before its time)."""
+        runs = self.session.runs
+        if frame is None or not runs or runs[0].series is None:
+            return None
+        rows = runs[0].series.rows_until(frame.t + 1e-9)
+        return rows[-1] if len(rows) else None
+
+    def _quantities_for(self, model):
+        """The engine's reader of the main run's rows (rebuilt when the model or method changes)."""
+        method = self.session.runs[0].method
+        key = (id(model), method)
+        if key != self._quantities_key:
+            self._quantities_key = key
+            try:
+                self._quantities, self._problem = RunQuantities(model, method=method), ""
+                columns = self.session.runs[0].series.info.coordinate_names
+                if tuple(self._quantities.system.coordinate_names) != tuple(columns):
+                    self._quantities, self._problem = None, "the run's coordinates differ from the model's"
+            except (ModelError, ArithmeticError, ValueError) as err:
+                self._quantities, self._problem = None, str(err)
+        return self._quantities, self._problem
+
+    def _painter_for(self, scene):
+        """This scene's painter; the other scene's arrows are cleared (the view switched)."""
+        key = id(scene)
+        if key not in self._painters:
+            self._painters[key] = FlatArrows(scene) if scene is self.window.scene2d else SpaceArrows(scene)
+        for other, painter in self._painters.items():
+            if other != key:
+                painter.clear()
+        for other, legend in self._legends.items():
+            if other != key:
+                legend.hide()
+        return self._painters[key]
+
+    def _legend_for(self, scene) -> QLabel:
+        key = id(scene)
+        if key not in self._legends:
+            legend = QLabel(scene)  # a child widget: screenshots and recordings show it
+            legend.setObjectName("arrow_legend")
+            legend.setTextFormat(Qt.RichText)
+            legend.setAttribute(Qt.WA_TransparentForMouseEvents)
+            self._legends[key] = legend
+        return self._legends[key]
+
+    # --- the legend -----------------------------------------------------------------------------------
+
+    def legend_text(self, pixels: float) -> str:
+        """One line per kind shown: its colour, its name, its scale (or why it shows nothing)."""
+        lines = []
+        for kind in [k for k in KINDS if k in self.enabled]:
+            _menu, name, colour, unit = KINDS[kind]
+            arrow_set = self.sets.get(kind)
+            if kind in self.problems:
+                lines.append(f"<span style='color:{colour}'>━━➤</span> {name}: <i>{self.problems[kind]}</i>")
+                continue
+            scale = scale_text(self.scales.per_pixel(kind, pixels), unit)
+            if arrow_set is not None and len(arrow_set.couples):
+                scale += f"; couples {scale_text(self.scales.per_pixel(couple_key(kind), pixels), COUPLE_UNIT)}"
+                scale += " of arc" if self.window.scene is self.window.scene2d else ""
+            lines.append(f"<span style='color:{colour}'>━━➤</span> {name} &nbsp; {scale}")
+        return "<br>".join(lines)
+
+    def _show_legend(self, legend: QLabel, painter, scene, drawn) -> None:
+        pixels = painter.view_pixels()
+        font_px = max(14, round(scene.height() / 42))  # the clock's size: readable from the back row
+        legend.setStyleSheet(f"QLabel {{ background: rgba(255, 255, 255, 215); color: #202020; "
+                             f"border: 1px solid #bbb; border-radius: 4px; padding: 4px 8px; "
+                             f"font-size: {font_px}px; }}")
+        legend.setText(self.legend_text(pixels))
+        legend.adjustSize()
+        legend.move(self._legend_place(legend, scene, drawn))
+        legend.show()
+        legend.raise_()
+
+    def _legend_place(self, legend: QLabel, scene, drawn):
+        """The view's corner where the legend covers least of the mechanism and its arrows (3-D:
+        the lower left; the clock has the upper left)."""
+        w, h = legend.width(), legend.height()
+        if scene is not self.window.scene2d:
+            return QRect(LEGEND_MARGIN, scene.height() - h - LEGEND_MARGIN, w, h).topLeft()
+        view = scene.getPlotItem().getViewBox()
+        area = scene.mapFromScene(view.sceneBoundingRect()).boundingRect()
+        boxes = [scene.widget_rect(box) for box in (scene.picture_box, drawn) if box is not None]
+        m = LEGEND_MARGIN
+        corners = [QRect(area.right() - w - m, area.bottom() - h - m, w, h),
+                   QRect(area.right() - w - m, area.top() + m, w, h),
+                   QRect(area.left() + m, area.bottom() - h - m, w, h),
+                   QRect(area.left() + m, area.top() + 3 * m + 24, w, h)]  # below the time label
+
+        def covered(rect: QRect) -> int:
+            return sum(max(0, r.width()) * max(0, r.height()) for r in (rect.intersected(b) for b in boxes if b))
+
+        best = min(corners, key=lambda rect: (covered(rect), corners.index(rect)))
+        return best.topLeft()
+
