@@ -24,17 +24,18 @@ from .applied_forces import applied_forces
 from .rotations import cross
 
 
-def constraint_forces(system, evaluation, t: float, eps: float = 0.0) -> list[Action]:
+def constraint_forces(system, evaluation, t: float, eps: float = 0.0, applied: list[Action] | None = None) -> list[Action]:
     """The reactions at the tree's joints (joint coordinates; none for free joints) followed by
     the forces of every constraint kind (absolute coordinates: the joints are among those), at
     the state of `evaluation` (a Formulation.evaluate result) at time t (pushes within eps). A constraint given as an equation
-    in the coordinates has no point of action: ModelError naming it."""
+    in the coordinates has no point of action: ModelError naming it. `applied`: the applied forces
+    at this state when the caller has them (else they are computed)."""
     ks = evaluation.dynamics.ks
     from_kinds = multiplier_forces(system, ks, evaluation.multipliers)
     joints = [jl for jl in system.kin.joints if not _free(system.kin, jl)]
     if not joints:
         return from_kinds
-    known = applied_forces(system, evaluation, t, eps) + from_kinds
+    known = (applied_forces(system, evaluation, t, eps) if applied is None else applied) + from_kinds
     return joint_reactions(system, evaluation, known, [jl.body for jl in joints]) + from_kinds
 
 
@@ -50,8 +51,8 @@ def multiplier_forces(system, ks, multipliers) -> list[Action]:
     return out
 
 
-def joint_reactions(system, evaluation, known: list[Action], bodies) -> list[Action]:
-    """The force (at the body's origin) and couple each of `bodies` receives from its parent
+def joint_reactions(system, evaluation, known: list[Action], bodies_wanted) -> list[Action]:
+    """The force (at the body's origin) and couple each of `bodies_wanted` receives from its parent
     through its joint, by Newton–Euler over its subtree with the `known` forces on every body."""
     kin, ks = system.kin, evaluation.dynamics.ks
     u_dot = evaluation.u_dot
@@ -62,21 +63,22 @@ def joint_reactions(system, evaluation, known: list[Action], bodies) -> list[Act
     # what each body needs beyond the known forces, as a force and a moment about the world origin
     force = kin.mass[:, None] * a_com
     moment = cross(ks.com, force) + H_dot
-    for action in known:
-        for body, point, f, tau in action.on_bodies():
-            force[body] -= f
-            moment[body] -= np.cross(point, f) + tau
+    sides = [side for action in known for side in action.on_bodies()]
+    if sides:
+        bodies = np.array([side[0] for side in sides])
+        points, forces, torques = (np.array([side[k] for side in sides], float) for k in (1, 2, 3))
+        np.add.at(force, bodies, -forces)
+        np.add.at(moment, bodies, -(cross(points, forces) + torques))
     for b in range(kin.n_bodies - 1, -1, -1):  # parents come before their children: leaves first
         p = kin.parent[b]
         if p >= 0:
             force[p] += force[b]
             moment[p] += moment[b]
-    out = []
-    for b in bodies:
-        o = ks.origin[b].copy()
-        out.append(Action(f"joint {kin.body_names[b]}", "joint", b, o, force[b].copy(),
-                          moment[b] - np.cross(o, force[b]), int(kin.parent[b]), o))
-    return out
+    bodies = list(bodies_wanted)
+    origins = ks.origin[bodies]
+    couples = moment[bodies] - cross(origins, force[bodies])
+    return [Action(f"joint {kin.body_names[b]}", "joint", b, o, force[b].copy(), c, int(kin.parent[b]), o)
+            for b, o, c in zip(bodies, origins, couples)]
 
 
 def _free(kin, jl) -> bool:

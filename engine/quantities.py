@@ -30,12 +30,14 @@ class SampleQuantities:
     def constraint_forces(self, row=None) -> list[Action]:
         """Reactions at the joints and the forces of every constraint, where they act (N, N·m)."""
         t, evaluation = self._evaluated(row)
-        return constraint_forces(self.formulation.system, evaluation, t, self._time_eps())
+        return list(self._derived("constraint", lambda: constraint_forces(
+            self.formulation.system, evaluation, t, self._time_eps(), self.applied_forces(row))))
 
     def applied_forces(self, row=None) -> list[Action]:
         """Gravity, springs and dampers, efforts, loads and active pushes, where they act."""
         t, evaluation = self._evaluated(row)
-        return applied_forces(self.formulation.system, evaluation, t, self._time_eps())
+        return list(self._derived("applied", lambda: applied_forces(self.formulation.system, evaluation, t,
+                                                                       self._time_eps())))
 
     def joint_forces(self, row=None) -> np.ndarray:
         """(n_bodies, 3) world forces (N) on each body from its parent through its joint, e.g. a
@@ -58,6 +60,13 @@ class SampleQuantities:
         """(n_bodies, 3) world angular momenta (kg·m²/s) about the mass centres, or about `about`."""
         return angular_momenta(self.formulation.system.kin, self._evaluated(row)[1].dynamics.ks, about)
 
+    def _derived(self, name: str, compute):
+        """`compute()` once per evaluated sample (a window asks for several arrow kinds per frame)."""
+        store = self._cached[3]
+        if name not in store:
+            store[name] = compute()
+        return store[name]
+
     def _evaluated(self, row):
         """(t, the formulation's evaluation) at a sample row, the latest by default; the pushes
         acting at t act (and are put back as they were)."""
@@ -78,7 +87,7 @@ class SampleQuantities:
         finally:
             for push, active in zip(self._pushes, was):
                 push.active = active
-        self._cached = (key, f, (t, evaluation))
+        self._cached = (key, f, (t, evaluation), {})
         return t, evaluation
 
 

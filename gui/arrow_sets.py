@@ -47,49 +47,51 @@ class ArrowSet:
         return not len(self.points) and not len(self.couple_points)
 
 
-def _stack(items: list, k: int) -> np.ndarray:
-    return np.array(items, dtype=float).reshape(-1, k) if items else np.zeros((0, k))
+def _lengths(v: np.ndarray) -> np.ndarray:
+    return np.sqrt(np.einsum("ij,ij->i", v, v))
 
 
-def _finite_set(points, vectors, couple_points, couples) -> ArrowSet:
+def _kept(points: np.ndarray, vectors: np.ndarray, reference: float) -> tuple[np.ndarray, np.ndarray]:
+    """The finite entries longer than `NEGLIGIBLE` times the longest (or `reference`)."""
+    if not len(vectors):
+        return np.zeros((0, 3)), np.zeros((0, 3))
+    with np.errstate(invalid="ignore", over="ignore"):
+        norms = _lengths(vectors)
+        finite = np.isfinite(norms) & np.all(np.isfinite(points), axis=1)
+        largest = max(float(np.max(norms[finite], initial=0.0)), reference, 1e-300)
+        ok = finite & (norms > NEGLIGIBLE * largest)
+    return points[ok], vectors[ok]
+
+
+def _finite_set(points, vectors, couple_points=None, couples=None) -> ArrowSet:
     """An ArrowSet without the non-finite or negligible entries (a couple is negligible beside the
     forces' size times a metre as well: the round-off about a pin's axis)."""
-    def keep(p, v, reference):
-        p, v = _stack(p, 3), _stack(v, 3)
-        norms = np.linalg.norm(v, axis=1) if len(v) else np.zeros(0)
-        largest = max(float(np.max(norms[np.isfinite(norms)], initial=0.0)), reference, 1e-300)
-        ok = np.isfinite(norms) & np.all(np.isfinite(p), axis=1) & (norms > NEGLIGIBLE * largest)
-        return p[ok], v[ok]
-
-    p, v = keep(points, vectors, 0.0)
-    largest_force = float(np.max(np.linalg.norm(v, axis=1), initial=0.0))
-    cp, c = keep(couple_points, couples, largest_force)
+    p, v = _kept(np.asarray(points, float).reshape(-1, 3), np.asarray(vectors, float).reshape(-1, 3), 0.0)
+    if couples is None or not len(couples):
+        return ArrowSet(p, v)
+    largest_force = float(np.max(_lengths(v), initial=0.0)) if len(v) else 0.0
+    cp, c = _kept(np.asarray(couple_points, float).reshape(-1, 3), np.asarray(couples, float).reshape(-1, 3),
+                  largest_force)
     return ArrowSet(p, v, cp, c)
 
 
 def _from_actions(actions, planar: bool, both_ends: set[str]) -> ArrowSet:
     """Forces at their points (and couples) on the body each action is on; the reaction too for
     kinds in `both_ends` (a spring pulls both its ends). Planar: in-plane forces, z couples."""
-    points, vectors, couple_points, couples = [], [], [], []
-    for action in actions:
-        sides = [(action.at, action.force, action.torque)]
-        if action.kind in both_ends and action.other >= 0:
-            sides.append((action.at if action.other_at is None else action.other_at, -action.force, -action.torque))
-        for at, force, torque in sides:
-            force = np.array(force, float)
-            torque = np.array(torque, float)
-            if planar:
-                force[2] = 0.0
-                torque[:2] = 0.0
-            points.append(at)
-            vectors.append(force)
-            couple_points.append(at)
-            couples.append(torque)
-    return _finite_set(points, vectors, couple_points, couples)
+    sides = [(a.at, a.force, a.torque) for a in actions]
+    sides += [(a.at if a.other_at is None else a.other_at, -a.force, -a.torque)
+              for a in actions if a.kind in both_ends and a.other >= 0]
+    if not sides:
+        return ArrowSet()
+    points, forces, torques = (np.array([side[k] for side in sides], float) for k in range(3))
+    if planar:
+        forces[:, 2] = 0.0
+        torques[:, :2] = 0.0
+    return _finite_set(points, forces, points, torques)
 
 
 def _at_mass_centres(vectors: np.ndarray, centres: np.ndarray, bodies: list[int]) -> ArrowSet:
-    return _finite_set([centres[b] for b in bodies], [vectors[b] for b in bodies], [], [])
+    return _finite_set(centres[bodies], vectors[bodies])
 
 
 def arrow_sets(quantities, row: np.ndarray, frame, model, planar: bool, kinds) -> tuple[dict, dict]:
@@ -99,7 +101,7 @@ def arrow_sets(quantities, row: np.ndarray, frame, model, planar: bool, kinds) -
     sets, problems = {}, {}
     centres = frame.mass_centres
     moving = [b for b, body in enumerate(model.bodies) if body.mass > 0]
-    spinning = [b for b, body in enumerate(model.bodies) if np.trace(np.asarray(body.inertia, float)) > 0]
+    spinning = [b for b, body in enumerate(model.bodies) if any(body.inertia[k][k] > 0 for k in range(3))]
     for kind in kinds:
         try:
             if kind == "velocity":

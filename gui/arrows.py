@@ -190,16 +190,23 @@ class Arrows(QObject):
         return "<br>".join(lines)
 
     def _show_legend(self, legend: QLabel, painter, scene, drawn) -> None:
-        pixels = painter.view_pixels()
         font_px = max(14, round(scene.height() / 42))  # the clock's size: readable from the back row
-        legend.setStyleSheet(f"QLabel {{ background: rgba(255, 255, 255, 215); color: #202020; "
-                             f"border: 1px solid #bbb; border-radius: 4px; padding: 4px 8px; "
-                             f"font-size: {font_px}px; }}")
-        legend.setText(self.legend_text(pixels))
-        legend.adjustSize()
-        legend.move(self._legend_place(legend, scene, drawn))
-        legend.show()
-        legend.raise_()
+        text = self.legend_text(painter.view_pixels())
+        if legend.property("font_px") != font_px:  # a style sheet costs milliseconds: only when it changes
+            legend.setProperty("font_px", font_px)
+            legend.setStyleSheet(f"QLabel {{ background: rgba(255, 255, 255, 215); color: #202020; "
+                                 f"border: 1px solid #bbb; border-radius: 4px; padding: 4px 8px; "
+                                 f"font-size: {font_px}px; }}")
+            legend.setText("")
+        if legend.text() != text:
+            legend.setText(text)
+            legend.adjustSize()
+        place = self._legend_place(legend, scene, drawn)
+        if legend.pos() != place:
+            legend.move(place)
+        if not legend.isVisible():
+            legend.show()
+            legend.raise_()
 
     def _legend_place(self, legend: QLabel, scene, drawn):
         """The view's corner where the legend covers least of the mechanism and its arrows (3-D:

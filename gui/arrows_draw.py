@@ -53,13 +53,14 @@ class FlatArrows:
             pairs = []
             for z, pen in ((30, pg.mkPen(HALO_COLOUR, width=width + 2 * HALO_PX, cap=Qt.RoundCap)),
                            (31 + order, pg.mkPen(KINDS[kind][2], width=width, cap=Qt.RoundCap))):
-                lines = pg.PlotDataItem([], [], pen=pen, connect="pairs")
-                arcs = pg.PlotDataItem([], [], pen=pen, connect="finite")
+                lines = pg.PlotCurveItem([], [], pen=pen, connect="pairs")  # lighter than PlotDataItem
+                arcs = pg.PlotCurveItem([], [], pen=pen, connect="finite")
                 for item in (lines, arcs):
                     item.setZValue(z)  # over the mechanism, halos under every arrow
                     plot.addItem(item, ignoreBounds=True)  # never widens the fitted view
                 pairs.append((lines, arcs))
             self.items[kind] = pairs
+        self._holding: set = set()  # the items that hold data (an empty one is not set again)
 
     def view_pixels(self) -> float:
         box = self.scene.getPlotItem().getViewBox().boundingRect()
@@ -68,8 +69,18 @@ class FlatArrows:
     def clear(self) -> None:
         for pairs in self.items.values():
             for lines, arcs in pairs:
-                lines.setData([], [])
-                arcs.setData([], [])
+                self._set(lines, None)
+                self._set(arcs, None)
+
+    def _set(self, item, xy) -> None:
+        """Put the points (k, 2) in `item` (None or nothing: empty it, once)."""
+        if xy is None or not len(xy):
+            if item in self._holding:
+                item.setData([], [])
+                self._holding.discard(item)
+            return
+        item.setData(xy[:, 0], xy[:, 1])
+        self._holding.add(item)
 
     def draw(self, sets: dict, scales) -> tuple | None:
         """Draw `sets` ({kind: ArrowSet}); returns the drawn box (x0, y0, x1, y1) in the plane."""
@@ -82,8 +93,8 @@ class FlatArrows:
             arrow_set = sets.get(kind)
             if arrow_set is None or arrow_set.empty:
                 for lines, arcs in pairs:
-                    lines.setData([], [])
-                    arcs.setData([], [])
+                    self._set(lines, None)
+                    self._set(arcs, None)
                 continue
             per_px = scales.per_pixel(kind, pixels)
             tails = project(arrow_set.points)
@@ -92,8 +103,8 @@ class FlatArrows:
             couple_lines = self._couples(arrow_set, scales.per_pixel(couple_key(kind), pixels), px, segments)
             xy = np.concatenate(segments)
             for lines, arcs in pairs:
-                lines.setData(xy[:, 0], xy[:, 1])
-                arcs.setData(couple_lines[:, 0], couple_lines[:, 1])
+                self._set(lines, xy)
+                self._set(arcs, couple_lines)
             drawn += [xy, couple_lines[np.all(np.isfinite(couple_lines), axis=1)]]
         points = np.concatenate(drawn) if drawn else np.zeros((0, 2))
         if not len(points):
