@@ -360,6 +360,17 @@ def shape_inertia(shape: Shape, mass: float) -> Mat3:
     return ((d[0], 0.0, 0.0), (0.0, d[1], 0.0), (0.0, 0.0, d[2]))
 
 
+def inertia_follows_edit(model: Model, path) -> bool:
+    """Whether setting the field at `path` (["bodies", 1, "mass"], ["bodies", 0, "shape", "radius"])
+    changes the mass or shape of a body whose inertia is its shape's: that inertia then follows
+    (the edit drops it, the loader derives it again). The inspector and `Simulation.set_parameter`
+    both ask this."""
+    if len(path) < 3 or path[0] != "bodies" or path[2] not in ("mass", "shape"):
+        return False
+    index = path[1]
+    return isinstance(index, int) and 0 <= index < len(model.bodies) and model.bodies[index].inertia_from_shape
+
+
 def initial_coordinates(model: Model) -> tuple[float, ...]:
     """q0 of every joint in body order (zeros by default; Euler parameters default to the identity
     (1, 0, 0, 0))."""

@@ -18,7 +18,7 @@ import numpy as np
 from .forces import PushElement
 from .formulations import make_formulation
 from .integrate import Stepper
-from .model import ModelError
+from .model import ModelError, inertia_follows_edit
 from .modelfile import model_from_dict, model_to_dict
 from .projection import ProjectionFailure, project_positions, project_velocities
 from .system import SingularMassMatrix, build_system
@@ -79,8 +79,7 @@ def model_with_parameter(model, path: str, value):
         raise ModelError(path, f"not a parameter of the motion (parameters are under {', '.join(PARAMETER_ROOTS)})")
     value = _numeric(value, path)
     data = model_to_dict(model)
-    if (len(parts) >= 3 and parts[0] == "bodies" and parts[2] in ("mass", "shape")
-            and isinstance(parts[1], int) and parts[1] < len(model.bodies) and model.bodies[parts[1]].inertia_from_shape):
+    if inertia_follows_edit(model, parts):
         del data["bodies"][parts[1]]["inertia"]  # the loader derives it from the new mass or shape
     node = data
     try:

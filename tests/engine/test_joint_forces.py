@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from eomlab.engine.actions import generalized_force, joint_motion
-from eomlab.engine.model import ExpressionConstraint, JointSpring, ModelError
+from eomlab.engine.model import Body, ExpressionConstraint, Joint, JointSpring, Model, ModelError, Settings
 from eomlab.engine.presets import (
     double_compound_pendulum, driven_crank, four_bar, heavy_top, knife_edge, rolling_disk_leaning, simple_pendulum,
     spatial_chain,
@@ -23,6 +23,20 @@ from eomlab.engine.simulation import Simulation
 TIGHT = dict(rtol=1e-12, atol=1e-12)
 COORDINATES = ("joint", "absolute")
 BALANCED = {"four_bar": four_bar, "rolling_disk": rolling_disk_leaning, "heavy_top": heavy_top}
+
+
+def hinged_arm():
+    """A 3-D arm on revolute joints about x then y, and a slider: reaction couples across the axes."""
+    def body(name, parent, joint, com):
+        return Body(name, parent, joint, 1.0, com, ((0.02, 0, 0), (0, 0.03, 0), (0, 0, 0.04)))
+    return Model(name="arm", gravity=(0.0, 0.0, -9.81), settings=Settings(t_end=1.0), bodies=(
+        body("shoulder", "ground", Joint("revolute", axis=(1.0, 0.0, 0.0), q0=(0.4,), u0=(1.0,),
+                                         names=("shoulder_q",)), (0.0, 0.3, 0.1)),
+        body("elbow", "shoulder", Joint("revolute", axis=(0.0, 1.0, 0.0), at=(0.0, 0.6, 0.0), q0=(0.7,),
+                                        u0=(-2.0,), names=("elbow_q",)), (0.3, 0.0, 0.0)),
+        body("hand", "elbow", Joint("prismatic", axis=(1.0, 0.0, 0.0), at=(0.6, 0.0, 0.0), q0=(0.1,), u0=(0.5,),
+                                    names=("hand_s",)), (0.05, 0.0, 0.0)),
+    ))
 
 
 def evaluation_of(sim):
@@ -111,7 +125,8 @@ def test_each_constraint_acts_where_its_rows_say(build, coordinates):
         assert np.max(np.abs(Q - A.T @ lam)) < 1e-12 * max(1.0, np.max(np.abs(lam)))
 
 
-@pytest.mark.parametrize("build", [four_bar, heavy_top, spatial_chain, driven_crank], ids=lambda b: b.__name__)
+@pytest.mark.parametrize("build", [four_bar, heavy_top, spatial_chain, driven_crank, hinged_arm],
+                         ids=lambda b: b.__name__)
 def test_joint_reactions_do_no_work_along_the_joint(build, method):
     """S_jᵀ (F, M) = 0: a revolute's couple has no axial part, a spherical joint's none at all."""
     sim = Simulation(build(), method=method, t_end=0.2)
@@ -125,7 +140,7 @@ def test_joint_reactions_do_no_work_along_the_joint(build, method):
         assert np.max(np.abs(work)) < 1e-9
 
 
-@pytest.mark.parametrize("build", [double_compound_pendulum, four_bar, heavy_top, spatial_chain],
+@pytest.mark.parametrize("build", [double_compound_pendulum, four_bar, heavy_top, spatial_chain, hinged_arm],
                          ids=lambda b: b.__name__)
 def test_joint_and_absolute_coordinates_give_the_same_joint_forces(build):
     """Two independent ways at the same initial state: Newton–Euler over subtrees from u̇, and
