@@ -126,12 +126,17 @@ def arrow_sets(quantities, row: np.ndarray, frame, model, planar: bool, kinds) -
     return sets, problems
 
 
+#: the mantissas a scale may have: a legend reads "0.25 N per px", and an arrow is at least 3/4 of
+#: the length it may have
+NICE_STEPS = (1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0)
+
+
 def nice_ceiling(x: float) -> float:
-    """The smallest of 1, 2, 5 × 10ⁿ at or above x (a scale that reads well in a legend)."""
+    """The smallest round number (`NICE_STEPS` × 10ⁿ) at or above x: a scale that reads well."""
     if not x > 0 or not math.isfinite(x):
         return 1.0
     exponent = math.floor(math.log10(x))
-    for step in (1.0, 2.0, 5.0, 10.0):
+    for step in NICE_STEPS:
         value = step * 10.0 ** exponent
         if value >= x * (1 - 1e-12):
             return value
@@ -141,7 +146,7 @@ def nice_ceiling(x: float) -> float:
 class Scales:
     """Units per pixel for each kind of arrow (`couple_key(kind)` for its couples): from the
     largest magnitude seen over the run so far (so an arrow never outgrows `LONGEST_SHARE` of the
-    view), rounded to 1-2-5, times the user's factor. Each kind has its own scale, so that gravity
+    view), rounded (`nice_ceiling`), times the user's factor. Each kind has its own scale, so that gravity
     stays readable beside a pin force ten times larger; the legend gives each one."""
 
     def __init__(self):

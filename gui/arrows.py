@@ -5,7 +5,7 @@ the arrows are drawn after the scene at each redraw tick (gui/redraw.py), at the
 pose the scene shows (the session's cursor: compare mode and any scrubbing stay consistent).
 The quantities come from the engine: a `RunQuantities` of the main run's model and formulation
 reads the sample row (the run itself lives in a worker). Scales follow the largest magnitudes
-seen in the run so far, rounded to 1-2-5, and a legend of units sits in a corner of the view
+seen in the run so far, rounded to a round number, and a legend of units sits in a corner of the view
 away from the mechanism.
 """
 from __future__ import annotations

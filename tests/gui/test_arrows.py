@@ -161,7 +161,7 @@ def test_a_constraint_without_a_point_is_named_in_the_legend(qtbot, make_window)
     assert "'level'" in window.arrows._legends[id(window.scene)].text()
 
 
-@pytest.mark.parametrize("x, expected", [(0.0031, 0.005), (0.7, 1.0), (1.0, 1.0), (12.0, 20.0), (48.0, 50.0)])
+@pytest.mark.parametrize("x, expected", [(0.0031, 0.004), (0.7, 0.8), (1.0, 1.0), (12.0, 15.0), (48.0, 50.0), (0.09, 0.1)])
 def test_scales_read_well(x, expected):
     assert nice_ceiling(x) == pytest.approx(expected)
 
