@@ -5,13 +5,13 @@ the arrows are drawn after the scene at each redraw tick (gui/redraw.py), at the
 pose the scene shows (the session's cursor: compare mode and any scrubbing stay consistent).
 The quantities come from the engine: a `RunQuantities` of the main run's model and formulation
 reads the sample row (the run itself lives in a worker). Scales follow the largest magnitudes
-seen in the run so far, rounded to a round number, and a legend of units sits in a corner of the view
-away from the mechanism.
+seen in the run so far, rounded to a round number; the legend of units sits in the 2-D scene's
+title row (outside the view, so never over the mechanism) or in the 3-D view's lower left.
 """
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QObject, QRect, Qt
+from PySide6.QtCore import QObject, QPoint, Qt
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QSlider, QWidget, QWidgetAction
 
 from eomlab.engine.model import ModelError, is_planar
@@ -21,7 +21,7 @@ from eomlab.gui.arrows_draw import FlatArrows, SpaceArrows
 
 #: the arrow-length control: a factor from 1/4 to 4, in steps of 2^(1/4)
 LENGTH_STEPS = 8
-#: the legend keeps this far from the view's edges (px)
+#: the 3-D legend keeps this far from the view's edges (px)
 LEGEND_MARGIN = 10
 
 
@@ -40,6 +40,7 @@ class Arrows(QObject):
         self._quantities_key = None
         self._painters: dict = {}
         self._legends: dict = {}
+        self._title = None  # (text, font px) of the 2-D scene's title row while it holds the legend
         self.menu = QMenu("Arrows", window)
         self.actions = {}
         for kind, (text, *_rest) in KINDS.items():
@@ -109,7 +110,7 @@ class Arrows(QObject):
         row = self._row_at(frame)
         if not self.enabled or row is None:
             painter.clear()
-            legend.hide()
+            self.hide_legends()
             self.sets, self.problems = {}, {}
             return
         model = self.session.model
@@ -122,8 +123,8 @@ class Arrows(QObject):
         for kind, arrow_set in self.sets.items():
             self.scales.see(kind, arrow_set.vectors)
             self.scales.see(couple_key(kind), arrow_set.couples)
-        drawn = painter.draw(self.sets, self.scales)
-        self._show_legend(legend, painter, scene, drawn)
+        painter.draw(self.sets, self.scales)
+        self._show_legend(legend, painter, scene)
 
     def _row_at(self, frame) -> np.ndarray | None:
         """The main run's sample row of the pose `frame` (the one at or before its time)."""
@@ -159,6 +160,9 @@ class Arrows(QObject):
         for other, legend in self._legends.items():
             if other != key:
                 legend.hide()
+        if scene is not self.window.scene2d and self._title is not None:
+            self._title = None
+            self.window.scene2d.getPlotItem().setTitle(None)
         return self._painters[key]
 
     def _legend_for(self, scene) -> QLabel:
@@ -173,8 +177,8 @@ class Arrows(QObject):
 
     # --- the legend -----------------------------------------------------------------------------------
 
-    def legend_text(self, pixels: float) -> str:
-        """One line per kind shown: its colour, its name, its scale (or why it shows nothing)."""
+    def legend_lines(self, pixels: float) -> list[str]:
+        """One entry per kind shown: its colour, its name, its scale (or why it shows nothing)."""
         lines = []
         for kind in [k for k in KINDS if k in self.enabled]:
             _menu, name, colour, unit = KINDS[kind]
@@ -187,11 +191,17 @@ class Arrows(QObject):
                 scale += f"; couples {scale_text(self.scales.per_pixel(couple_key(kind), pixels), COUPLE_UNIT)}"
                 scale += " of arc" if self.window.scene is self.window.scene2d else ""
             lines.append(f"<span style='color:{colour}'>━━➤</span> {name} &nbsp; {scale}")
-        return "<br>".join(lines)
+        return lines
 
-    def _show_legend(self, legend: QLabel, painter, scene, drawn) -> None:
+    def _show_legend(self, legend: QLabel, painter, scene) -> None:
+        """2-D: the legend is the plot's title row, above the view (never over the mechanism);
+        3-D: a label in the view's lower left (the clock has the upper left)."""
         font_px = max(14, round(scene.height() / 42))  # the clock's size: readable from the back row
-        text = self.legend_text(painter.view_pixels())
+        lines = self.legend_lines(painter.view_pixels())
+        if scene is self.window.scene2d:
+            self._show_title(scene, lines, font_px)
+            return
+        text = "<br>".join(lines)
         if legend.property("font_px") != font_px:  # a style sheet costs milliseconds: only when it changes
             legend.setProperty("font_px", font_px)
             legend.setStyleSheet(f"QLabel {{ background: rgba(255, 255, 255, 215); color: #202020; "
@@ -201,31 +211,33 @@ class Arrows(QObject):
         if legend.text() != text:
             legend.setText(text)
             legend.adjustSize()
-        place = self._legend_place(legend, scene, drawn)
+        place = QPoint(LEGEND_MARGIN, scene.height() - legend.height() - LEGEND_MARGIN)
         if legend.pos() != place:
             legend.move(place)
         if not legend.isVisible():
             legend.show()
             legend.raise_()
 
-    def _legend_place(self, legend: QLabel, scene, drawn):
-        """The view's corner where the legend covers least of the mechanism and its arrows (3-D:
-        the lower left; the clock has the upper left)."""
-        w, h = legend.width(), legend.height()
-        if scene is not self.window.scene2d:
-            return QRect(LEGEND_MARGIN, scene.height() - h - LEGEND_MARGIN, w, h).topLeft()
-        view = scene.getPlotItem().getViewBox()
-        area = scene.mapFromScene(view.sceneBoundingRect()).boundingRect()
-        boxes = [scene.widget_rect(box) for box in (scene.picture_box, drawn) if box is not None]
-        m = LEGEND_MARGIN
-        corners = [QRect(area.right() - w - m, area.bottom() - h - m, w, h),
-                   QRect(area.right() - w - m, area.top() + m, w, h),
-                   QRect(area.left() + m, area.bottom() - h - m, w, h),
-                   QRect(area.left() + m, area.top() + 3 * m + 24, w, h)]  # below the time label
+    def _show_title(self, scene, lines: list[str], font_px: int) -> None:
+        """The 2-D legend in the title row: two kinds a line, the row as tall as its lines."""
+        rows = ["&nbsp;&nbsp;&nbsp;&nbsp;".join(lines[i:i + 2]) for i in range(0, len(lines), 2)]
+        text = "<br>".join(rows)
+        key = (text, font_px)
+        if key == self._title:
+            return
+        self._title = key
+        plot = scene.getPlotItem()
+        if not rows:
+            plot.setTitle(None)
+            return
+        plot.setTitle(text, size=f"{font_px}px")
+        height = int(len(rows) * font_px * 1.45 + 8)
+        plot.titleLabel.setMaximumHeight(height)
+        plot.layout.setRowFixedHeight(0, height)
 
-        def covered(rect: QRect) -> int:
-            return sum(max(0, r.width()) * max(0, r.height()) for r in (rect.intersected(b) for b in boxes if b))
-
-        best = min(corners, key=lambda rect: (covered(rect), corners.index(rect)))
-        return best.topLeft()
-
+    def hide_legends(self) -> None:
+        for legend in self._legends.values():
+            legend.hide()
+        if self._title is not None:
+            self._title = None
+            self.window.scene2d.getPlotItem().setTitle(None)

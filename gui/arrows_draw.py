@@ -1,6 +1,6 @@
 """Painting arrows: in the 2-D scene (pyqtgraph items over the mechanism, sized in pixels) and in
 the 3-D view (GL lines drawn on top of the solids). Each painter takes the `ArrowSet`s of
-gui/arrow_sets.py and the `Scales`, and gives back what it drew in window pixels' terms.
+gui/arrow_sets.py and the `Scales`.
 
 Vectors are shafts with a head; couples are arcs round their point with a head (planar models:
 a torque about z) or double-headed arrows (3-D).
@@ -15,7 +15,7 @@ from PySide6.QtCore import Qt
 
 from eomlab.gui.arrow_sets import DRAW_ORDER, KINDS, WIDTHS, couple_key
 
-#: arrow shafts and heads, pixels; a light halo round each arrow keeps it visible on any body
+#: arrow shafts and heads, pixels; in 3-D a light halo round each arrow keeps it visible on any body
 PEN_WIDTH = 3.5
 HALO_PX = 3.0
 HALO_COLOUR = (255, 255, 255, 220)
@@ -48,18 +48,16 @@ class FlatArrows:
         self.scene = scene
         plot = scene.getPlotItem()
         self.items = {}
+        # no halo here: the view is light and a wide antialiased pen is Qt's slow stroker (a halo
+        # round 60 arrows tripled the cost of painting the scene)
         for order, kind in enumerate(DRAW_ORDER):
-            width = WIDTHS.get(kind, PEN_WIDTH)
-            pairs = []
-            for z, pen in ((30, pg.mkPen(HALO_COLOUR, width=width + 2 * HALO_PX, cap=Qt.RoundCap)),
-                           (31 + order, pg.mkPen(KINDS[kind][2], width=width, cap=Qt.RoundCap))):
-                lines = pg.PlotCurveItem([], [], pen=pen, connect="pairs")  # lighter than PlotDataItem
-                arcs = pg.PlotCurveItem([], [], pen=pen, connect="finite")
-                for item in (lines, arcs):
-                    item.setZValue(z)  # over the mechanism, halos under every arrow
-                    plot.addItem(item, ignoreBounds=True)  # never widens the fitted view
-                pairs.append((lines, arcs))
-            self.items[kind] = pairs
+            pen = pg.mkPen(KINDS[kind][2], width=WIDTHS.get(kind, PEN_WIDTH), cap=Qt.RoundCap)
+            lines = pg.PlotCurveItem([], [], pen=pen, connect="pairs")  # lighter than PlotDataItem
+            arcs = pg.PlotCurveItem([], [], pen=pen, connect="finite")
+            for item in (lines, arcs):
+                item.setZValue(30 + order)  # over the mechanism
+                plot.addItem(item, ignoreBounds=True)  # never widens the fitted view
+            self.items[kind] = [(lines, arcs)]
         self._holding: set = set()  # the items that hold data (an empty one is not set again)
 
     def view_pixels(self) -> float:
@@ -82,13 +80,12 @@ class FlatArrows:
         item.setData(xy[:, 0], xy[:, 1])
         self._holding.add(item)
 
-    def draw(self, sets: dict, scales) -> tuple | None:
-        """Draw `sets` ({kind: ArrowSet}); returns the drawn box (x0, y0, x1, y1) in the plane."""
+    def draw(self, sets: dict, scales) -> None:
+        """Draw `sets` ({kind: ArrowSet}) at the scales of `scales`."""
         view = self.scene.getPlotItem().getViewBox()
         px = view.viewPixelSize()[0] or 1.0  # data units per pixel (the aspect is locked)
         pixels = self.view_pixels()
         project = self.scene.project
-        drawn = []
         for kind, pairs in self.items.items():
             arrow_set = sets.get(kind)
             if arrow_set is None or arrow_set.empty:
@@ -105,12 +102,6 @@ class FlatArrows:
             for lines, arcs in pairs:
                 self._set(lines, xy)
                 self._set(arcs, couple_lines)
-            drawn += [xy, couple_lines[np.all(np.isfinite(couple_lines), axis=1)]]
-        points = np.concatenate(drawn) if drawn else np.zeros((0, 2))
-        if not len(points):
-            return None
-        low, high = points.min(axis=0), points.max(axis=0)
-        return (low[0], low[1], high[0], high[1])
 
     def _couples(self, arrow_set, per_px: float, px: float, segments: list) -> np.ndarray:
         """Arcs (NaN-separated polylines) for z couples of a planar model; a 3-D couple seen in the
@@ -201,7 +192,7 @@ class SpaceArrows:
             for item in pair:
                 item.setData(pos=np.zeros((0, 3)))
 
-    def draw(self, sets: dict, scales) -> tuple | None:
+    def draw(self, sets: dict, scales) -> None:
         turn = self.scene.turn
         px = self.world_per_pixel()
         pixels = self.view_pixels()
@@ -224,4 +215,3 @@ class SpaceArrows:
                     pieces.append(heads_3d(tails, inner, HEAD_PX * px))
             for item in pair:
                 item.setData(pos=np.concatenate(pieces) if pieces else np.zeros((0, 3)))
-        return None
