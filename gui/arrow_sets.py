@@ -17,7 +17,7 @@ from eomlab.engine.model import ModelError
 #: arrow kinds: key → (menu text, legend text, colour, unit of its vectors)
 KINDS = {
     "velocity": ("Mass-centre velocities", "velocity of G", "#009E73", "m/s"),
-    "applied": ("Applied forces (gravity, springs, efforts)", "applied force", "#7A3E9D", "N"),
+    "applied": ("Applied forces (gravity, springs, efforts)", "applied force", "#8E44AD", "N"),
     "constraint": ("Constraint forces at joints and contacts", "constraint force", "#D55E00", "N"),
     "omega": ("Angular velocity ω of 3-D bodies", "angular velocity ω", "#1A1A1A", "rad/s"),
     "momentum": ("Angular momentum H_G of 3-D bodies", "angular momentum H_G", "#D9A400", "kg·m²/s"),

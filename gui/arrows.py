@@ -11,6 +11,7 @@ title row (outside the view, so never over the mechanism) or in the 3-D view's l
 from __future__ import annotations
 
 import numpy as np
+import pyqtgraph as pg
 from PySide6.QtCore import QObject, QPoint, Qt
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QSlider, QWidget, QWidgetAction
 
@@ -123,6 +124,8 @@ class Arrows(QObject):
         for kind, arrow_set in self.sets.items():
             self.scales.see(kind, arrow_set.vectors)
             self.scales.see(couple_key(kind), arrow_set.couples)
+        look = getattr(self.window, "presentation", None)  # presentation mode: thicker, larger
+        painter.restyle(look.line_scale() if look is not None else 1.0)
         painter.draw(self.sets, self.scales)
         self._show_legend(legend, painter, scene)
 
@@ -196,7 +199,9 @@ class Arrows(QObject):
     def _show_legend(self, legend: QLabel, painter, scene) -> None:
         """2-D: the legend is the plot's title row, above the view (never over the mechanism);
         3-D: a label in the view's lower left (the clock has the upper left)."""
-        font_px = max(14, round(scene.height() / 42))  # the clock's size: readable from the back row
+        look = getattr(self.window, "presentation", None)
+        # the window's font (24 px and more in presentation), at least the 3-D clock's size
+        font_px = max(14, round(scene.height() / 42), look.font_px() if look is not None else 0)
         lines = self.legend_lines(painter.view_pixels())
         if scene is self.window.scene2d:
             self._show_title(scene, lines, font_px)
@@ -222,7 +227,7 @@ class Arrows(QObject):
         """The 2-D legend in the title row: two kinds a line, the row as tall as its lines."""
         rows = ["&nbsp;&nbsp;&nbsp;&nbsp;".join(lines[i:i + 2]) for i in range(0, len(lines), 2)]
         text = "<br>".join(rows)
-        key = (text, font_px)
+        key = (text, font_px, str(pg.getConfigOption("foreground")))  # a theme change restyles it
         if key == self._title:
             return
         self._title = key

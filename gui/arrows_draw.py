@@ -59,6 +59,18 @@ class FlatArrows:
                 plot.addItem(item, ignoreBounds=True)  # never widens the fitted view
             self.items[kind] = [(lines, arcs)]
         self._holding: set = set()  # the items that hold data (an empty one is not set again)
+        self.line_scale = 1.0
+
+    def restyle(self, line_scale: float) -> None:
+        """Pens `line_scale` times as wide (presentation mode, zoom); heads grow with them."""
+        if line_scale == self.line_scale:
+            return
+        self.line_scale = line_scale
+        for kind, pairs in self.items.items():
+            pen = pg.mkPen(KINDS[kind][2], width=WIDTHS.get(kind, PEN_WIDTH) * line_scale, cap=Qt.RoundCap)
+            for lines, arcs in pairs:
+                lines.setPen(pen)
+                arcs.setPen(pen)
 
     def view_pixels(self) -> float:
         box = self.scene.getPlotItem().getViewBox().boundingRect()
@@ -96,14 +108,15 @@ class FlatArrows:
             per_px = scales.per_pixel(kind, pixels)
             tails = project(arrow_set.points)
             tips = tails + project(arrow_set.vectors) / per_px * px
-            segments = [np.stack((tails, tips), axis=1).reshape(-1, 2), _heads_2d(tails, tips, HEAD_PX * px)]
-            couple_lines = self._couples(arrow_set, scales.per_pixel(couple_key(kind), pixels), px, segments)
+            head = HEAD_PX * px * math.sqrt(self.line_scale)
+            segments = [np.stack((tails, tips), axis=1).reshape(-1, 2), _heads_2d(tails, tips, head)]
+            couple_lines = self._couples(arrow_set, scales.per_pixel(couple_key(kind), pixels), px, segments, head)
             xy = np.concatenate(segments)
             for lines, arcs in pairs:
                 self._set(lines, xy)
                 self._set(arcs, couple_lines)
 
-    def _couples(self, arrow_set, per_px: float, px: float, segments: list) -> np.ndarray:
+    def _couples(self, arrow_set, per_px: float, px: float, segments: list, head: float) -> np.ndarray:
         """Arcs (NaN-separated polylines) for z couples of a planar model; a 3-D couple seen in the
         oblique projection is a double-headed arrow added to `segments`."""
         if not len(arrow_set.couples):
@@ -113,9 +126,9 @@ class FlatArrows:
         planar = np.allclose(project.matrix, [[1, 0, 0], [0, 1, 0]])
         if not planar:
             tips = centres + project(arrow_set.couples) / per_px * px
-            inner = tips - 0.6 * HEAD_PX * px * _unit_rows(tips - centres)
-            segments += [np.stack((centres, tips), axis=1).reshape(-1, 2), _heads_2d(centres, tips, HEAD_PX * px),
-                         _heads_2d(centres, inner, HEAD_PX * px)]
+            inner = tips - 0.6 * head * _unit_rows(tips - centres)
+            segments += [np.stack((centres, tips), axis=1).reshape(-1, 2), _heads_2d(centres, tips, head),
+                         _heads_2d(centres, inner, head)]
             return np.zeros((0, 2))
         parts = []
         r = ARC_RADIUS_PX * px
@@ -124,8 +137,8 @@ class FlatArrows:
             angles = np.linspace(0.0, turn, 32) - 0.5 * math.pi  # from below the point, counter-clockwise for +z
             arc = centre + r * np.column_stack((np.cos(angles), np.sin(angles)))
             tangent = np.sign(tz) * np.array([-math.sin(angles[-1]), math.cos(angles[-1])])
-            head = _heads_2d(arc[-1:] - tangent, arc[-1:], HEAD_PX * px)
-            parts += [arc, np.full((1, 2), np.nan), head[:2], np.full((1, 2), np.nan), head[2:],
+            barbs = _heads_2d(arc[-1:] - tangent, arc[-1:], head)
+            parts += [arc, np.full((1, 2), np.nan), barbs[:2], np.full((1, 2), np.nan), barbs[2:],
                       np.full((1, 2), np.nan)]
         return np.concatenate(parts)
 
@@ -179,6 +192,16 @@ class SpaceArrows:
             item.setGLOptions(on_top)
             scene.addItem(item)
             self.items[kind] = (halos[kind], item)
+        self.line_scale = 1.0
+
+    def restyle(self, line_scale: float) -> None:
+        if line_scale == self.line_scale:
+            return
+        self.line_scale = line_scale
+        for kind, (halo, item) in self.items.items():
+            width = WIDTHS.get(kind, PEN_WIDTH) * line_scale
+            halo.setData(width=width + 2 * HALO_PX)
+            item.setData(width=width)
 
     def view_pixels(self) -> float:
         return float(min(self.scene.width(), self.scene.height()))
