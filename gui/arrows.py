@@ -156,7 +156,13 @@ class Arrows(QObject):
         """This scene's painter; the other scene's arrows are cleared (the view switched)."""
         key = id(scene)
         if key not in self._painters:
-            self._painters[key] = FlatArrows(scene) if scene is self.window.scene2d else SpaceArrows(scene)
+            if scene is self.window.scene2d:
+                self._painters[key] = FlatArrows(scene)
+                # a pan or zoom while paused: arrows keep their pixel lengths, the legend stays true
+                scene.getPlotItem().getViewBox().sigRangeChangedManually.connect(
+                    lambda *_args: self.window.redraw.mark_dirty())
+            else:
+                self._painters[key] = SpaceArrows(scene)
         for other, painter in self._painters.items():
             if other != key:
                 painter.clear()

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from eomlab.engine.model import ExpressionConstraint
-from eomlab.engine.presets import double_compound_pendulum, four_bar, heavy_top
+from eomlab.engine.presets import double_compound_pendulum, driven_crank, four_bar, heavy_top
 from eomlab.engine.simulation import Simulation
 from eomlab.gui.arrow_sets import KINDS, nice_ceiling
 
@@ -164,6 +164,27 @@ def test_a_constraint_without_a_point_is_named_in_the_legend(qtbot, make_window)
     assert window.arrows.sets["constraint"].empty and "'level'" in window.arrows.problems["constraint"]
     assert len(window.arrows.sets["applied"].points) == 2
     assert "'level'" in legend_of(window)
+
+
+def test_couples_are_arcs_round_their_joint(qtbot, make_window):
+    """The driven slider-crank: the servo's drive torque at the crank's pin is a z couple, drawn as
+    an arc (one polyline and two barbs, NaN-separated) with its scale in the legend."""
+    model = driven_crank()
+    window = make_window(model)
+    paused_after(qtbot, window, 20)
+    window.arrows.set_enabled("constraint", True)
+    window.redraw.redraw_all()
+    row, frame = shown_row(window)
+    arrow_set = window.arrows.sets["constraint"]
+    engine = [a for a in Simulation(model).constraint_forces(row) if abs(a.torque[2]) > 1e-9 * max(
+        np.linalg.norm(b.force) for b in Simulation(model).constraint_forces(row))]
+    assert len(arrow_set.couples) == len(engine) >= 1  # the drive torque (a point-mass slider needs no couple)
+    assert same_points(arrow_set.couple_points, [a.at for a in engine])
+    _lines, arcs = window.arrows._painters[id(window.scene)].items["constraint"][0]
+    x, y = arcs.getData()
+    breaks = np.flatnonzero(np.isnan(x))
+    assert len(breaks) == 3 * len(engine) and np.all(np.isfinite(y[~np.isnan(y)]))
+    assert "couples" in legend_of(window) and "N·m per px" in legend_of(window)
 
 
 @pytest.mark.parametrize("x, expected", [(0.0031, 0.004), (0.7, 0.8), (1.0, 1.0), (12.0, 15.0), (48.0, 50.0), (0.09, 0.1)])
