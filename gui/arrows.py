@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QObject, QPoint, Qt
+from PySide6.QtCore import QEvent, QObject, QPoint, Qt
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QSlider, QWidget, QWidgetAction
 
 from eomlab.engine.model import ModelError, is_planar
@@ -163,6 +163,7 @@ class Arrows(QObject):
                     lambda *_args: self.window.redraw.mark_dirty())
             else:
                 self._painters[key] = SpaceArrows(scene)
+                scene.installEventFilter(self)  # the camera turned or zoomed: see eventFilter
         for other, painter in self._painters.items():
             if other != key:
                 painter.clear()
@@ -173,6 +174,12 @@ class Arrows(QObject):
             self._title = None
             self.window.scene2d.getPlotItem().setTitle(None)
         return self._painters[key]
+
+    def eventFilter(self, watched, event) -> bool:
+        """A wheel or drag in the 3-D view moves the camera: redraw the arrows at their pixel lengths."""
+        if self.enabled and event.type() in (QEvent.Wheel, QEvent.MouseMove):
+            self.window.redraw.mark_dirty()
+        return False
 
     def _legend_for(self, scene) -> QLabel:
         key = id(scene)
