@@ -21,7 +21,7 @@ def _zero() -> np.ndarray:
     return np.zeros(3)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # arrays inside: compare fields, not Actions
 class Action:
     """`force` (N) at world point `at` and `torque` (N·m, a free couple) that `source` exerts on
     body `on`, and −force at `other_at`, −torque on body `other` (−1: ground or nothing: gravity,
