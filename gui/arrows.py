@@ -52,7 +52,7 @@ class Arrows(QObject):
             self.actions[kind] = action
         self.menu.addSeparator()
         self.length_slider = self._length_control()
-        self.menu.addAction("Rescale to the run so far", self.rescale)
+        self.menu.addAction("Rescale from the shown instant on", self.rescale)
         self.session.runs_started.connect(self.rescale)
 
     def _length_control(self) -> QSlider:
