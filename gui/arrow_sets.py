@@ -8,6 +8,7 @@ No drawing here (gui/arrows_draw.py paints, gui/arrows.py switches and places) a
 from __future__ import annotations
 
 import math
+from collections import deque
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -27,8 +28,11 @@ DRAW_ORDER = ("momentum", "omega", "applied", "constraint", "velocity")
 WIDTHS = {"momentum": 8.0}
 #: couples (torques) are drawn as arcs (2-D) or double-headed arrows (3-D) in this unit
 COUPLE_UNIT = "N·m"
-#: the largest magnitude seen so far is drawn this long: a share of the view's smaller side (px)
+#: a typical large magnitude (`Scales`) is drawn this long: a share of the view's smaller side (px)
 LONGEST_SHARE = 0.3
+#: the quantile of the frames' largest magnitudes that sets a scale, and how many frames count
+TYPICAL = 0.9
+FRAMES_KEPT = 3000
 #: vectors shorter than this share of the longest are left out (round-off of a zero force)
 NEGLIGIBLE = 1e-9
 
@@ -144,28 +148,48 @@ def nice_ceiling(x: float) -> float:
 
 
 class Scales:
-    """Units per pixel for each kind of arrow (`couple_key(kind)` for its couples): from the
-    largest magnitude seen over the run so far (so an arrow never outgrows `LONGEST_SHARE` of the
-    view), rounded (`nice_ceiling`), times the user's factor. Each kind has its own scale, so that gravity
-    stays readable beside a pin force ten times larger; the legend gives each one."""
+    """Units per pixel for each kind of arrow (`couple_key(kind)` for its couples), times the
+    user's factor: the `TYPICAL` quantile of the largest magnitude of each frame seen over the run
+    so far is drawn `LONGEST_SHARE` of the view long, rounded (`nice_ceiling`). A quantile, not the
+    maximum: a four-bar's pin forces peak at four times their usual size for a moment, and a scale
+    set by that moment would leave the arrows a few pixels long the rest of the run (at the peak
+    they grow past their room instead). Each kind has its own scale, so that gravity stays readable
+    beside a pin force ten times larger; the legend gives each one."""
 
     def __init__(self):
-        self.largest: dict[str, float] = {}
+        self.seen: dict[str, deque] = {}  # per key: (the largest magnitude of a frame, its weight)
+        self.typical: dict[str, float] = {}
         self.factor = 1.0  # the user's "arrow length ×"
 
     def clear(self) -> None:
-        self.largest.clear()
+        self.seen.clear()
+        self.typical.clear()
 
-    def see(self, key: str, vectors: np.ndarray) -> None:
-        if len(vectors):
-            biggest = float(np.max(np.linalg.norm(vectors, axis=1)))
-            if math.isfinite(biggest):
-                self.largest[key] = max(self.largest.get(key, 0.0), biggest)
+    def see(self, key: str, vectors: np.ndarray, weight: float = 1.0) -> None:
+        """Count a frame's arrows of `key`, weighted by the simulated time it stands for (frames
+        come at wall-clock ticks: a phase slow to integrate would otherwise count more)."""
+        if not len(vectors) or not weight > 0:
+            return
+        biggest = float(np.max(np.sqrt(np.einsum("ij,ij->i", vectors, vectors))))
+        if not math.isfinite(biggest):
+            return
+        seen = self.seen.setdefault(key, deque(maxlen=FRAMES_KEPT))
+        seen.append((biggest, weight))
+        if len(seen) < 20 or len(seen) % 10 == 0:  # a quantile every tenth frame is plenty
+            self.typical[key] = weighted_quantile(np.array(seen), TYPICAL)
 
     def per_pixel(self, key: str, view_pixels: float) -> float:
         """The value per pixel of arrow of `key` for a view whose smaller side is `view_pixels`."""
         longest = max(LONGEST_SHARE * view_pixels, 20.0)
-        return nice_ceiling(self.largest.get(key, 0.0) / longest) / self.factor
+        return nice_ceiling(self.typical.get(key, 0.0) / longest) / self.factor
+
+
+def weighted_quantile(pairs: np.ndarray, q: float) -> float:
+    """The q-quantile of values pairs[:, 0] with weights pairs[:, 1]."""
+    order = np.argsort(pairs[:, 0])
+    cumulative = np.cumsum(pairs[order, 1])
+    k = int(np.searchsorted(cumulative, q * cumulative[-1]))
+    return float(pairs[order[min(k, len(order) - 1)], 0])
 
 
 def couple_key(kind: str) -> str:

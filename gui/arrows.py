@@ -5,7 +5,7 @@ the arrows are drawn after the scene at each redraw tick (gui/redraw.py), at the
 pose the scene shows (the session's cursor: compare mode and any scrubbing stay consistent).
 The quantities come from the engine: a `RunQuantities` of the main run's model and formulation
 reads the sample row (the run itself lives in a worker). Scales follow the largest magnitudes
-seen in the run so far, rounded to a round number; the legend of units sits in the 2-D scene's
+seen in the run so far (a high quantile of them), rounded; the legend of units sits in the 2-D scene's
 title row (outside the view, so never over the mechanism) or in the 3-D view's lower left.
 """
 from __future__ import annotations
@@ -42,6 +42,7 @@ class Arrows(QObject):
         self._painters: dict = {}
         self._legends: dict = {}
         self._title = None  # (text, font px) of the 2-D scene's title row while it holds the legend
+        self._seen_t = None  # the time of the sample the scales saw last
         self.menu = QMenu("Arrows", window)
         self.actions = {}
         for kind, (text, *_rest) in KINDS.items():
@@ -96,6 +97,7 @@ class Arrows(QObject):
     def rescale(self) -> None:
         """Scales from the magnitudes seen from now on (a fresh run does this)."""
         self.scales.clear()
+        self._seen_t = None
         redraw = getattr(self.window, "redraw", None)  # none yet while the window is built
         if redraw is not None:
             redraw.mark_dirty()
@@ -121,9 +123,14 @@ class Arrows(QObject):
             self.sets, self.problems = {}, {kind: problem for kind in self.enabled}
         else:
             self.sets, self.problems = arrow_sets(quantities, row, frame, model, planar, self.enabled)
-        for kind, arrow_set in self.sets.items():
-            self.scales.see(kind, arrow_set.vectors)
-            self.scales.see(couple_key(kind), arrow_set.couples)
+        if row[0] != self._seen_t:  # each sample counts once towards the scales (not each repaint),
+            # weighted by the simulated time since the last (a scrub backwards counts one output step)
+            step = row[0] - self._seen_t if self._seen_t is not None and row[0] > self._seen_t else None
+            weight = step if step is not None else self.session.model.settings.dt_out
+            self._seen_t = row[0]
+            for kind, arrow_set in self.sets.items():
+                self.scales.see(kind, arrow_set.vectors, weight)
+                self.scales.see(couple_key(kind), arrow_set.couples, weight)
         look = getattr(self.window, "presentation", None)  # presentation mode: thicker, larger
         painter.restyle(look.line_scale() if look is not None else 1.0)
         painter.draw(self.sets, self.scales)

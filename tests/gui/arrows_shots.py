@@ -1,7 +1,7 @@
 """Screenshots of the arrows (the README's, and a look before committing): open the window on a
 preset, switch arrow kinds on, run a while, pause and save the window.
 
-    xvfb-run -a -s "-screen 0 1920x1080x24" python tests/gui/arrows_shots.py PRESET OUT.png KIND [KIND ...]
+    xvfb-run -a -s "-screen 0 1920x1080x24" python tests/gui/arrows_shots.py PRESET OUT.png KIND [KIND ...] [--ms=2500]
 
 KIND is one of gui/arrow_sets.KINDS (velocity, applied, constraint, omega, momentum).
 """
@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QApplication
 RUN_MS = 2500
 
 
-def main(preset_name: str, path: str, kinds: list[str]) -> None:
+def main(preset_name: str, path: str, kinds: list[str], run_ms: int = RUN_MS) -> None:
     QCoreApplication.setAttribute(Qt.AA_ShareOpenGLContexts)
     app = QApplication(sys.argv[:1])
     from eomlab.engine.presets import preset
@@ -42,9 +42,10 @@ def main(preset_name: str, path: str, kinds: list[str]) -> None:
         window.close()
         app.quit()
 
-    QTimer.singleShot(RUN_MS, shot)
+    QTimer.singleShot(run_ms, shot)
     app.exec()
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2], sys.argv[3:])
+    wall = [int(a.split("=", 1)[1]) for a in sys.argv[3:] if a.startswith("--ms=")]
+    main(sys.argv[1], sys.argv[2], [a for a in sys.argv[3:] if not a.startswith("--")], *wall)

@@ -15,7 +15,7 @@ import pytest
 from eomlab.engine.model import ExpressionConstraint
 from eomlab.engine.presets import double_compound_pendulum, driven_crank, four_bar, heavy_top
 from eomlab.engine.simulation import Simulation
-from eomlab.gui.arrow_sets import KINDS, nice_ceiling
+from eomlab.gui.arrow_sets import KINDS, Scales, nice_ceiling
 
 from conftest import x_display_command
 from gui_helpers import run_fast, wait_for_samples
@@ -185,6 +185,17 @@ def test_couples_are_arcs_round_their_joint(qtbot, make_window):
     breaks = np.flatnonzero(np.isnan(x))
     assert len(breaks) == 3 * len(engine) and np.all(np.isfinite(y[~np.isnan(y)]))
     assert "couples" in legend_of(window) and "N·m per px" in legend_of(window)
+
+
+def test_scales_follow_the_typical_magnitude_in_simulated_time():
+    """A short peak does not set the scale; frames weigh by the simulated time they stand for."""
+    scales = Scales()
+    for k in range(100):
+        scales.see("constraint", np.array([[400.0 if 50 <= k < 55 else 50.0, 0.0, 0.0]]), 0.01)
+    assert scales.per_pixel("constraint", 500.0) == pytest.approx(nice_ceiling(50.0 / 150.0))
+    for _ in range(10):  # ten frames standing for 10 s of peak each (the scale is revised every tenth frame)
+        scales.see("constraint", np.array([[400.0, 0.0, 0.0]]), 10.0)
+    assert scales.per_pixel("constraint", 500.0) == pytest.approx(nice_ceiling(400.0 / 150.0))
 
 
 @pytest.mark.parametrize("x, expected", [(0.0031, 0.004), (0.7, 0.8), (1.0, 1.0), (12.0, 15.0), (48.0, 50.0), (0.09, 0.1)])
