@@ -19,42 +19,66 @@ from __future__ import annotations
 
 import numpy as np
 
+from .absolute import InJointCoordinates, JointCoordinateForce
 from .actions import Action
 from .applied_forces import applied_forces
+from .constraints import JointRows, PlanarPins, SpatialPins
 from .rotations import cross
 
 
 def constraint_forces(system, evaluation, t: float, eps: float = 0.0, applied: list[Action] | None = None) -> list[Action]:
     """The reactions at the tree's joints (joint coordinates; none for free joints) followed by
     the forces of every constraint kind (absolute coordinates: the joints are among those), at
-    the state of `evaluation` (a Formulation.evaluate result) at time t (pushes within eps). A constraint given as an equation
-    in the coordinates has no point of action: ModelError naming it. `applied`: the applied forces
-    at this state when the caller has them (else they are computed)."""
+    the state of `evaluation` (a Formulation.evaluate result) at time t (pushes within eps).
+    A constraint given as an equation in the coordinates has no point of action: ModelError
+    naming it. `applied`: the applied forces at this state when the caller has them.
+
+    In absolute coordinates a force or constraint written in joint coordinates acts through
+    u_j = G u_abs (`engine.joint_coordinates`), and G, a pseudo-inverse, differs from the
+    joint's own motion off the constraints: the joints' multipliers then carry that difference
+    besides the reactions. Such models get their joint reactions by Newton–Euler over the
+    model's own tree as in joint coordinates."""
     ks = evaluation.dynamics.ks
-    from_kinds = multiplier_forces(system, ks, evaluation.multipliers)
-    joints = [jl for jl in system.kin.joints if not _free(system.kin, jl)]
+    view = getattr(system, "joint_coordinates", None)
+    through_joints = view is not None and _acts_through_joint_coordinates(system)
+    kinds = system.constraints.kinds if system.constraints is not None else []
+    if through_joints:
+        kinds = [k for k in kinds if not isinstance(k, JOINT_ROWS)]
+    from_kinds = multiplier_forces(system, ks, evaluation.multipliers, kinds)
+    tree = view.kin if through_joints else system.kin
+    joints = [jl for jl in tree.joints if not _free(tree, jl)]
     if not joints:
         return from_kinds
     known = (applied_forces(system, evaluation, t, eps) if applied is None else applied) + from_kinds
-    return joint_reactions(system, evaluation, known, [jl.body for jl in joints]) + from_kinds
+    return joint_reactions(system, evaluation, known, [jl.body for jl in joints], tree.parent) + from_kinds
 
 
-def multiplier_forces(system, ks, multipliers) -> list[Action]:
-    """The Actions of every constraint kind of `system` from its multipliers."""
+def _acts_through_joint_coordinates(system) -> bool:
+    kinds = system.constraints.kinds if system.constraints is not None else []
+    return any(isinstance(x, (InJointCoordinates, JointCoordinateForce)) for x in [*kinds, *system.forces])
+
+
+def multiplier_forces(system, ks, multipliers, kinds=None) -> list[Action]:
+    """The Actions of every constraint kind of `system` (or of those of them in `kinds`) from
+    its multipliers."""
     out: list[Action] = []
     if system.constraints is None:
         return out
+    wanted = system.constraints.kinds if kinds is None else kinds
     row = 0
     for kind in system.constraints.kinds:
-        out += kind.actions(ks, np.asarray(multipliers[row:row + kind.rows], float))
+        if any(kind is k for k in wanted):
+            out += kind.actions(ks, np.asarray(multipliers[row:row + kind.rows], float))
         row += kind.rows
     return out
 
 
-def joint_reactions(system, evaluation, known: list[Action], bodies_wanted) -> list[Action]:
+def joint_reactions(system, evaluation, known: list[Action], bodies_wanted, parent=None) -> list[Action]:
     """The force (at the body's origin) and couple each of `bodies_wanted` receives from its parent
-    through its joint, by Newton–Euler over its subtree with the `known` forces on every body."""
+    through its joint, by Newton–Euler over its subtree with the `known` forces on every body
+    (`parent`: the tree, parents before children; by default the system's own)."""
     kin, ks = system.kin, evaluation.dynamics.ks
+    parent = kin.parent if parent is None else parent
     u_dot = evaluation.u_dot
     a_com = np.einsum("bij,j->bi", ks.J_v, u_dot) + ks.a_bias
     alpha = np.einsum("bij,j->bi", ks.J_w, u_dot) + ks.alpha_bias
@@ -70,15 +94,19 @@ def joint_reactions(system, evaluation, known: list[Action], bodies_wanted) -> l
         np.add.at(force, bodies, -forces)
         np.add.at(moment, bodies, -(cross(points, forces) + torques))
     for b in range(kin.n_bodies - 1, -1, -1):  # parents come before their children: leaves first
-        p = kin.parent[b]
+        p = parent[b]
         if p >= 0:
             force[p] += force[b]
             moment[p] += moment[b]
     bodies = list(bodies_wanted)
     origins = ks.origin[bodies]
     couples = moment[bodies] - cross(origins, force[bodies])
-    return [Action(f"joint {kin.body_names[b]}", "joint", b, o, force[b].copy(), c, int(kin.parent[b]), o)
+    return [Action(f"joint {kin.body_names[b]}", "joint", b, o, force[b].copy(), c, int(parent[b]), o)
             for b, o, c in zip(bodies, origins, couples)]
+
+
+#: the kinds that hold a model's joints in absolute coordinates
+JOINT_ROWS = (JointRows, PlanarPins, SpatialPins)
 
 
 def _free(kin, jl) -> bool:

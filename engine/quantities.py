@@ -21,9 +21,18 @@ from .momenta import angular_momenta, angular_velocities, mass_centre_velocities
 from .system import build_system
 
 
+def state_columns(system) -> tuple[slice, slice]:
+    """The columns of a sample row (`simulation.csv_columns`) that hold the integrated coordinates
+    and the model's speeds: after t, and in absolute coordinates after the joint columns."""
+    joint = system.joint_coordinates
+    first = 1 + (len(joint.coordinate_names) + len(joint.speed_names) if joint else 0)
+    n_q, n_u = system.n_q, len(system.speed_names)
+    return slice(first, first + n_q), slice(first + n_q, first + n_q + n_u)
+
+
 class SampleQuantities:
-    """Mixin: needs `formulation`, `system` (the model's speeds: the sample columns) and
-    `_pushes` with `_time_eps()`; `_samples` for the default row (the latest)."""
+    """Mixin: needs `formulation`, `state_columns`, `_pushes` with `_time_eps()`; `_samples` for
+    the default row (the latest)."""
 
     _cached: tuple | None = None
 
@@ -75,8 +84,7 @@ class SampleQuantities:
         if self._cached is not None and self._cached[0] == key and self._cached[1] is self.formulation:
             return self._cached[2]
         f, t = self.formulation, float(row[0])
-        n_q, n_u = self.system.n_q, len(self.system.speed_names)
-        q, u = row[1:1 + n_q], row[1 + n_q:1 + n_q + n_u]
+        q, u = row[self.state_columns[0]], row[self.state_columns[1]]
         eps = self._time_eps()
         was = [push.active for push in self._pushes]
         try:
@@ -107,6 +115,7 @@ class RunQuantities(SampleQuantities):
         self.system = build_system(model, settings.coordinates)
         self.formulation = make_formulation(settings.method, self.system, settings,
                                             variant or settings.maggi_basis)
+        self.state_columns = state_columns(self.system)
         self._pushes: list = []
         self._samples: list = []
 

@@ -152,8 +152,8 @@ class Arrows(QObject):
             self._quantities_key = key
             try:
                 self._quantities, self._problem = RunQuantities(model, method=method), ""
-                columns = self.session.runs[0].series.info.coordinate_names
-                if tuple(self._quantities.system.coordinate_names) != tuple(columns):
+                columns = self.session.runs[0].series.info.columns  # the rows' layout must be the reader's
+                if tuple(columns[self._quantities.state_columns[0]]) != tuple(self._quantities.system.coordinate_names):
                     self._quantities, self._problem = None, "the run's coordinates differ from the model's"
             except (ModelError, ArithmeticError, ValueError) as err:
                 self._quantities, self._problem = None, str(err)

@@ -49,6 +49,19 @@ def test_actions_give_back_the_generalized_forces(method):
     assert np.allclose(spring.at, ks.origin[1] + ks.R[1] @ [1.0, 0.0, 0.0]) and spring.other == -1
 
 
+def test_absolute_coordinates_report_the_same_applied_forces():
+    """In absolute coordinates the joint spring and the effort act through the joint coordinates
+    read from the poses (on the poses by a pseudo-inverse, equal on the constraints): they are
+    reported as the same forces and couples at the same points as in joint coordinates."""
+    by_joint = Simulation(loaded_pendulum(), coordinates="joint", t_end=0.1).applied_forces()
+    absolute = Simulation(loaded_pendulum(), coordinates="absolute", t_end=0.1).applied_forces()
+    assert [a.source for a in by_joint] == [a.source for a in absolute]
+    for a, b in zip(by_joint, absolute):
+        for field in ("at", "force", "torque"):
+            assert np.max(np.abs(getattr(a, field) - getattr(b, field))) < 1e-9, (a.source, field)
+        assert (a.on, a.other) == (b.on, b.other)
+
+
 def test_a_spatial_effort_is_a_couple_at_its_joint():
     model = replace(heavy_top(), forces=(JointEffort("m", "top", ("0.2", "0", "0.1")),))
     sim = Simulation(model, t_end=0.2)

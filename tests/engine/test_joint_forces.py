@@ -13,7 +13,9 @@ import numpy as np
 import pytest
 
 from eomlab.engine.actions import generalized_force, joint_motion
-from eomlab.engine.model import Body, ExpressionConstraint, Joint, JointSpring, Model, ModelError, Settings
+from eomlab.engine.model import (
+    Body, ExpressionConstraint, Joint, JointEffort, JointSpring, Model, ModelError, Settings,
+)
 from eomlab.engine.presets import (
     double_compound_pendulum, driven_crank, four_bar, heavy_top, knife_edge, rolling_disk_leaning, simple_pendulum,
     spatial_chain,
@@ -140,11 +142,18 @@ def test_joint_reactions_do_no_work_along_the_joint(build, method):
         assert np.max(np.abs(work)) < 1e-9
 
 
-@pytest.mark.parametrize("build", [double_compound_pendulum, four_bar, heavy_top, spatial_chain, hinged_arm],
-                         ids=lambda b: b.__name__)
+def sprung_pendulum():
+    """A joint spring and a motor: forces written in joint coordinates."""
+    return replace(double_compound_pendulum(), forces=(JointSpring("s", "lower", 6.0, rest=(0.3,), damping=0.2),
+                                                       JointEffort("motor", "upper", ("2*sin(3*t)",))))
+
+
+@pytest.mark.parametrize("build", [double_compound_pendulum, four_bar, heavy_top, spatial_chain, hinged_arm,
+                                   sprung_pendulum, driven_crank], ids=lambda b: b.__name__)
 def test_joint_and_absolute_coordinates_give_the_same_joint_forces(build):
     """Two independent ways at the same initial state: Newton–Euler over subtrees from u̇, and
-    the multipliers of the joints' rows."""
+    the multipliers of the joints' rows (with forces or a servo written in joint coordinates, which
+    act on the poses through a pseudo-inverse, Newton–Euler again, from the absolute run's u̇)."""
     by_joint = Simulation(build(), coordinates="joint", t_end=0.1)
     absolute = Simulation(build(), coordinates="absolute", t_end=0.1)
     joint_actions = {a.source: a for a in by_joint.constraint_forces() if a.kind == "joint"}
