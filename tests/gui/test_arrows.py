@@ -105,6 +105,23 @@ def test_each_kind_draws_where_it_applies_and_nothing_where_it_does_not(qtbot, m
     assert not legend_of(window)
 
 
+def test_absolute_coordinates_draw_the_same_joint_forces(qtbot, make_window):
+    """A run in absolute coordinates: its rows hold the joint columns first, the poses after; the
+    pins' forces still sit at the pins and equal the joint-coordinate ones at the same state."""
+    model = double_compound_pendulum().with_settings(coordinates="absolute")
+    window = make_window(model)
+    paused_after(qtbot, window, 20)
+    window.arrows.set_enabled("constraint", True)
+    window.redraw.redraw_all()
+    row, frame = shown_row(window)
+    assert not window.arrows.problems
+    drawn = window.arrows.sets["constraint"]
+    assert same_points(drawn.points, frame.origins)
+    engine = Simulation(model).constraint_forces(row)
+    assert np.allclose(sorted(np.linalg.norm(drawn.vectors, axis=1)),
+                       sorted(np.linalg.norm([a.force[:2] for a in engine], axis=1)), rtol=1e-12, atol=1e-12)
+
+
 def test_spatial_bodies_get_omega_and_momentum(qtbot, make_window):
     """Offscreen (no OpenGL) the heavy top is drawn in the 2-D oblique projection: ω and H_G
     arrows start at its mass centre."""
