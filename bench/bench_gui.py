@@ -1,7 +1,7 @@
 """The window's responsiveness: launch → first drawn frame, and the GUI thread's frame interval
 while a 20-link chain runs as fast as possible.
 
-    .venv/bin/python bench/bench_gui.py [--links 20] [--seconds 8] [--runs 3] [--write] [--spatial]
+    .venv/bin/python bench/bench_gui.py [--links 20] [--seconds 8] [--runs 3] [--write] [--spatial] [--arrows]
 
 Runs the window in a child process on a real X display (an existing DISPLAY, else xvfb-run) so
 painting is real, set up as `eomlab gui` sets it up (pyqtgraph's GarbageCollector on the GUI
@@ -41,13 +41,23 @@ links, seconds = int(sys.argv[1]), float(sys.argv[2])
 app = QApplication(sys.argv[:1])
 from pyqtgraph.util.garbage_collector import GarbageCollector  # as gui/app.py does
 collector = GarbageCollector(interval=1.0)
-if sys.argv[3:] == ["spatial"]:  # the 3-D view: a chain of bars on ball joints
+if "spatial" in sys.argv[3:]:  # the 3-D view: a chain of bars on ball joints
     model = preset("spatial_chain", n=links).with_settings(t_end=1e4)
 else:
     model = preset("planar_chain", n=links, angles=[0.5] * links).with_settings(t_end=1e4)
 window = MainWindow(model, None, run=False)
 window.confirm_discard = lambda: True
 window.confirm_restore = None
+arrow_times = []  # CPU seconds the GUI thread spent on the arrows per drawn frame (the load hardly moves it)
+if "arrows" in sys.argv[3:]:  # View ▸ Arrows: every kind on
+    for kind in window.arrows.actions:
+        window.arrows.set_enabled(kind, True)
+    draw_arrows = window.arrows.draw
+    def timed_arrows():
+        begin = time.thread_time()
+        draw_arrows()
+        arrow_times.append(time.thread_time() - begin)
+    window.arrows.draw = timed_arrows
 import gc
 gc.freeze()  # as gui/app.py does
 paints = []
@@ -100,7 +110,7 @@ def finish():
     print(json.dumps({"t_start": t_start, "first_paint": first_paint[0] if first_paint else None,
                       "first_frame": first_pose[0] if first_pose else None, "gaps": gaps,
                       "sim_t": s1, "rtf": s1 / (w1 - t_run), "rtf_window": (s1 - s0) / (w1 - w0),
-                      "cpu_per_frame": (c1 - c0) / max(len(measured), 1),
+                      "cpu_per_frame": (c1 - c0) / max(len(measured), 1), "arrow_times": arrow_times,
                       "workers": "process" if window.worker_processes else "thread", "error": window.last_error}))
     app.quit()
 
@@ -126,13 +136,15 @@ def percentile(values, p):
     return values[k]
 
 
-def measure(links: int, seconds: float, spatial: bool = False, profile: str | None = None) -> dict:
+def measure(links: int, seconds: float, spatial: bool = False, profile: str | None = None,
+            arrows: bool = False) -> dict:
     with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as fh:
         fh.write(CHILD)
         script = fh.name
     try:
         t_launch = time.time()
-        proc = subprocess.run([*display_prefix(), sys.executable, script, str(links), str(seconds), *(["spatial"] if spatial else [])],
+        proc = subprocess.run([*display_prefix(), sys.executable, script, str(links), str(seconds),
+                               *(["spatial"] if spatial else []), *(["arrows"] if arrows else [])],
                               capture_output=True, text=True, cwd=ROOT, timeout=seconds + 120,
                               env={**os.environ, "PYTHONPATH": str(ROOT),
                                    **({"EOMLAB_BENCH_PROFILE": os.path.abspath(profile)} if profile else {})})
@@ -160,12 +172,16 @@ def measure(links: int, seconds: float, spatial: bool = False, profile: str | No
         "seconds": seconds,
         "workers": data["workers"],
         "load": os.getloadavg()[0],
+        "arrows_p50_ms": percentile([a * 1e3 for a in data["arrow_times"]], 50),
+        "arrows_p95_ms": percentile([a * 1e3 for a in data["arrow_times"]], 95),
     }
 
 
 def table(result: dict) -> str:
     ok_frame = "met" if result["p95_ms"] <= 20 else "not met"
     ok_launch = "met" if result["launch_to_first_frame_s"] <= 2 else "not met"
+    arrows = ([f"| of which the arrows (every kind on), CPU p50 / p95 per drawn frame | {result['arrows_p50_ms']:.1f} / "
+               f"{result['arrows_p95_ms']:.1f} ms | | |"] if result["arrows_p50_ms"] == result["arrows_p50_ms"] else [])
     return "\n".join([
         f"| measurement ({result['links']}-link chain, as fast as possible, runs on a {result['workers']}) "
         "| value | target | status |",
@@ -176,6 +192,7 @@ def table(result: dict) -> str:
         f"| frame interval p50 | {result['p50_ms']:.1f} ms | | |",
         f"| frame interval p95 | {result['p95_ms']:.1f} ms | ≤ 20 ms | {ok_frame} |",
         f"| frame interval max | {result['max_ms']:.1f} ms | | |",
+        *arrows,
         f"| frames measured | {result['frames']} | | |",
         f"| CPU time of the window's process per frame (load hardly moves it) | "
         f"{result['cpu_ms_per_frame']:.1f} ms | | |",
@@ -186,7 +203,8 @@ def table(result: dict) -> str:
 
 def run_line(i: int, r: dict) -> str:
     return (f"| {i} | {r['launch_to_first_frame_s']:.2f} s | {r['p50_ms']:.1f} ms | {r['p95_ms']:.1f} ms | "
-            f"{r['max_ms']:.1f} ms | {r['frames']} | {r['rtf']:.2f} | {r['cpu_ms_per_frame']:.1f} ms | {r['load']:.1f} |")
+            f"{r['max_ms']:.1f} ms | {r['frames']} | {r['rtf']:.2f} | {r['cpu_ms_per_frame']:.1f} ms | {r['load']:.1f} |"
+            + (f" {r['arrows_p50_ms']:.1f} / {r['arrows_p95_ms']:.1f} ms |" if r["arrows_p50_ms"] == r["arrows_p50_ms"] else ""))
 
 
 def main(argv=None) -> int:
@@ -199,10 +217,11 @@ def main(argv=None) -> int:
     p.add_argument("--profile", metavar="FILE.txt",
                    help="profile the GUI thread with pyinstrument (the bench extra) while it runs; the call tree "
                         "goes to FILE.txt (the timings then include the profiler's own cost)")
+    p.add_argument("--arrows", action="store_true", help="every kind of View ▸ Arrows on")
     args = p.parse_args(argv)
     results = []
     for i in range(args.runs):
-        results.append(measure(args.links, args.seconds, args.spatial, args.profile))
+        results.append(measure(args.links, args.seconds, args.spatial, args.profile, args.arrows))
         if args.runs > 1:
             print(run_line(i + 1, results[-1]), flush=True)
     best = min(results, key=lambda r: r["p95_ms"])
@@ -210,7 +229,8 @@ def main(argv=None) -> int:
     if args.runs > 1:
         text += ("\n\nAll runs (the table above is the one with the smallest p95; load = 1-minute load average "
                  "after the run):\n\n| run | first frame | p50 | p95 | max | frames | real-time factor | CPU per frame "
-                 "| load |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n"
+                 "| load |" + (" arrows' CPU p50 / p95 |" if args.arrows else "")
+                 + "\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |" + (" --- |" if args.arrows else "") + "\n"
                  + "\n".join(run_line(i + 1, r) for i, r in enumerate(results)))
     print(text)
     if args.write:

@@ -167,6 +167,12 @@ class InJointCoordinates(ConstraintKind):
         return RowBlock(A=block.A @ seen.G, b=block.b - block.A @ seen.bias(), position=block.position,
                         velocity=block.velocity, c=block.c)
 
+    def actions(self, ks, lam):
+        """The inner constraint's forces, placed in the joint kinematics at the same poses (a
+        servo's torque at its joint): their virtual power is the same, Gᵀ A_jᵀ λ."""
+        joint_ks = self.view.kin.positions(self.view.coordinates(ks.R, ks.origin))
+        return self.inner.actions(joint_ks, lam)
+
 
 class JointCoordinateForce(ForceElement):
     """A force on joint coordinates (joint spring, joint effort) on the poses: Gᵀ Q_j, the
@@ -179,6 +185,10 @@ class JointCoordinateForce(ForceElement):
     def generalized(self, ctx):
         seen = self.view.state(ctx)
         return seen.G.T @ self.inner.generalized(seen.context)
+
+    def actions(self, ctx):
+        """The inner force's actions at the same poses, seen in joint coordinates."""
+        return self.inner.actions(self.view.state(ctx).context)
 
     def potential(self, ks, q) -> float:
         return self.inner.potential(None, self.view.coordinates(ks.R, ks.origin))

@@ -9,6 +9,7 @@ from typing import Callable
 
 import numpy as np
 
+from .actions import Action, joint_action
 from .expressions import compile_expressions, parse_expression
 from .kinematics import TreeKinematics
 from .state import StateContext
@@ -23,8 +24,14 @@ class ForceElement:
     """A force of the model as generalized forces in the speeds; springs also give their potential."""
 
     conservative = False  # True for an undamped spring: it keeps E = T + V
+    name = ""
 
     def generalized(self, ctx: StateContext) -> np.ndarray:
+        raise NotImplementedError
+
+    def actions(self, ctx: StateContext) -> list[Action]:
+        """Its forces and couples at the points where they act (`engine.actions`): their
+        generalized force is `generalized(ctx)`."""
         raise NotImplementedError
 
     def potential(self, ks, q) -> float:
@@ -70,7 +77,7 @@ class SpringElement(ForceElement):
     """Linear spring-damper between two points; equal and opposite forces (seed 004)."""
 
     def __init__(self, kin: TreeKinematics, f: Spring, path: str = ""):
-        self.kin = kin
+        self.kin, self.name = kin, f.name
         self.a, self.b = _body_index(kin, f.a.body), _body_index(kin, f.b.body)
         self.pa, self.pb = np.array(f.a.point, float), np.array(f.b.point, float)
         self.k, self.rest, self.c = f.stiffness, f.rest_length, f.damping
@@ -82,17 +89,34 @@ class SpringElement(ForceElement):
         d = Pb - Pa
         return Pa, Pb, d, float(np.linalg.norm(d))
 
-    def generalized(self, ctx):
-        ks = ctx.ks
+    def _tension(self, ks):
+        """(Pa, Pb, unit vector a → b, tension k (L − L₀) + c L̇); None when the ends meet."""
         Pa, Pb, d, L = self._geometry(ks)
         if L < 1e-15:
-            return np.zeros(self.kin.n_u)
+            return None
         e = d / L
         rate = e @ (self.kin.point_velocity(ks, self.b, Pb) - self.kin.point_velocity(ks, self.a, Pa))
-        tension = self.k * (L - self.rest) + self.c * rate
+        return Pa, Pb, e, self.k * (L - self.rest) + self.c * rate
+
+    def generalized(self, ctx):
+        ks = ctx.ks
+        pulled = self._tension(ks)
+        if pulled is None:
+            return np.zeros(self.kin.n_u)
+        Pa, Pb, e, tension = pulled
         Ja = self.kin.point_jacobian(ks, self.a, Pa)
         Jb = self.kin.point_jacobian(ks, self.b, Pb)
         return tension * (Ja.T @ e - Jb.T @ e)
+
+    def actions(self, ctx):
+        """Tension pulls a towards b at Pa and b towards a at Pb."""
+        pulled = self._tension(ctx.ks)
+        if pulled is None:
+            return []
+        Pa, Pb, e, tension = pulled
+        if self.a < 0:
+            return [Action(f"spring {self.name}", "spring", self.b, Pb, -tension * e, other=self.a, other_at=Pa)]
+        return [Action(f"spring {self.name}", "spring", self.a, Pa, tension * e, other=self.b, other_at=Pb)]
 
     def potential(self, ks, q) -> float:
         L = self._geometry(ks)[3]
@@ -102,7 +126,7 @@ class SpringElement(ForceElement):
 class JointSpringElement(ForceElement):
     def __init__(self, kin: TreeKinematics, f: JointSpring, path: str = ""):
         jl = kin.joints[kin.body_names.index(f.body)]
-        self.kin, self.jl = kin, jl
+        self.kin, self.jl, self.name = kin, jl, f.name
         k = jl.q_slice.stop - jl.q_slice.start
         rest = f.rest if len(f.rest) == k else (tuple(f.rest) * k if len(f.rest) == 1 else (0.0,) * k)
         self.rest = np.array(rest, float)
@@ -115,6 +139,10 @@ class JointSpringElement(ForceElement):
         tau = -self.k * (qj - self.rest) - self.c * qdj
         return _to_speed_space(ctx, self.jl, tau, self.kin.n_u)
 
+    def actions(self, ctx):
+        return [joint_action(self.kin, ctx.ks, self.jl.body, self.generalized(ctx)[self.jl.u_slice],
+                             f"spring {self.name}", "spring")]
+
     def potential(self, ks, q) -> float:
         dq = q[self.jl.q_slice] - self.rest
         return 0.5 * self.k * float(dq @ dq)
@@ -122,12 +150,16 @@ class JointSpringElement(ForceElement):
 
 class JointEffortElement(ForceElement):
     def __init__(self, kin: TreeKinematics, f: JointEffort, path: str):
-        self.kin = kin
+        self.kin, self.name = kin, f.name
         self.jl = kin.joints[kin.body_names.index(f.body)]
         self.values = _Compiled(f.value, kin.coordinate_names, f"{path}.value")
 
     def generalized(self, ctx):
         return _to_speed_space(ctx, self.jl, self.values(ctx), self.kin.n_u)
+
+    def actions(self, ctx):
+        return [joint_action(self.kin, ctx.ks, self.jl.body, self.generalized(ctx)[self.jl.u_slice],
+                             f"effort {self.name}", "effort")]
 
 
 class _BodyLoad(ForceElement):
@@ -137,7 +169,7 @@ class _BodyLoad(ForceElement):
     expressions read the joint coordinates, which are functions of the poses there."""
 
     def __init__(self, kin: TreeKinematics, f: PointForce | BodyTorque, path: str, joint_view=None):
-        self.kin = kin
+        self.kin, self.name = kin, f.name
         self.body = _body_index(kin, f.body)
         self.in_body = f.frame == "body"
         self.joint_view = joint_view
@@ -159,12 +191,24 @@ class PointForceElement(_BodyLoad):
         P = _world_point(self.kin, ctx.ks, self.body, self.point)
         return self.kin.point_jacobian(ctx.ks, self.body, P).T @ self.world_vector(ctx)
 
+    def actions(self, ctx):
+        if self.body < 0:
+            return []
+        P = _world_point(self.kin, ctx.ks, self.body, self.point)
+        return [Action(f"force {self.name}", "load", self.body, P, self.world_vector(ctx))]
+
 
 class BodyTorqueElement(_BodyLoad):
     def generalized(self, ctx):
         if self.body < 0:
             return np.zeros(self.kin.n_u)
         return ctx.ks.J_w[self.body].T @ self.world_vector(ctx)
+
+    def actions(self, ctx):
+        if self.body < 0:
+            return []
+        return [Action(f"torque {self.name}", "load", self.body, ctx.ks.com[self.body].copy(),
+                       torque=self.world_vector(ctx))]
 
 
 #: the force element of each model force type
@@ -184,7 +228,7 @@ class PushElement(ForceElement):
     right-hand side."""
 
     def __init__(self, kin: TreeKinematics, body: str, point, force, t_start: float, t_stop: float):
-        self.kin = kin
+        self.kin, self.name = kin, "push"
         self.body_name = body
         self.body = _body_index(kin, body)
         self.point = np.array(point, float)
@@ -197,3 +241,14 @@ class PushElement(ForceElement):
             return np.zeros(self.kin.n_u)
         P = _world_point(self.kin, ctx.ks, self.body, self.point)
         return self.kin.point_jacobian(ctx.ks, self.body, P).T @ self.force
+
+    def actions(self, ctx):
+        return [self.action(ctx.ks)] if self.active else []
+
+    def acts_at(self, t: float, eps: float = 0.0) -> bool:
+        return self.t_start - eps <= t < self.t_stop - eps
+
+    def action(self, ks) -> Action:
+        """Its force at its point, whether or not it acts now."""
+        return Action(f"push on {self.body_name}", "push", self.body, _world_point(self.kin, ks, self.body, self.point),
+                      self.force.copy())

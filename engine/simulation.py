@@ -23,13 +23,13 @@ from .formulations import FORMULATIONS, ConstraintFailure, make_formulation
 from .formulations.rank import condition_number, dependent_rows, numerical_rank
 from .frames import Frame, PoseMap, frame_at, initial_frame  # noqa: F401  (PoseMap, initial_frame: for the window)
 from .integrate import Stepper
-from .joint_forces import JointForces
 from .kinematics import GimbalLock
 from .limits import check_settings
 from .model import Model, ModelError, Stabilization
 from .projection import ProjectionFailure, _rows as constraint_residuals, project_positions, project_velocities
 from .manipulation import Manipulation
 from .oscillation import Oscillation, measure_oscillation, small_oscillation_period  # noqa: F401  (for the window)
+from .quantities import RunQuantities, SampleQuantities, state_columns  # noqa: F401  (RunQuantities: for the window)
 from .run_edits import RunEdits, expression_constants, model_with_parameter  # noqa: F401  (for the window)
 from .system import SingularMassMatrix, build_system
 
@@ -99,7 +99,7 @@ def csv_columns(system, formulation) -> list[str]:
     return cols + list(formulation.multiplier_names)
 
 
-class Simulation(RunEdits, Manipulation, JointForces):
+class Simulation(RunEdits, Manipulation, SampleQuantities):
     @_refused_at_start()
     def __init__(self, model: Model, method=None, coordinates=None, integrator=None, rtol=None,
                  atol=None, t_end=None, dt_out=None, dt=None, stabilization: Stabilization | None = None,
@@ -119,11 +119,7 @@ class Simulation(RunEdits, Manipulation, JointForces):
         self.formulation = make_formulation(self.settings.method, self.system, self.settings, self._variant)
         self.columns = csv_columns(self.system, self.formulation)
         self._index = {c: i for i, c in enumerate(self.columns)}
-        joint = self.system.joint_coordinates
-        # the columns of the integrated coordinates and speeds (after the joint ones in absolute coordinates)
-        first = 1 + (len(joint.coordinate_names) + len(joint.speed_names) if joint else 0)
-        n_q, n_u = self.system.n_q, len(self.system.speed_names)
-        self.state_columns = (slice(first, first + n_q), slice(first + n_q, first + n_q + n_u))
+        self.state_columns = state_columns(self.system)
         self.reset()
 
     @property

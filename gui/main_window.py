@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QDockWidget, QMainWindow, QMessageBox, QSizePolicy
 
 from eomlab.engine.model import Model, is_planar
 from eomlab.gui import recovery
+from eomlab.gui.arrows import Arrows
 from eomlab.gui.document import ModelDocument
 from eomlab.gui.edit_actions import EditActions
 from eomlab.gui.file_actions import FileActions
@@ -170,6 +171,8 @@ class MainWindow(QMainWindow):
         for dock in (self.tree_dock, self.inspector_dock, self.plots_dock):
             view_menu.addAction(dock.toggleViewAction())
         view_menu.addMenu(self.plots.choice_menu(view_menu))
+        self.arrows = Arrows(self)  # View ▸ Arrows: velocities, forces, momenta at the shown instant
+        view_menu.addMenu(self.arrows.menu)
 
     def _build_teaching_tools(self) -> None:
         """Compare mode, the equations panel, presentation mode, recordings and the keyboard
