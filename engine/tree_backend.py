@@ -57,7 +57,11 @@ def build_tree_backend(kin, gravity):
 
 class PinocchioTree:
     """The tree of a TreeKinematics as a pinocchio Model; q and u map by a gather (plus a
-    normalisation of Euler parameters and a quaternion per Euler-angle body-rate joint)."""
+    normalisation of Euler parameters and a quaternion per Euler-angle body-rate joint).
+
+    Pinocchio's CRBA needs every subtree's speeds contiguous, so the joints go in depth-first
+    order; when eomlab's body order is not depth-first the speeds are permuted on the way in and out.
+    """
 
     def __init__(self, pin, kin, gravity):
         self.pin = pin
@@ -66,11 +70,13 @@ class PinocchioTree:
         q_gather: list[int] = []  # eomlab coordinate of each pinocchio coordinate (−1: filled per state)
         self._quaternions: list[tuple[int, int]] = []  # (pinocchio start, eomlab start of e0..e3)
         self._euler_quaternions: list[tuple[int, slice, object]] = []  # (pinocchio start, angles, sequence)
-        joint_of = []  # pinocchio joint carrying each body
-        frame_of = []  # placement of each body's frame in that joint's frame
-        for jl in kin.joints:
-            b = jl.body
+        joint_of: dict[int, int] = {}  # pinocchio joint carrying each body
+        frame_of: dict[int, object] = {}  # placement of each body's frame in that joint's frame
+        v_gather: list[int] = []  # eomlab speed of each pinocchio speed
+        for b in _depth_first(kin.parent):
+            jl = kin.joints[b]
             p = kin.parent[b]
+            v_gather.extend(range(jl.u_slice.start, jl.u_slice.stop))
             parent_joint = 0 if p < 0 else joint_of[p]
             parent_frame = pin.SE3.Identity() if p < 0 else frame_of[p]
             placement = parent_frame * pin.SE3(np.array(jl.rotation, dtype=float), np.array(jl.at, dtype=float))
@@ -96,8 +102,8 @@ class PinocchioTree:
             inertia = pin.Inertia(float(kin.mass[b]), kin.com_body[b].copy(), kin.inertia_body[b].copy())
             if joint_id > 0:
                 model.appendBodyToJoint(joint_id, inertia, frame)
-            joint_of.append(joint_id)
-            frame_of.append(frame)
+            joint_of[b] = joint_id
+            frame_of[b] = frame
         if model.nv != kin.n_u:
             raise ValueError(f"pinocchio tree has {model.nv} speeds, the model {kin.n_u}")
         self.model, self.data = model, model.createData()
@@ -107,6 +113,9 @@ class PinocchioTree:
         self._simple = not self._quaternions and not self._euler_quaternions
         self._same = self._simple and np.array_equal(self._q_gather, np.arange(kin.n_q))
         self.n_u = kin.n_u
+        self._v_gather = np.array(v_gather, dtype=int)
+        self._v_scatter = np.argsort(self._v_gather)  # pinocchio's index of each eomlab speed
+        self._permuted = not np.array_equal(self._v_gather, np.arange(kin.n_u))
 
     @staticmethod
     def _joint_chain(pin, jl):
@@ -154,15 +163,34 @@ class PinocchioTree:
     def mass_matrix(self, q_pin: np.ndarray) -> np.ndarray:
         """M by the composite-rigid-body algorithm (pinocchio fills the upper triangle)."""
         M = self.pin.crba(self.model, self.data, q_pin)
-        return np.triu(M) + np.triu(M, 1).T
+        M = np.triu(M) + np.triu(M, 1).T
+        return M[np.ix_(self._v_scatter, self._v_scatter)] if self._permuted else M
 
     def bias_forces(self, q_pin: np.ndarray, u: np.ndarray) -> np.ndarray:
         """C − Q_gravity (velocity products minus gravity forces) by the recursive Newton–Euler algorithm."""
+        if self._permuted:
+            return self.pin.nonLinearEffects(self.model, self.data, q_pin, u[self._v_gather])[self._v_scatter]
         return self.pin.nonLinearEffects(self.model, self.data, q_pin, u).copy()
 
     def accelerations(self, q_pin: np.ndarray, u: np.ndarray, tau: np.ndarray) -> np.ndarray:
         """u_dot of the unconstrained tree under extra generalized forces tau, by ABA (O(n), M never formed)."""
+        if self._permuted:
+            v = self._v_gather
+            return self.pin.aba(self.model, self.data, q_pin, u[v], tau[v])[self._v_scatter]
         return self.pin.aba(self.model, self.data, q_pin, u, tau).copy()
+
+
+def _depth_first(parent) -> list[int]:
+    """Body indices in depth-first order (children in their order; parents precede children)."""
+    children: dict[int, list[int]] = {}
+    for b, p in enumerate(parent):
+        children.setdefault(int(p), []).append(b)
+    order, stack = [], list(reversed(children.get(-1, [])))
+    while stack:
+        b = stack.pop()
+        order.append(b)
+        stack.extend(reversed(children.get(b, [])))
+    return order
 
 
 def _euler_quaternion(sequence, angles) -> np.ndarray:
