@@ -82,6 +82,8 @@ class RunInfo:
     dt_out: float
     #: constraint rows (and Euler-parameter norms) whose drift the run reports; 0: none to plot
     constraint_rows: int = 1
+    #: which tree-dynamics path runs: "pinocchio" (compiled) or "numpy (why)"
+    dynamics_path: str = ""
 
 
 class RunThread(QThread):
@@ -318,6 +320,7 @@ class RunThread(QThread):
             dt_out=float(self.model.settings.dt_out),
             constraint_rows=int(getattr(sim.formulation, "n_rows", 1))
             + sum(bool(body.joint.quaternion) for body in self.model.bodies),
+            dynamics_path=sim.stats["dynamics_path"],
         )
         n_q = len(info.coordinate_names)
         q_slice = slice(1, 1 + n_q)
