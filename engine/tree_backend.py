@@ -19,6 +19,7 @@ without pinocchio, with EOMLAB_FAST_PATH=0 in the environment, or for a model it
 """
 from __future__ import annotations
 
+import math
 import os
 
 import numpy as np
@@ -193,12 +194,16 @@ def _depth_first(parent) -> list[int]:
     return order
 
 
-def _euler_quaternion(sequence, angles) -> np.ndarray:
+def _euler_quaternion(sequence, angles) -> tuple[float, float, float, float]:
     """(x, y, z, w) of R_a(ψ) R_b(θ) R_c(φ): the product of the three turns' quaternions
-    (cos ½α, sin ½α e), exact where a matrix-to-quaternion conversion would round."""
-    w, v = 1.0, np.zeros(3)
+    (cos ½α, sin ½α e), exact where a matrix-to-quaternion conversion would round (plain floats:
+    three-vectors in numpy cost more than the arithmetic)."""
+    w, x, y, z = 1.0, 0.0, 0.0, 0.0
     for axis, angle in zip((sequence.e_a, sequence.e_b, sequence.e_c), angles):
-        c, s = np.cos(0.5 * angle), np.sin(0.5 * angle)
-        e = s * np.asarray(axis, dtype=float)
-        w, v = w * c - v @ e, w * e + c * v + np.cross(v, e)
-    return np.array((v[0], v[1], v[2], w))
+        c, s = math.cos(0.5 * angle), math.sin(0.5 * angle)
+        ex, ey, ez = s * float(axis[0]), s * float(axis[1]), s * float(axis[2])
+        w, x, y, z = (w * c - x * ex - y * ey - z * ez,
+                      w * ex + c * x + y * ez - z * ey,
+                      w * ey + c * y + z * ex - x * ez,
+                      w * ez + c * z + x * ey - y * ex)
+    return x, y, z, w
