@@ -65,6 +65,7 @@ class MainWindow(QMainWindow):
         self._build_menus()
         self.statusBar().addPermanentWidget(self.run_actions.state_label)
         self.path_label = QLabel("")  # which tree-dynamics path the run uses (engine.tree_backend)
+        self.path_label.setContentsMargins(16, 0, 4, 0)  # apart from the run state beside it
         self.statusBar().addPermanentWidget(self.path_label)
         self.session.run_ready.connect(
             lambda run: self.path_label.setText(f"Tree dynamics: {run.series.info.dynamics_path}"))
