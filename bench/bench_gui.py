@@ -30,7 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 CHILD = r"""
-import json, sys, time
+import json, os, sys, time
 t_start = time.time()
 from PySide6.QtCore import QEvent, QObject, QTimer
 from PySide6.QtWidgets import QApplication
@@ -71,6 +71,11 @@ window.show()
 window.set_speed(SPEEDS[-1][1])
 window.run()
 t_run = time.perf_counter()
+profile_path = os.environ.get("EOMLAB_BENCH_PROFILE")
+if profile_path:  # --profile: where the GUI thread spends its time while the chain runs
+    from pyinstrument import Profiler
+    profiler = Profiler(interval=0.001)
+    profiler.start()
 progress = []  # (wall, simulated time reached) at the start and end of the measured window
 
 def simulated() -> float:
@@ -79,17 +84,23 @@ def simulated() -> float:
     return float(last[0]) if last is not None else 0.0
 
 def mark():
-    progress.append((time.perf_counter(), simulated()))
+    progress.append((time.perf_counter(), simulated(), time.process_time()))
 
 def finish():
     mark()
+    if profile_path:
+        profiler.stop()
+        with open(profile_path, "w", encoding="utf-8") as out:
+            out.write(profiler.output_text(unicode=True, color=False))
     window.close()
     inside = [p for p in paints if p > t_run + 1.0]  # skip the first second (set-up)
     gaps = [b - a for a, b in zip(inside, inside[1:])]
-    (w0, s0), (w1, s1) = progress
+    (w0, s0, c0), (w1, s1, c1) = progress
+    measured = [p for p in paints if w0 < p <= w1]
     print(json.dumps({"t_start": t_start, "first_paint": first_paint[0] if first_paint else None,
                       "first_frame": first_pose[0] if first_pose else None, "gaps": gaps,
                       "sim_t": s1, "rtf": s1 / (w1 - t_run), "rtf_window": (s1 - s0) / (w1 - w0),
+                      "cpu_per_frame": (c1 - c0) / max(len(measured), 1),
                       "workers": "process" if window.worker_processes else "thread", "error": window.last_error}))
     app.quit()
 
@@ -115,7 +126,7 @@ def percentile(values, p):
     return values[k]
 
 
-def measure(links: int, seconds: float, spatial: bool = False) -> dict:
+def measure(links: int, seconds: float, spatial: bool = False, profile: str | None = None) -> dict:
     with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as fh:
         fh.write(CHILD)
         script = fh.name
@@ -123,7 +134,8 @@ def measure(links: int, seconds: float, spatial: bool = False) -> dict:
         t_launch = time.time()
         proc = subprocess.run([*display_prefix(), sys.executable, script, str(links), str(seconds), *(["spatial"] if spatial else [])],
                               capture_output=True, text=True, cwd=ROOT, timeout=seconds + 120,
-                              env={**os.environ, "PYTHONPATH": str(ROOT)})
+                              env={**os.environ, "PYTHONPATH": str(ROOT),
+                                   **({"EOMLAB_BENCH_PROFILE": os.path.abspath(profile)} if profile else {})})
     finally:
         os.unlink(script)
     line = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
@@ -144,6 +156,7 @@ def measure(links: int, seconds: float, spatial: bool = False) -> dict:
         "rtf": data["rtf"],
         "rtf_window": data["rtf_window"],
         "sim_t": data["sim_t"],
+        "cpu_ms_per_frame": 1e3 * data["cpu_per_frame"],
         "seconds": seconds,
         "workers": data["workers"],
         "load": os.getloadavg()[0],
@@ -164,6 +177,8 @@ def table(result: dict) -> str:
         f"| frame interval p95 | {result['p95_ms']:.1f} ms | ≤ 20 ms | {ok_frame} |",
         f"| frame interval max | {result['max_ms']:.1f} ms | | |",
         f"| frames measured | {result['frames']} | | |",
+        f"| CPU time of the window's process per frame (load hardly moves it) | "
+        f"{result['cpu_ms_per_frame']:.1f} ms | | |",
         f"| real-time factor of the run (simulated s per wall s) | {result['rtf']:.2f} "
         f"({result['rtf_window']:.2f} while measured) | | |",
     ])
@@ -171,7 +186,7 @@ def table(result: dict) -> str:
 
 def run_line(i: int, r: dict) -> str:
     return (f"| {i} | {r['launch_to_first_frame_s']:.2f} s | {r['p50_ms']:.1f} ms | {r['p95_ms']:.1f} ms | "
-            f"{r['max_ms']:.1f} ms | {r['frames']} | {r['rtf']:.2f} | {r['load']:.1f} |")
+            f"{r['max_ms']:.1f} ms | {r['frames']} | {r['rtf']:.2f} | {r['cpu_ms_per_frame']:.1f} ms | {r['load']:.1f} |")
 
 
 def main(argv=None) -> int:
@@ -181,18 +196,21 @@ def main(argv=None) -> int:
     p.add_argument("--runs", type=int, default=1, help="measure this many times (a fresh window each)")
     p.add_argument("--write", action="store_true", help="append the table to bench/README.md")
     p.add_argument("--spatial", action="store_true", help="a 3-D chain (bars on ball joints) in the OpenGL view")
+    p.add_argument("--profile", metavar="FILE.txt",
+                   help="profile the GUI thread with pyinstrument (the bench extra) while it runs; the call tree "
+                        "goes to FILE.txt (the timings then include the profiler's own cost)")
     args = p.parse_args(argv)
     results = []
     for i in range(args.runs):
-        results.append(measure(args.links, args.seconds, args.spatial))
+        results.append(measure(args.links, args.seconds, args.spatial, args.profile))
         if args.runs > 1:
             print(run_line(i + 1, results[-1]), flush=True)
     best = min(results, key=lambda r: r["p95_ms"])
     text = table(best)
     if args.runs > 1:
         text += ("\n\nAll runs (the table above is the one with the smallest p95; load = 1-minute load average "
-                 "after the run):\n\n| run | first frame | p50 | p95 | max | frames | real-time factor | load |\n"
-                 "| --- | --- | --- | --- | --- | --- | --- | --- |\n"
+                 "after the run):\n\n| run | first frame | p50 | p95 | max | frames | real-time factor | CPU per frame "
+                 "| load |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n"
                  + "\n".join(run_line(i + 1, r) for i, r in enumerate(results)))
     print(text)
     if args.write:

@@ -20,11 +20,16 @@ def expression_arguments(coordinate_names) -> list[str]:
 
 
 class ForceElement:
-    """A force of the model as generalized forces in the speeds; springs also give their potential
-    (`SpringElement.potential_at`, `JointSpringElement.potential_q`)."""
+    """A force of the model as generalized forces in the speeds; springs also give their potential."""
+
+    conservative = False  # True for an undamped spring: it keeps E = T + V
 
     def generalized(self, ctx: StateContext) -> np.ndarray:
         raise NotImplementedError
+
+    def potential(self, ks, q) -> float:
+        """Its potential energy at the kinematic state ks (coordinates q); 0 without one."""
+        return 0.0
 
 
 class _Compiled:
@@ -69,6 +74,7 @@ class SpringElement(ForceElement):
         self.a, self.b = _body_index(kin, f.a.body), _body_index(kin, f.b.body)
         self.pa, self.pb = np.array(f.a.point, float), np.array(f.b.point, float)
         self.k, self.rest, self.c = f.stiffness, f.rest_length, f.damping
+        self.conservative = not self.c
 
     def _geometry(self, ks):
         Pa = _world_point(self.kin, ks, self.a, self.pa)
@@ -88,7 +94,7 @@ class SpringElement(ForceElement):
         Jb = self.kin.point_jacobian(ks, self.b, Pb)
         return tension * (Ja.T @ e - Jb.T @ e)
 
-    def potential_at(self, ks) -> float:
+    def potential(self, ks, q) -> float:
         L = self._geometry(ks)[3]
         return 0.5 * self.k * (L - self.rest) ** 2
 
@@ -101,6 +107,7 @@ class JointSpringElement(ForceElement):
         rest = f.rest if len(f.rest) == k else (tuple(f.rest) * k if len(f.rest) == 1 else (0.0,) * k)
         self.rest = np.array(rest, float)
         self.k, self.c = f.stiffness, f.damping
+        self.conservative = not self.c
 
     def generalized(self, ctx):
         qj = ctx.q[self.jl.q_slice]
@@ -108,7 +115,7 @@ class JointSpringElement(ForceElement):
         tau = -self.k * (qj - self.rest) - self.c * qdj
         return _to_speed_space(ctx, self.jl, tau, self.kin.n_u)
 
-    def potential_q(self, q) -> float:
+    def potential(self, ks, q) -> float:
         dq = q[self.jl.q_slice] - self.rest
         return 0.5 * self.k * float(dq @ dq)
 
@@ -124,22 +131,26 @@ class JointEffortElement(ForceElement):
 
 
 class _BodyLoad(ForceElement):
-    """A force or torque vector on one body, given in world or body axes by expressions."""
+    """A force or torque vector on one body, given in world or body axes by expressions.
 
-    def __init__(self, kin: TreeKinematics, f: PointForce | BodyTorque, path: str):
+    In absolute coordinates (`joint_view`: `engine.joint_coordinates.JointCoordinates`) the
+    expressions read the joint coordinates, which are functions of the poses there."""
+
+    def __init__(self, kin: TreeKinematics, f: PointForce | BodyTorque, path: str, joint_view=None):
         self.kin = kin
         self.body = _body_index(kin, f.body)
         self.in_body = f.frame == "body"
-        self.values = _Compiled(f.value, kin.coordinate_names, f"{path}.value")
+        self.joint_view = joint_view
+        self.values = _Compiled(f.value, (joint_view or kin).coordinate_names, f"{path}.value")
 
     def world_vector(self, ctx: StateContext) -> np.ndarray:
-        vector = self.values(ctx)
+        vector = self.values(ctx if self.joint_view is None else self.joint_view.state(ctx).context)
         return ctx.ks.R[self.body] @ vector if self.in_body else vector
 
 
 class PointForceElement(_BodyLoad):
-    def __init__(self, kin: TreeKinematics, f: PointForce, path: str):
-        super().__init__(kin, f, path)
+    def __init__(self, kin: TreeKinematics, f: PointForce, path: str, joint_view=None):
+        super().__init__(kin, f, path, joint_view)
         self.point = np.array(f.point, float)
 
     def generalized(self, ctx):

@@ -129,7 +129,7 @@ class RunEdits:
         """Continue from coordinates q and model speeds u (the CSV columns' order) at the current
         time, after projecting them onto the constraints (the pose nearest in the mass metric).
 
-            q = sim.samples()[-1, 1 : 1 + sim.system.n_q].copy()
+            q = sim.samples()[-1, sim.state_columns[0]].copy()
             q[0] += 0.1
             sim.set_state(q, np.zeros(sim.system.n_u))   # from rest, with the loop closed again
         """
@@ -178,6 +178,7 @@ class RunEdits:
         for push in self._pushes:
             push.kin = formulation.system.kin
         self.model, self.system, self.formulation = model, system, formulation
+        self._sync_joint_reference()
         try:
             y = formulation.initial_state(q, formulation.model_to_own(q, u))
             row = self._sample(t, y)
@@ -234,8 +235,8 @@ class RunEdits:
 
     def _sample_state(self, row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(q, model speeds u) of a stored sample row."""
-        n_q, n_u = self.system.n_q, len(self.system.speed_names)
-        return row[1:1 + n_q].copy(), row[1 + n_q:1 + n_q + n_u].copy()
+        q_columns, u_columns = self.state_columns
+        return row[q_columns].copy(), row[u_columns].copy()
 
     def _restart(self, t: float, y: np.ndarray) -> None:
         """Start the integrator afresh at (t, y); the next sample is the next k·dt_out after t."""
@@ -250,5 +251,6 @@ class RunEdits:
         self.t = t
         self._out_k = int(math.floor(t / s.dt_out + 1e-9)) + 1
         self._q_last = self.formulation.state_to_qu(t, y)[0]
+        self._sync_joint_reference()
         self._tiny_steps = 0
         self._nonfinite_at, self._nonfinite_trials = None, 0

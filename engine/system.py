@@ -14,14 +14,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
-from typing import Callable
 
 import numpy as np
 import scipy.linalg
 
-from .absolute import to_absolute
+from .absolute import AbsoluteParts, to_absolute
 from .constraints import ConstraintSet, build_constraint_kinds
-from .forces import JointSpringElement, SpringElement, build_force_elements
+from .forces import build_force_elements
 from .kinematics import KinematicState, TreeKinematics
 from .model import Model, initial_coordinates, initial_speeds, speed_names
 from .rotations import cross
@@ -89,9 +88,10 @@ class Dynamics:
 class MechanicalSystem:
     """Numeric callables of a tree model (its bodies in joint coordinates) and its constraint rows.
 
-    `joint_rows(kin)`, when given, adds constraint kinds built on this system's kinematics (the
-    joints of a model taken to absolute coordinates, `engine.absolute`); the model's own
-    constraints are always attached.
+    `absolute`, when given, holds what a model taken to absolute coordinates (`engine.absolute`)
+    brings: the joints' rows, the model's constraints and forces (through the joint coordinates
+    where they are written in them) and the joint coordinates as functions of the poses
+    (`joint_coordinates`; None in joint coordinates).
 
     Example
     -------
@@ -101,17 +101,19 @@ class MechanicalSystem:
     (1, 1)
     """
 
-    def __init__(self, model: Model, joint_rows: Callable[[TreeKinematics], list] | None = None):
+    def __init__(self, model: Model, absolute: AbsoluteParts | None = None):
         self.model = model
         self.kin = TreeKinematics(model)
         self.body_names = list(self.kin.body_names)
         self.coordinate_names = list(self.kin.coordinate_names)
-        self.speed_names = [n for b in model.bodies for n in speed_names(b.name, b.joint)]
+        self.speed_names = (absolute.speed_names(model) if absolute
+                            else [n for b in model.bodies for n in speed_names(b.name, b.joint)])
+        self.joint_coordinates = absolute.joint_coordinates if absolute else None
         self.n_q, self.n_u = self.kin.n_q, self.kin.n_u
         self.q0 = np.array(initial_coordinates(model), dtype=float)
         self.u0 = np.array(initial_speeds(model), dtype=float)
         self.gravity = np.array(model.gravity, dtype=float)
-        self.forces = build_force_elements(model, self.kin)
+        self.forces = absolute.force_elements(self.kin) if absolute else build_force_elements(model, self.kin)
         self.has_body_rates = any(jl.turns_with_body_rates for jl in self.kin.joints)
         self._m3 = np.repeat(self.kin.mass, 3)
         self._gravity_stack = np.tile(self.gravity, self.kin.n_bodies) * self._m3
@@ -120,9 +122,8 @@ class MechanicalSystem:
         self._gravity_planar = np.tile(self.gravity[:2], self.kin.n_bodies) * self._m2
         # M, C and Q the way the kinematics run: the planar strategy's fields have only x, y and z-turns
         self._terms = self._planar_terms if self.kin.planar else self._spatial_terms
-        self._joint_rows = joint_rows
-        kinds = list(joint_rows(self.kin)) if joint_rows else []
-        kinds += build_constraint_kinds(model, self.kin)
+        self._absolute = absolute
+        kinds = absolute.constraint_kinds(self.kin) if absolute else build_constraint_kinds(model, self.kin)
         self.constraints = ConstraintSet(kinds) if kinds else None
         #: the compiled tree-dynamics backend (engine.tree_backend) or None, and the path in words
         self.tree_backend, self.dynamics_path = build_tree_backend(self.kin, self.gravity)
@@ -144,7 +145,7 @@ class MechanicalSystem:
                 rates = self.kin.qdot(self.q0, self.u0)[jl.q_slice] if len(u) else u
                 j = replace(j, speeds="euler", u0=tuple(float(x) for x in rates))
             bodies.append(replace(b, joint=j))
-        return MechanicalSystem(replace(self.model, bodies=tuple(bodies)), self._joint_rows)
+        return MechanicalSystem(replace(self.model, bodies=tuple(bodies)), self._absolute)
 
     # --- kinematics --------------------------------------------------------------------------
 
@@ -266,21 +267,14 @@ class MechanicalSystem:
         """T and V from an already evaluated kinematic state."""
         V = -float(np.sum(self.kin.mass * (ks.com @ self.gravity)))
         for f in self.forces:
-            if isinstance(f, SpringElement):
-                V += f.potential_at(ks)
-            elif isinstance(f, JointSpringElement):
-                V += f.potential_q(q)
+            V += f.potential(ks, q)
         return self._kinetic(ks), V
 
     @property
     def conservative(self) -> bool:
         """True when energy must be conserved (no damping, no efforts, no rheonomic terms)."""
-        for f in self.forces:
-            if isinstance(f, (SpringElement, JointSpringElement)):
-                if f.c:
-                    return False
-            else:
-                return False
+        if not all(f.conservative for f in self.forces):
+            return False
         return self.constraints is None or self.constraints.conservative
 
 

@@ -252,14 +252,6 @@ class MainWindow(QMainWindow):
     def edit(self, make, description: str, select=None) -> bool:
         return self.edits.edit(make, description, select)
 
-    def __getattr__(self, name: str):
-        """The parts' widgets and commands by their old names (window.method_box, window.open_file…)."""
-        for part in ("settings_bar", "run_actions", "edits", "files"):
-            owner = self.__dict__.get(part)
-            if owner is not None and hasattr(owner, name):
-                return getattr(owner, name)
-        raise AttributeError(name)
-
     # --- the model -----------------------------------------------------------------------------
 
     def _show_model(self, model: Model, select) -> None:

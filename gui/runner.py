@@ -312,8 +312,8 @@ class RunThread(QThread):
             return
         info = RunInfo(
             columns=tuple(sim.columns),
-            coordinate_names=tuple(sim.system.coordinate_names),
-            speed_names=tuple(sim.system.speed_names),
+            coordinate_names=tuple(sim.coordinate_names),  # the joint coordinates, in either coordinates
+            speed_names=tuple(sim.speed_names),
             body_names=tuple(sim.system.body_names),
             notes=tuple(sim.notes),
             t_end=float(self.model.settings.t_end),
@@ -322,8 +322,7 @@ class RunThread(QThread):
             + sum(bool(body.joint.quaternion) for body in self.model.bodies),
             dynamics_path=sim.stats["dynamics_path"],
         )
-        n_q = len(info.coordinate_names)
-        q_slice = slice(1, 1 + n_q)
+        q_slice = sim.state_columns[0]  # the integrated coordinates: what the poses are drawn from
         first = sim.samples()[:1]  # the sample at t = 0, recorded when the Simulation is made
         self._emit("ready", info, sim.frame(first[0, q_slice], sim.t))
         pending: list[np.ndarray] = [first]

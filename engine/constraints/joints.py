@@ -109,7 +109,7 @@ class SpatialPins(LinearKind):
         self.kin, self.name = kin, "joints"
         n = len(pins)
         self.rows, self.level = 3 * n, (HOLONOMIC,) * (3 * n)
-        self.row_names = [f"joint_{child}_{i}" for _, _, child, _ in pins for i in (0, 1, 2)]
+        self.row_names = [f"{child}.joint_{i}" for _, _, child, _ in pins for i in (0, 1, 2)]
         index = {name: i for i, name in enumerate(kin.body_names)}
         joint_of = {kin.body_names[jl.body]: jl for jl in kin.joints}
         self.child = np.array([index[c] for _, _, c, _ in pins])
@@ -162,7 +162,7 @@ class PlanarPins(LinearKind):
         self.kin, self.name = kin, "joints"
         n = len(pins)
         self.rows, self.level = 2 * n, (HOLONOMIC,) * (2 * n)
-        self.row_names = [f"joint_{child}_{i}" for _, parent, child, _ in pins for i in (0, 1)]
+        self.row_names = [f"{child}.joint_{i}" for _, parent, child, _ in pins for i in (0, 1)]
         joint_of = {kin.body_names[jl.body]: jl for jl in kin.joints}
         self.child_x = np.array([joint_of[c].u_slice.start for _, _, c, _ in pins])
         has_parent = np.array([p != GROUND for _, p, _, _ in pins])

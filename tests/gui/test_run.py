@@ -39,8 +39,8 @@ def test_each_formulation_runs(qtbot, make_window, coordinates):
     window = make_window(chain_from_dialog(3).with_settings(t_end=0.5, coordinates=coordinates))
     run_fast(window)
     for method in METHODS:
-        window.method_box.setCurrentIndex(window.method_box.findData(method))
-        window.method_box.activated.emit(window.method_box.currentIndex())
+        window.settings_bar.method_box.setCurrentIndex(window.settings_bar.method_box.findData(method))
+        window.settings_bar.method_box.activated.emit(window.settings_bar.method_box.currentIndex())
         assert window.model.settings.method == method
         rows = wait_for_samples(qtbot, window, 40)
         assert window.runs[0].thread.model.settings.method == method
