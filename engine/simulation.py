@@ -342,6 +342,8 @@ class Simulation(RunEdits, Manipulation, SampleQuantities):
             "integrates": self.formulation.integrates,
             "multipliers": len(self.formulation.multiplier_names),
             "repartitions": getattr(self.formulation, "repartitions", 0),
+            # "pinocchio" (the compiled tree path) or "numpy (why)": engine.tree_backend
+            "dynamics_path": self.formulation.system.dynamics_path,
         }
 
     # --- stepping ----------------------------------------------------------------------------

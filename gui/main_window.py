@@ -14,7 +14,7 @@ import sys
 import shiboken6
 from PySide6.QtCore import QSettings, Qt, QTimer, Slot
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QDockWidget, QMainWindow, QMessageBox, QSizePolicy, QStackedWidget, QToolBar, QWidget
+from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMessageBox, QSizePolicy, QStackedWidget, QToolBar, QWidget
 
 from eomlab.engine.model import Model, is_planar
 from eomlab.gui import recovery
@@ -65,6 +65,11 @@ class MainWindow(QMainWindow):
         self._build_toolbar()
         self._build_menus()
         self.statusBar().addPermanentWidget(self.run_actions.state_label)
+        self.path_label = QLabel("")  # which tree-dynamics path the run uses (engine.tree_backend)
+        self.path_label.setContentsMargins(16, 0, 4, 0)  # apart from the run state beside it
+        self.statusBar().addPermanentWidget(self.path_label)
+        self.session.run_ready.connect(
+            lambda run: self.path_label.setText(f"Tree dynamics: {run.series.info.dynamics_path}"))
         self.document.changed.connect(self._on_model_changed)
         self.document.path_changed.connect(lambda _p: self._update_title())
         self.document.undo_stack.cleanChanged.connect(lambda _c: self._update_title())

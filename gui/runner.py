@@ -84,6 +84,8 @@ class RunInfo:
     constraint_rows: int = 1
     #: (start, stop) of the integrated coordinates' columns: what a pose is drawn from (the timeline)
     pose_columns: tuple[int, int] = (1, 1)
+    #: which tree-dynamics path runs: "pinocchio" (compiled) or "numpy (why)"
+    dynamics_path: str = ""
 
 
 class RunThread(QThread):
@@ -339,6 +341,7 @@ class RunThread(QThread):
             constraint_rows=int(getattr(sim.formulation, "n_rows", 1))
             + sum(bool(body.joint.quaternion) for body in self.model.bodies),
             pose_columns=(sim.state_columns[0].start, sim.state_columns[0].stop),
+            dynamics_path=sim.stats["dynamics_path"],
         )
         q_slice = sim.state_columns[0]  # the integrated coordinates: what the poses are drawn from
         first = sim.samples()[:1]  # the sample at t = 0, recorded when the Simulation is made
