@@ -138,8 +138,8 @@ def cached(name: str, method: str) -> float:
         time.sleep(0.01)
     other = "lagrange" if method != "lagrange" else "udwadia_kalaba"
     view.dock.hide()  # the window's own reaction to a change of method is not the panel's
-    window.set_setting("method", other)
-    window.set_setting("method", method)
+    window.settings_bar.set_setting("method", other)
+    window.settings_bar.set_setting("method", method)
     app.processEvents()
     start = time.perf_counter()
     view.show()

@@ -1,7 +1,7 @@
 """The window's responsiveness: launch → first drawn frame, and the GUI thread's frame interval
 while a 20-link chain runs as fast as possible.
 
-    .venv/bin/python bench/bench_gui.py [--links 20] [--seconds 8] [--runs 3] [--write] [--spatial]
+    .venv/bin/python bench/bench_gui.py [--links 20] [--seconds 8] [--runs 3] [--write] [--spatial] [--arrows]
 
 Runs the window in a child process on a real X display (an existing DISPLAY, else xvfb-run) so
 painting is real, set up as `eomlab gui` sets it up (pyqtgraph's GarbageCollector on the GUI
@@ -30,7 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 CHILD = r"""
-import json, sys, time
+import json, os, sys, time
 t_start = time.time()
 from PySide6.QtCore import QEvent, QObject, QTimer
 from PySide6.QtWidgets import QApplication
@@ -41,13 +41,23 @@ links, seconds = int(sys.argv[1]), float(sys.argv[2])
 app = QApplication(sys.argv[:1])
 from pyqtgraph.util.garbage_collector import GarbageCollector  # as gui/app.py does
 collector = GarbageCollector(interval=1.0)
-if sys.argv[3:] == ["spatial"]:  # the 3-D view: a chain of bars on ball joints
+if "spatial" in sys.argv[3:]:  # the 3-D view: a chain of bars on ball joints
     model = preset("spatial_chain", n=links).with_settings(t_end=1e4)
 else:
     model = preset("planar_chain", n=links, angles=[0.5] * links).with_settings(t_end=1e4)
 window = MainWindow(model, None, run=False)
 window.confirm_discard = lambda: True
 window.confirm_restore = None
+arrow_times = []  # CPU seconds the GUI thread spent on the arrows per drawn frame (the load hardly moves it)
+if "arrows" in sys.argv[3:]:  # View ▸ Arrows: every kind on
+    for kind in window.arrows.actions:
+        window.arrows.set_enabled(kind, True)
+    draw_arrows = window.arrows.draw
+    def timed_arrows():
+        begin = time.thread_time()
+        draw_arrows()
+        arrow_times.append(time.thread_time() - begin)
+    window.arrows.draw = timed_arrows
 import gc
 gc.freeze()  # as gui/app.py does
 paints = []
@@ -71,6 +81,11 @@ window.show()
 window.set_speed(SPEEDS[-1][1])
 window.run()
 t_run = time.perf_counter()
+profile_path = os.environ.get("EOMLAB_BENCH_PROFILE")
+if profile_path:  # --profile: where the GUI thread spends its time while the chain runs
+    from pyinstrument import Profiler
+    profiler = Profiler(interval=0.001)
+    profiler.start()
 progress = []  # (wall, simulated time reached) at the start and end of the measured window
 
 def simulated() -> float:
@@ -79,17 +94,23 @@ def simulated() -> float:
     return float(last[0]) if last is not None else 0.0
 
 def mark():
-    progress.append((time.perf_counter(), simulated()))
+    progress.append((time.perf_counter(), simulated(), time.process_time()))
 
 def finish():
     mark()
+    if profile_path:
+        profiler.stop()
+        with open(profile_path, "w", encoding="utf-8") as out:
+            out.write(profiler.output_text(unicode=True, color=False))
     window.close()
     inside = [p for p in paints if p > t_run + 1.0]  # skip the first second (set-up)
     gaps = [b - a for a, b in zip(inside, inside[1:])]
-    (w0, s0), (w1, s1) = progress
+    (w0, s0, c0), (w1, s1, c1) = progress
+    measured = [p for p in paints if w0 < p <= w1]
     print(json.dumps({"t_start": t_start, "first_paint": first_paint[0] if first_paint else None,
                       "first_frame": first_pose[0] if first_pose else None, "gaps": gaps,
                       "sim_t": s1, "rtf": s1 / (w1 - t_run), "rtf_window": (s1 - s0) / (w1 - w0),
+                      "cpu_per_frame": (c1 - c0) / max(len(measured), 1), "arrow_times": arrow_times,
                       "workers": "process" if window.worker_processes else "thread", "error": window.last_error}))
     app.quit()
 
@@ -115,15 +136,18 @@ def percentile(values, p):
     return values[k]
 
 
-def measure(links: int, seconds: float, spatial: bool = False) -> dict:
+def measure(links: int, seconds: float, spatial: bool = False, profile: str | None = None,
+            arrows: bool = False) -> dict:
     with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as fh:
         fh.write(CHILD)
         script = fh.name
     try:
         t_launch = time.time()
-        proc = subprocess.run([*display_prefix(), sys.executable, script, str(links), str(seconds), *(["spatial"] if spatial else [])],
+        proc = subprocess.run([*display_prefix(), sys.executable, script, str(links), str(seconds),
+                               *(["spatial"] if spatial else []), *(["arrows"] if arrows else [])],
                               capture_output=True, text=True, cwd=ROOT, timeout=seconds + 120,
-                              env={**os.environ, "PYTHONPATH": str(ROOT)})
+                              env={**os.environ, "PYTHONPATH": str(ROOT),
+                                   **({"EOMLAB_BENCH_PROFILE": os.path.abspath(profile)} if profile else {})})
     finally:
         os.unlink(script)
     line = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
@@ -144,15 +168,20 @@ def measure(links: int, seconds: float, spatial: bool = False) -> dict:
         "rtf": data["rtf"],
         "rtf_window": data["rtf_window"],
         "sim_t": data["sim_t"],
+        "cpu_ms_per_frame": 1e3 * data["cpu_per_frame"],
         "seconds": seconds,
         "workers": data["workers"],
         "load": os.getloadavg()[0],
+        "arrows_p50_ms": percentile([a * 1e3 for a in data["arrow_times"]], 50),
+        "arrows_p95_ms": percentile([a * 1e3 for a in data["arrow_times"]], 95),
     }
 
 
 def table(result: dict) -> str:
     ok_frame = "met" if result["p95_ms"] <= 20 else "not met"
     ok_launch = "met" if result["launch_to_first_frame_s"] <= 2 else "not met"
+    arrows = ([f"| of which the arrows (every kind on), CPU p50 / p95 per drawn frame | {result['arrows_p50_ms']:.1f} / "
+               f"{result['arrows_p95_ms']:.1f} ms | | |"] if result["arrows_p50_ms"] == result["arrows_p50_ms"] else [])
     return "\n".join([
         f"| measurement ({result['links']}-link chain, as fast as possible, runs on a {result['workers']}) "
         "| value | target | status |",
@@ -163,7 +192,10 @@ def table(result: dict) -> str:
         f"| frame interval p50 | {result['p50_ms']:.1f} ms | | |",
         f"| frame interval p95 | {result['p95_ms']:.1f} ms | ≤ 20 ms | {ok_frame} |",
         f"| frame interval max | {result['max_ms']:.1f} ms | | |",
+        *arrows,
         f"| frames measured | {result['frames']} | | |",
+        f"| CPU time of the window's process per frame (load hardly moves it) | "
+        f"{result['cpu_ms_per_frame']:.1f} ms | | |",
         f"| real-time factor of the run (simulated s per wall s) | {result['rtf']:.2f} "
         f"({result['rtf_window']:.2f} while measured) | | |",
     ])
@@ -171,7 +203,8 @@ def table(result: dict) -> str:
 
 def run_line(i: int, r: dict) -> str:
     return (f"| {i} | {r['launch_to_first_frame_s']:.2f} s | {r['p50_ms']:.1f} ms | {r['p95_ms']:.1f} ms | "
-            f"{r['max_ms']:.1f} ms | {r['frames']} | {r['rtf']:.2f} | {r['load']:.1f} |")
+            f"{r['max_ms']:.1f} ms | {r['frames']} | {r['rtf']:.2f} | {r['cpu_ms_per_frame']:.1f} ms | {r['load']:.1f} |"
+            + (f" {r['arrows_p50_ms']:.1f} / {r['arrows_p95_ms']:.1f} ms |" if r["arrows_p50_ms"] == r["arrows_p50_ms"] else ""))
 
 
 def main(argv=None) -> int:
@@ -181,18 +214,23 @@ def main(argv=None) -> int:
     p.add_argument("--runs", type=int, default=1, help="measure this many times (a fresh window each)")
     p.add_argument("--write", action="store_true", help="append the table to bench/README.md")
     p.add_argument("--spatial", action="store_true", help="a 3-D chain (bars on ball joints) in the OpenGL view")
+    p.add_argument("--profile", metavar="FILE.txt",
+                   help="profile the GUI thread with pyinstrument (the bench extra) while it runs; the call tree "
+                        "goes to FILE.txt (the timings then include the profiler's own cost)")
+    p.add_argument("--arrows", action="store_true", help="every kind of View ▸ Arrows on")
     args = p.parse_args(argv)
     results = []
     for i in range(args.runs):
-        results.append(measure(args.links, args.seconds, args.spatial))
+        results.append(measure(args.links, args.seconds, args.spatial, args.profile, args.arrows))
         if args.runs > 1:
             print(run_line(i + 1, results[-1]), flush=True)
     best = min(results, key=lambda r: r["p95_ms"])
     text = table(best)
     if args.runs > 1:
         text += ("\n\nAll runs (the table above is the one with the smallest p95; load = 1-minute load average "
-                 "after the run):\n\n| run | first frame | p50 | p95 | max | frames | real-time factor | load |\n"
-                 "| --- | --- | --- | --- | --- | --- | --- | --- |\n"
+                 "after the run):\n\n| run | first frame | p50 | p95 | max | frames | real-time factor | CPU per frame "
+                 "| load |" + (" arrows' CPU p50 / p95 |" if args.arrows else "")
+                 + "\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |" + (" --- |" if args.arrows else "") + "\n"
                  + "\n".join(run_line(i + 1, r) for i, r in enumerate(results)))
     print(text)
     if args.write:

@@ -33,12 +33,11 @@ from eomlab.gui.scene3d import make_scene3d
 links, count, width, height = (int(v) for v in sys.argv[1:5])
 model = preset("spatial_chain", n=links)
 sim = Simulation(model)
-n_q = sim.system.n_q
 frames = []
 for k in range(count):
     sim.advance(0.01 * (k + 1))
     row = sim.samples()[-1]
-    frames.append(sim.frame(row[1:1 + n_q], float(row[0])))
+    frames.append(sim.frame(row[sim.state_columns[0]], float(row[0])))
 scene = make_scene3d()
 scene.resize(width, height)
 scene.show()

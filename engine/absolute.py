@@ -4,33 +4,38 @@ Planar models (detected automatically: every joint turns about z and slides in t
 use x, y, θ per body (a planar joint to ground); other models use a free joint per body in
 position and Euler parameters (x, y, z, e0..e3: seven coordinates, six speeds — the velocity and
 the body rates), with the normalisation constraint e·e = 1 per body: no gimbal lock anywhere.
-The transformed model keeps the body names, frames, forces and the other constraints, so the
-same tree kinematics serve both choices.
+
+The pose coordinates are named `<body>.pose_<dof>` (`upper.pose_theta`, `box.pose_e0`), their
+speeds `<body>.pose_<dof>_dot` and `<body>.pose_wx`…: a dot never appears in a joint coordinate's
+name, so they cannot take one's name. The joint coordinates themselves are functions of the
+poses (`engine.joint_coordinates`): joint springs and efforts, prescribed motions, expression
+constraints and expression forces act through them, as in joint coordinates. The transformed
+model keeps the body names, frames, springs and geometric constraints, so the same tree
+kinematics serve both choices.
 """
 from __future__ import annotations
 
-import ast
 import math
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .constraints import JointRows, PlanarPins, SpatialPins
+from .constraints import KINDS, JointRows, PlanarPins, SpatialPins
+from .constraints.rows import ConstraintKind, RowBlock
+from .forces import ELEMENTS, ForceElement
+from .joint_coordinates import JointCoordinates
 from .kinematics import TreeKinematics
 from .model import (
-    GROUND, Body, ExpressionConstraint, Joint, JointEffort, JointSpring, Model,
-    ModelError, Prescribed, default_coordinate_names, initial_coordinates, initial_speeds, is_planar,
+    GROUND, BodyTorque, ExpressionConstraint, Joint, JointEffort, JointSpring, Model, PointForce, Prescribed,
+    default_coordinate_names, initial_coordinates, initial_speeds, is_planar, speed_names,
 )
-from .rotations import quaternion_from_matrix
+from .rotations import perpendiculars, quaternion_from_matrix
 
 Z = np.array([0.0, 0.0, 1.0])
-
-
-def _perpendiculars(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    helper = np.array([1.0, 0.0, 0.0]) if abs(a[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
-    n1 = np.cross(a, helper)
-    n1 /= np.linalg.norm(n1)
-    return n1, np.cross(a, n1)
+POSE = "pose"  # the pose coordinates' names: <body>.pose_<dof>
+#: what acts on the joint coordinates themselves, and forces whose values are expressions in them
+IN_JOINT_COORDINATES = (JointSpring, JointEffort, Prescribed, ExpressionConstraint)
+WITH_EXPRESSIONS = (PointForce, BodyTorque)
 
 
 def _joint_rows_spec(joint: Joint, planar: bool):
@@ -47,12 +52,12 @@ def _joint_rows_spec(joint: Joint, planar: bool):
             return [ex, ey], [(ex, ey)], ["x", "y", "angle"]
         return [], [], []
     if t == "revolute":
-        n1, n2 = _perpendiculars(a)
+        n1, n2 = perpendiculars(a)
         return [ex, ey, ez], [(n1, a), (n2, a)], ["x", "y", "z", "axis1", "axis2"]
     if t == "spherical":
         return [ex, ey, ez], [], ["x", "y", "z"]
     if t == "prismatic":
-        n1, n2 = _perpendiculars(a)
+        n1, n2 = perpendiculars(a)
         return [n1, n2], [(ey, ez), (ez, ex), (ex, ey)], ["lateral1", "lateral2", "rx", "ry", "rz"]
     if t == "planar":
         return [ez], [(ex, ez), (ey, ez)], ["z", "tilt_x", "tilt_y"]
@@ -61,16 +66,18 @@ def _joint_rows_spec(joint: Joint, planar: bool):
     return [], [], []
 
 
-def to_absolute(model: Model) -> tuple[Model, list]:
-    """The model in absolute coordinates and a factory for its joint rows.
+def pose_prefix(body: str) -> str:
+    return f"{body}.{POSE}"
 
-    Returns the transformed Model and `joint_rows(kin)` producing the JointRows kinds.
-    """
+
+def to_absolute(model: Model) -> tuple[Model, "AbsoluteParts"]:
+    """The model in absolute coordinates (a pose joint per body, springs and geometric
+    constraints) and what goes with it: the joints' rows, the joint coordinates as functions of
+    the poses and the forces and constraints written in them (`AbsoluteParts`)."""
     kin = TreeKinematics(model)  # the joint-coordinate poses and velocities at the start
     ks = kin.evaluate(np.array(initial_coordinates(model)), np.array(initial_speeds(model)))
     planar = is_planar(model)
     bodies, specs, pins, spatial_pins = [], [], [], []
-    rename: dict[str, str] = {}
     for i, b in enumerate(model.bodies):
         R, o = ks.R[i], ks.origin[i]
         v = kin.point_velocity(ks, i, o)
@@ -83,93 +90,105 @@ def to_absolute(model: Model) -> tuple[Model, list]:
             joint = Joint(type="free", orientation="quaternion", speeds="body",
                           q0=(*map(float, o), *map(float, quaternion_from_matrix(R))),
                           u0=(*map(float, v), *map(float, R.T @ w)))
-        joint = replace(joint, names=default_coordinate_names(b.name, joint))
+        joint = replace(joint, names=default_coordinate_names(pose_prefix(b.name), joint))
         bodies.append(replace(b, parent=GROUND, joint=joint))
         t_dirs, r_pairs, labels = _joint_rows_spec(b.joint, planar)
         if planar and b.joint.type == "revolute":
-            pins.append((f"joint_{b.name}", b.parent, b.name, b.joint.at))
+            pins.append((f"{b.name}.joint", b.parent, b.name, b.joint.at))
         elif not planar and b.joint.type == "spherical":
-            spatial_pins.append((f"joint_{b.name}", b.parent, b.name, b.joint.at))
+            spatial_pins.append((f"{b.name}.joint", b.parent, b.name, b.joint.at))
         elif t_dirs or r_pairs:
             blocks_all = len(t_dirs) == (2 if planar else 3)  # every translation blocked: world axes
-            specs.append((f"joint_{b.name}", b.parent, b.name, b.joint.at, b.joint.rotation, t_dirs, r_pairs,
+            specs.append((f"{b.name}.joint", b.parent, b.name, b.joint.at, b.joint.rotation, t_dirs, r_pairs,
                           labels, blocks_all))
-        for k, name in enumerate(b.joint.names):
-            rename[name] = _relative_coordinate(b, model, joint, k, planar)
-    constraints = tuple(_convert_constraint(c, i, rename) for i, c in enumerate(model.constraints))
-    forces = tuple(_convert_force(f, i, rename, model) for i, f in enumerate(model.forces))
-    absolute = replace(model, bodies=tuple(bodies), constraints=constraints, forces=forces,
+    # the constraints and forces are the AbsoluteParts' (in the model's order)
+    absolute = replace(model, bodies=tuple(bodies), constraints=(), forces=(),
                        settings=replace(model.settings, coordinates="joint"))
-
-    def joint_rows(kin_abs: TreeKinematics):
-        kinds = [PlanarPins(kin_abs, pins)] if pins else []
-        kinds += [SpatialPins(kin_abs, spatial_pins)] if spatial_pins else []
-        return kinds + [JointRows(kin_abs, *spec) for spec in specs]
-
-    return absolute, joint_rows
+    return absolute, AbsoluteParts(model, JointCoordinates(model), pins, spatial_pins, specs)
 
 
-def _relative_coordinate(b: Body, model: Model, joint: Joint, k: int, planar: bool):
-    """The joint angle as (sign, child angle, parent angle or None, offset) in absolute coordinates.
+@dataclass
+class AbsoluteParts:
+    """What a model in absolute coordinates adds to its transformed model's system."""
 
-    Only planar revolute joints have one: θ_joint = sign·(θ_child − θ_parent − offset).
-    """
-    if not (planar and b.joint.type == "revolute"):
-        return None
-    sign = 1.0 if b.joint.axis[2] > 0 else -1.0
-    offset = math.atan2(b.joint.rotation[1][0], b.joint.rotation[0][0])
-    parent = f"{b.parent}_theta" if b.parent != GROUND else None
-    return sign, joint.names[2], parent, offset
+    model: Model  # in joint coordinates
+    joint_coordinates: JointCoordinates
+    pins: list
+    spatial_pins: list
+    specs: list
 
+    def speed_names(self, absolute: Model) -> list[str]:
+        return [n for b in absolute.bodies for n in speed_names(pose_prefix(b.name), b.joint)]
 
-def _relative_text(rel, rate: bool) -> str:
-    sign, child, parent, offset = rel
-    if rate:
-        inner = f"{child}_dot - {parent}_dot" if parent else f"{child}_dot"
-    else:
-        inner = f"{child} - {parent} - {offset!r}" if parent else f"{child} - {offset!r}"
-    return f"({sign!r}*({inner}))"
+    def constraint_kinds(self, kin_abs: TreeKinematics) -> list[ConstraintKind]:
+        """The joints' rows, then the model's constraints in its order: geometric ones on the
+        poses, those in joint coordinates through them (chain rule)."""
+        kinds = [PlanarPins(kin_abs, self.pins)] if self.pins else []
+        kinds += [SpatialPins(kin_abs, self.spatial_pins)] if self.spatial_pins else []
+        kinds += [JointRows(kin_abs, *spec) for spec in self.specs]
+        view = self.joint_coordinates
+        for i, c in enumerate(self.model.constraints):
+            path = f"constraints[{i}]"
+            if isinstance(c, IN_JOINT_COORDINATES):
+                kinds.append(InJointCoordinates(view, KINDS[type(c)](view.kin, c, path)))
+            else:
+                kinds.append(KINDS[type(c)](kin_abs, c, path))
+        return kinds
 
-
-def _substitute(text: str, rename: dict, path: str) -> str:
-    """Rewrite joint-coordinate names (and their _dot) in an expression; the text was validated."""
-    tree = ast.parse(text, mode="eval")
-    missing: list[str] = []
-
-    class Swap(ast.NodeTransformer):
-        def visit_Name(self, node):
-            name = node.id
-            rate = name.endswith("_dot") and name[:-4] in rename
-            base = name[:-4] if rate else name
-            if base not in rename:
-                return node
-            if rename[base] is None:
-                missing.append(base)
-                return node
-            return ast.parse(_relative_text(rename[base], rate), mode="eval").body
-
-    out = ast.unparse(Swap().visit(tree))
-    if missing:
-        raise ModelError(path, f"uses joint coordinate '{missing[0]}', which absolute coordinates have only for planar revolute joints")
-    return out
-
-
-def _convert_constraint(c, i, rename):
-    path = f"constraints[{i}]"
-    if isinstance(c, Prescribed):
-        rel = rename.get(c.coordinate)
-        if rel is None:
-            raise ModelError(f"{path}.coordinate", f"'{c.coordinate}' has no absolute-coordinate counterpart (planar revolute joints only)")
-        return ExpressionConstraint(name=c.name, equation=f"{_relative_text(rel, False)} - ({c.motion})", order=0)
-    if isinstance(c, ExpressionConstraint):
-        return replace(c, equation=_substitute(c.equation, rename, f"{path}.equation"))
-    return c
+    def force_elements(self, kin_abs: TreeKinematics) -> list[ForceElement]:
+        """The model's forces in its order: springs on the poses, joint springs and efforts
+        through the joint coordinates, point forces and torques on the poses with their values
+        read in the joint coordinates."""
+        view, out = self.joint_coordinates, []
+        for i, f in enumerate(self.model.forces):
+            path = f"forces[{i}]"
+            if isinstance(f, WITH_EXPRESSIONS):
+                out.append(ELEMENTS[type(f)](kin_abs, f, path, joint_view=view))
+            elif isinstance(f, IN_JOINT_COORDINATES):
+                out.append(JointCoordinateForce(view, ELEMENTS[type(f)](view.kin, f, path)))
+            else:
+                out.append(ELEMENTS[type(f)](kin_abs, f, path))
+        return out
 
 
-def _convert_force(f, i, rename, model: Model):
-    path = f"forces[{i}]"
-    if isinstance(f, (JointSpring, JointEffort)):
-        raise ModelError(path, f"{f.type} acts on joint coordinates; absolute coordinates do not support it yet")
-    if hasattr(f, "value"):
-        return replace(f, value=tuple(_substitute(v, rename, f"{path}.value[{k}]") for k, v in enumerate(f.value)))
-    return f
+class InJointCoordinates(ConstraintKind):
+    """A constraint written in joint coordinates, on the poses by the chain rule:
+    A_j u̇_j = b_j with u̇_j = G u̇_abs + u̇_j|₀ gives A_j G u̇_abs = b_j − A_j u̇_j|₀; Φ, its
+    rate and the first-order residual are the joint-coordinate ones (u_j = G u_abs)."""
+
+    def __init__(self, view: JointCoordinates, inner: ConstraintKind):
+        self.view, self.inner = view, inner
+        self.name, self.rows, self.level = inner.name, inner.rows, inner.level
+        self.rheonomic, self.row_names = inner.rheonomic, inner.row_names
+
+    def evaluate(self, ctx):
+        seen = self.view.state(ctx)
+        block = self.inner.evaluate(seen.context)
+        return RowBlock(A=block.A @ seen.G, b=block.b - block.A @ seen.bias(), position=block.position,
+                        velocity=block.velocity, c=block.c)
+
+    def actions(self, ks, lam):
+        """The inner constraint's forces, placed in the joint kinematics at the same poses (a
+        servo's torque at its joint): their virtual power is the same, Gᵀ A_jᵀ λ."""
+        joint_ks = self.view.kin.positions(self.view.coordinates(ks.R, ks.origin))
+        return self.inner.actions(joint_ks, lam)
+
+
+class JointCoordinateForce(ForceElement):
+    """A force on joint coordinates (joint spring, joint effort) on the poses: Gᵀ Q_j, the
+    same virtual power; a joint spring keeps its potential, read at q_j."""
+
+    def __init__(self, view: JointCoordinates, inner: ForceElement):
+        self.view, self.inner = view, inner
+        self.conservative = inner.conservative
+
+    def generalized(self, ctx):
+        seen = self.view.state(ctx)
+        return seen.G.T @ self.inner.generalized(seen.context)
+
+    def actions(self, ctx):
+        """The inner force's actions at the same poses, seen in joint coordinates."""
+        return self.inner.actions(self.view.state(ctx).context)
+
+    def potential(self, ks, q) -> float:
+        return self.inner.potential(None, self.view.coordinates(ks.R, ks.origin))

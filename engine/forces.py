@@ -9,6 +9,7 @@ from typing import Callable
 
 import numpy as np
 
+from .actions import Action, joint_action
 from .expressions import compile_expressions, parse_expression
 from .kinematics import TreeKinematics
 from .state import StateContext
@@ -20,11 +21,22 @@ def expression_arguments(coordinate_names) -> list[str]:
 
 
 class ForceElement:
-    """A force of the model as generalized forces in the speeds; springs also give their potential
-    (`SpringElement.potential_at`, `JointSpringElement.potential_q`)."""
+    """A force of the model as generalized forces in the speeds; springs also give their potential."""
+
+    conservative = False  # True for an undamped spring: it keeps E = T + V
+    name = ""
 
     def generalized(self, ctx: StateContext) -> np.ndarray:
         raise NotImplementedError
+
+    def actions(self, ctx: StateContext) -> list[Action]:
+        """Its forces and couples at the points where they act (`engine.actions`): their
+        generalized force is `generalized(ctx)`."""
+        raise NotImplementedError
+
+    def potential(self, ks, q) -> float:
+        """Its potential energy at the kinematic state ks (coordinates q); 0 without one."""
+        return 0.0
 
 
 class _Compiled:
@@ -65,10 +77,11 @@ class SpringElement(ForceElement):
     """Linear spring-damper between two points; equal and opposite forces (seed 004)."""
 
     def __init__(self, kin: TreeKinematics, f: Spring, path: str = ""):
-        self.kin = kin
+        self.kin, self.name = kin, f.name
         self.a, self.b = _body_index(kin, f.a.body), _body_index(kin, f.b.body)
         self.pa, self.pb = np.array(f.a.point, float), np.array(f.b.point, float)
         self.k, self.rest, self.c = f.stiffness, f.rest_length, f.damping
+        self.conservative = not self.c
 
     def _geometry(self, ks):
         Pa = _world_point(self.kin, ks, self.a, self.pa)
@@ -76,19 +89,36 @@ class SpringElement(ForceElement):
         d = Pb - Pa
         return Pa, Pb, d, float(np.linalg.norm(d))
 
-    def generalized(self, ctx):
-        ks = ctx.ks
+    def _tension(self, ks):
+        """(Pa, Pb, unit vector a → b, tension k (L − L₀) + c L̇); None when the ends meet."""
         Pa, Pb, d, L = self._geometry(ks)
         if L < 1e-15:
-            return np.zeros(self.kin.n_u)
+            return None
         e = d / L
         rate = e @ (self.kin.point_velocity(ks, self.b, Pb) - self.kin.point_velocity(ks, self.a, Pa))
-        tension = self.k * (L - self.rest) + self.c * rate
+        return Pa, Pb, e, self.k * (L - self.rest) + self.c * rate
+
+    def generalized(self, ctx):
+        ks = ctx.ks
+        pulled = self._tension(ks)
+        if pulled is None:
+            return np.zeros(self.kin.n_u)
+        Pa, Pb, e, tension = pulled
         Ja = self.kin.point_jacobian(ks, self.a, Pa)
         Jb = self.kin.point_jacobian(ks, self.b, Pb)
         return tension * (Ja.T @ e - Jb.T @ e)
 
-    def potential_at(self, ks) -> float:
+    def actions(self, ctx):
+        """Tension pulls a towards b at Pa and b towards a at Pb."""
+        pulled = self._tension(ctx.ks)
+        if pulled is None:
+            return []
+        Pa, Pb, e, tension = pulled
+        if self.a < 0:
+            return [Action(f"spring {self.name}", "spring", self.b, Pb, -tension * e, other=self.a, other_at=Pa)]
+        return [Action(f"spring {self.name}", "spring", self.a, Pa, tension * e, other=self.b, other_at=Pb)]
+
+    def potential(self, ks, q) -> float:
         L = self._geometry(ks)[3]
         return 0.5 * self.k * (L - self.rest) ** 2
 
@@ -96,11 +126,12 @@ class SpringElement(ForceElement):
 class JointSpringElement(ForceElement):
     def __init__(self, kin: TreeKinematics, f: JointSpring, path: str = ""):
         jl = kin.joints[kin.body_names.index(f.body)]
-        self.kin, self.jl = kin, jl
+        self.kin, self.jl, self.name = kin, jl, f.name
         k = jl.q_slice.stop - jl.q_slice.start
         rest = f.rest if len(f.rest) == k else (tuple(f.rest) * k if len(f.rest) == 1 else (0.0,) * k)
         self.rest = np.array(rest, float)
         self.k, self.c = f.stiffness, f.damping
+        self.conservative = not self.c
 
     def generalized(self, ctx):
         qj = ctx.q[self.jl.q_slice]
@@ -108,38 +139,50 @@ class JointSpringElement(ForceElement):
         tau = -self.k * (qj - self.rest) - self.c * qdj
         return _to_speed_space(ctx, self.jl, tau, self.kin.n_u)
 
-    def potential_q(self, q) -> float:
+    def actions(self, ctx):
+        return [joint_action(self.kin, ctx.ks, self.jl.body, self.generalized(ctx)[self.jl.u_slice],
+                             f"spring {self.name}", "spring")]
+
+    def potential(self, ks, q) -> float:
         dq = q[self.jl.q_slice] - self.rest
         return 0.5 * self.k * float(dq @ dq)
 
 
 class JointEffortElement(ForceElement):
     def __init__(self, kin: TreeKinematics, f: JointEffort, path: str):
-        self.kin = kin
+        self.kin, self.name = kin, f.name
         self.jl = kin.joints[kin.body_names.index(f.body)]
         self.values = _Compiled(f.value, kin.coordinate_names, f"{path}.value")
 
     def generalized(self, ctx):
         return _to_speed_space(ctx, self.jl, self.values(ctx), self.kin.n_u)
 
+    def actions(self, ctx):
+        return [joint_action(self.kin, ctx.ks, self.jl.body, self.generalized(ctx)[self.jl.u_slice],
+                             f"effort {self.name}", "effort")]
+
 
 class _BodyLoad(ForceElement):
-    """A force or torque vector on one body, given in world or body axes by expressions."""
+    """A force or torque vector on one body, given in world or body axes by expressions.
 
-    def __init__(self, kin: TreeKinematics, f: PointForce | BodyTorque, path: str):
-        self.kin = kin
+    In absolute coordinates (`joint_view`: `engine.joint_coordinates.JointCoordinates`) the
+    expressions read the joint coordinates, which are functions of the poses there."""
+
+    def __init__(self, kin: TreeKinematics, f: PointForce | BodyTorque, path: str, joint_view=None):
+        self.kin, self.name = kin, f.name
         self.body = _body_index(kin, f.body)
         self.in_body = f.frame == "body"
-        self.values = _Compiled(f.value, kin.coordinate_names, f"{path}.value")
+        self.joint_view = joint_view
+        self.values = _Compiled(f.value, (joint_view or kin).coordinate_names, f"{path}.value")
 
     def world_vector(self, ctx: StateContext) -> np.ndarray:
-        vector = self.values(ctx)
+        vector = self.values(ctx if self.joint_view is None else self.joint_view.state(ctx).context)
         return ctx.ks.R[self.body] @ vector if self.in_body else vector
 
 
 class PointForceElement(_BodyLoad):
-    def __init__(self, kin: TreeKinematics, f: PointForce, path: str):
-        super().__init__(kin, f, path)
+    def __init__(self, kin: TreeKinematics, f: PointForce, path: str, joint_view=None):
+        super().__init__(kin, f, path, joint_view)
         self.point = np.array(f.point, float)
 
     def generalized(self, ctx):
@@ -148,12 +191,24 @@ class PointForceElement(_BodyLoad):
         P = _world_point(self.kin, ctx.ks, self.body, self.point)
         return self.kin.point_jacobian(ctx.ks, self.body, P).T @ self.world_vector(ctx)
 
+    def actions(self, ctx):
+        if self.body < 0:
+            return []
+        P = _world_point(self.kin, ctx.ks, self.body, self.point)
+        return [Action(f"force {self.name}", "load", self.body, P, self.world_vector(ctx))]
+
 
 class BodyTorqueElement(_BodyLoad):
     def generalized(self, ctx):
         if self.body < 0:
             return np.zeros(self.kin.n_u)
         return ctx.ks.J_w[self.body].T @ self.world_vector(ctx)
+
+    def actions(self, ctx):
+        if self.body < 0:
+            return []
+        return [Action(f"torque {self.name}", "load", self.body, ctx.ks.com[self.body].copy(),
+                       torque=self.world_vector(ctx))]
 
 
 #: the force element of each model force type
@@ -173,7 +228,7 @@ class PushElement(ForceElement):
     right-hand side."""
 
     def __init__(self, kin: TreeKinematics, body: str, point, force, t_start: float, t_stop: float):
-        self.kin = kin
+        self.kin, self.name = kin, "push"
         self.body_name = body
         self.body = _body_index(kin, body)
         self.point = np.array(point, float)
@@ -186,3 +241,14 @@ class PushElement(ForceElement):
             return np.zeros(self.kin.n_u)
         P = _world_point(self.kin, ctx.ks, self.body, self.point)
         return self.kin.point_jacobian(ctx.ks, self.body, P).T @ self.force
+
+    def actions(self, ctx):
+        return [self.action(ctx.ks)] if self.active else []
+
+    def acts_at(self, t: float, eps: float = 0.0) -> bool:
+        return self.t_start - eps <= t < self.t_stop - eps
+
+    def action(self, ks) -> Action:
+        """Its force at its point, whether or not it acts now."""
+        return Action(f"push on {self.body_name}", "push", self.body, _world_point(self.kin, ks, self.body, self.point),
+                      self.force.copy())

@@ -39,7 +39,8 @@ def frame_at(kin: TreeKinematics, q, t: float = 0.0) -> Frame:
 
 class PoseMap:
     """The poses of a model's bodies for coordinate vectors of a run in `coordinates` ("joint" or
-    "absolute"; default: the model's setting): the q columns of that run's samples."""
+    "absolute"; default: the model's setting): the integrated coordinates of that run's samples
+    (`row[sim.state_columns[0]]`; in absolute coordinates the poses, not the joint coordinates)."""
 
     def __init__(self, model: Model, coordinates: str | None = None):
         coordinates = coordinates or model.settings.coordinates

@@ -1,90 +1,126 @@
-"""Reaction forces at the joints of a tree: Newton's second law over each body's subtree.
+"""Constraint forces where they act: the reactions at the joints and the forces of every other
+constraint (loop closures, contacts, knife edges, servos), from the multipliers λ of
+M u̇ = f + Aᵀλ — physical forces and couples at points, not the raw λ.
 
-The force F_B that body B's parent exerts on B through their joint carries everything B's subtree
-needs beyond gravity and the pushes on it:
+- A constraint kind maps its own λ to Actions (`ConstraintKind.actions`: a coincident row
+  A = e_dᵀ(J_b − J_a) puts λ e_d on b at its point and −λ e_d on a; a rolling disk's rows A = J_P
+  put (λ_x, λ_y, λ_z) on the disk at its contact point; a joint's rows in absolute coordinates
+  put their force at the child's origin and their couple on the child).
+- The joints of a tree in joint coordinates have no multipliers: Newton–Euler over each body's
+  subtree gives the wrench its parent exerts through its joint,
 
-    F_B = Σ_{C in subtree(B)} (m_C a_C − m_C g − F_push,C − F_constraint,C)
+      F_B = Σ_{C ∈ subtree(B)} m_C a_C − (applied and constraint forces on C)
+      M_B = Σ_{C ∈ subtree(B)} (G_C − o_B) × m_C a_C + Ḣ_C − (their moments about o_B),
 
-with a_C = J_v,C u̇ + a_bias,C the mass-centre acceleration at the formulation's u̇. The constraint
-forces come from the multipliers (M u̇ = f + Aᵀλ): a coincident row A = e_dᵀ (J_b − J_a) puts λ e_d
-on body b at its point and −λ e_d on body a; a distance row λ d/|d| likewise.
+  with a_C = J_v u̇ + a_bias at the formulation's u̇ and Ḣ = I α + ω × I ω. The couple is the
+  joint's reaction torque (zero along a revolute's axis: `engine.actions.joint_motion`).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from .constraints import CoincidentRows, DistanceRows
-from .forces import PushElement
-from .model import GROUND, ModelError
+from .absolute import InJointCoordinates, JointCoordinateForce
+from .actions import Action
+from .applied_forces import applied_forces
+from .constraints import JointRows, PlanarPins, SpatialPins
+from .rotations import cross
 
 
-def joint_reactions(model, system, evaluation, t: float, pushes=(), eps: float = 0.0) -> np.ndarray:
-    """(n_bodies, 3) world-frame forces on each body from its parent through its joint (N), at the
-    state `evaluation` (a Formulation.evaluate result) of a tree model in joint coordinates."""
-    if any(not isinstance(f, PushElement) for f in system.forces):
-        raise ModelError("forces", "joint forces are computed with gravity and pushes only (no force elements)")
-    kin, ks = system.kin, evaluation.dynamics.ks
-    a_com = np.einsum("bij,j->bi", ks.J_v, evaluation.u_dot) + ks.a_bias
-    forces = kin.mass[:, None] * (a_com - system.gravity[None, :])
-    for push in pushes:
-        if push.t_start - eps <= t < push.t_stop - eps:
-            forces[push.body] -= push.force
-    for body, _, force in constraint_point_forces(system, ks, evaluation.multipliers):
-        if body >= 0:
-            forces[body] -= force
-    index = {name: i for i, name in enumerate(kin.body_names)}
-    parent = [index.get(model.body(name).parent, -1) if model.body(name).parent != GROUND else -1
-              for name in kin.body_names]
-    depth = [0] * len(parent)
-    for b in range(len(parent)):
-        p = parent[b]
-        while p >= 0:
-            depth[b] += 1
-            p = parent[p]
-    for b in sorted(range(len(parent)), key=lambda k: -depth[k]):  # leaves first
-        if parent[b] >= 0:
-            forces[parent[b]] += forces[b]
-    return forces
+def constraint_forces(system, evaluation, t: float, eps: float = 0.0, applied: list[Action] | None = None) -> list[Action]:
+    """The reactions at the tree's joints (joint coordinates; none for free joints) followed by
+    the forces of every constraint kind (absolute coordinates: the joints are among those), at
+    the state of `evaluation` (a Formulation.evaluate result) at time t (pushes within eps).
+    A constraint given as an equation in the coordinates has no point of action: ModelError
+    naming it. `applied`: the applied forces at this state when the caller has them.
+
+    In absolute coordinates a force or constraint written in joint coordinates acts through
+    u_j = G u_abs (`engine.joint_coordinates`), and G, a pseudo-inverse, differs from the
+    joint's own motion off the constraints: the joints' multipliers then carry that difference
+    besides the reactions. Such models get their joint reactions by Newton–Euler over the
+    model's own tree as in joint coordinates."""
+    ks = evaluation.dynamics.ks
+    view = getattr(system, "joint_coordinates", None)
+    through_joints = view is not None and _acts_through_joint_coordinates(system)
+    kinds = system.constraints.kinds if system.constraints is not None else []
+    if through_joints:
+        kinds = [k for k in kinds if not isinstance(k, JOINT_ROWS)]
+    from_kinds = multiplier_forces(system, ks, evaluation.multipliers, kinds)
+    tree = view.kin if through_joints else system.kin
+    joints = [jl for jl in tree.joints if not _free(tree, jl)]
+    if not joints:
+        return from_kinds
+    known = (applied_forces(system, evaluation, t, eps) if applied is None else applied) + from_kinds
+    return joint_reactions(system, evaluation, known, [jl.body for jl in joints], tree.parent) + from_kinds
 
 
-def constraint_point_forces(system, ks, multipliers) -> list[tuple[int, np.ndarray, np.ndarray]]:
-    """(body index (−1: ground), world point, world force on that body) for every coincident and
-    distance constraint, from the multipliers; other constraint kinds are refused."""
-    out: list[tuple[int, np.ndarray, np.ndarray]] = []
+def _acts_through_joint_coordinates(system) -> bool:
+    kinds = system.constraints.kinds if system.constraints is not None else []
+    return any(isinstance(x, (InJointCoordinates, JointCoordinateForce)) for x in [*kinds, *system.forces])
+
+
+def multiplier_forces(system, ks, multipliers, kinds=None) -> list[Action]:
+    """The Actions of every constraint kind of `system` (or of those of them in `kinds`) from
+    its multipliers."""
+    out: list[Action] = []
     if system.constraints is None:
         return out
+    wanted = system.constraints.kinds if kinds is None else kinds
     row = 0
     for kind in system.constraints.kinds:
-        lam = np.asarray(multipliers[row:row + kind.rows], float)
+        if any(kind is k for k in wanted):
+            out += kind.actions(ks, np.asarray(multipliers[row:row + kind.rows], float))
         row += kind.rows
-        if not isinstance(kind, (CoincidentRows, DistanceRows)):
-            raise ModelError("constraints", f"joint forces are computed with coincident and distance constraints "
-                             f"only, not {kind.name!r}")
-        Pa = kind.pa.copy() if kind.a < 0 else ks.origin[kind.a] + ks.R[kind.a] @ kind.pa
-        Pb = kind.pb.copy() if kind.b < 0 else ks.origin[kind.b] + ks.R[kind.b] @ kind.pb
-        if isinstance(kind, CoincidentRows):
-            force = np.eye(3)[kind.axes].T @ lam
-        else:
-            d = Pb - Pa
-            force = lam[0] * d / np.linalg.norm(d)
-        out += [(kind.b, Pb, force), (kind.a, Pa, -force)]
     return out
 
 
-class JointForces:
-    """The reaction forces of a run (mixed into `Simulation`)."""
+def joint_reactions(system, evaluation, known: list[Action], bodies_wanted, parent=None) -> list[Action]:
+    """The force (at the body's origin) and couple each of `bodies_wanted` receives from its parent
+    through its joint, by Newton–Euler over its subtree with the `known` forces on every body
+    (`parent`: the tree, parents before children; by default the system's own)."""
+    kin, ks = system.kin, evaluation.dynamics.ks
+    parent = kin.parent if parent is None else parent
+    u_dot = evaluation.u_dot
+    a_com = np.einsum("bij,j->bi", ks.J_v, u_dot) + ks.a_bias
+    alpha = np.einsum("bij,j->bi", ks.J_w, u_dot) + ks.alpha_bias
+    inertia = ks.R @ kin.inertia_body @ ks.R.transpose(0, 2, 1)
+    H_dot = (inertia @ alpha[:, :, None])[:, :, 0] + cross(ks.omega, (inertia @ ks.omega[:, :, None])[:, :, 0])
+    # what each body needs beyond the known forces, as a force and a moment about the world origin
+    force = kin.mass[:, None] * a_com
+    moment = cross(ks.com, force) + H_dot
+    sides = [side for action in known for side in action.on_bodies()]
+    if sides:
+        bodies = np.array([side[0] for side in sides])
+        points, forces, torques = (np.array([side[k] for side in sides], float) for k in (1, 2, 3))
+        np.add.at(force, bodies, -forces)
+        np.add.at(moment, bodies, -(cross(points, forces) + torques))
+    for b in range(kin.n_bodies - 1, -1, -1):  # parents come before their children: leaves first
+        p = parent[b]
+        if p >= 0:
+            force[p] += force[b]
+            moment[p] += moment[b]
+    bodies = list(bodies_wanted)
+    origins = ks.origin[bodies]
+    couples = moment[bodies] - cross(origins, force[bodies])
+    return [Action(f"joint {kin.body_names[b]}", "joint", b, o, force[b].copy(), c, int(parent[b]), o)
+            for b, o, c in zip(bodies, origins, couples)]
 
-    def joint_forces(self) -> np.ndarray:
-        """(n_bodies, 3) world forces (N) on each body from its parent through its joint at the latest
-        sample (joint coordinates; gravity, pushes, coincident and distance constraints), e.g. a
-        pendulum's rod tension:
 
-            sim.advance(0.5)
-            sim.joint_forces()[0]   # the pivot's pull on the first body
-        """
-        if self.settings.coordinates != "joint":
-            raise ModelError("settings.coordinates", "joint forces are computed in joint coordinates only")
-        f, t = self.formulation, self._current_time()
-        q, u = self._sample_state(self._samples[-1])
-        evaluation = f.evaluate(t, f.initial_state(q, f.model_to_own(q, u)))
-        return joint_reactions(self.model, f.system, evaluation, t, self._pushes, self._time_eps())
+#: the kinds that hold a model's joints in absolute coordinates
+JOINT_ROWS = (JointRows, PlanarPins, SpatialPins)
+
+
+def _free(kin, jl) -> bool:
+    """A joint that constrains nothing the kinematics move: free, or planar in a planar model."""
+    return jl.type == "free" or (kin.planar and jl.type == "planar")
+
+
+def joint_forces_by_body(system, actions: list[Action]) -> np.ndarray:
+    """(n_bodies, 3) force on each body from its parent through its joint (zero for free joints),
+    from the joint Actions of `constraint_forces`."""
+    out = np.zeros((system.kin.n_bodies, 3))
+    names = {f"joint {name}": b for b, name in enumerate(system.kin.body_names)}
+    for action in actions:
+        b = names.get(action.source)
+        if action.kind == "joint" and b is not None:
+            out[b] = action.force if action.on == b else -action.force
+    return out

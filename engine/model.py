@@ -380,6 +380,16 @@ def initial_speeds(model: Model) -> tuple[float, ...]:
     return tuple(float(v) for b in model.bodies for v in (b.joint.u0 or (0.0,) * b.joint.dof))
 
 
+def inertia_follows_shape(model: "Model", path) -> bool:
+    """Whether setting the field at `path` (["bodies", i, "mass" | "shape", …]) changes a body
+    whose inertia is its shape's: the edited model derives the inertia again (the one place for
+    this rule: the window's edits and `Simulation.set_parameter` both ask it)."""
+    if len(path) < 3 or path[0] != "bodies" or path[2] not in ("mass", "shape"):
+        return False
+    index = path[1]
+    return isinstance(index, int) and 0 <= index < len(model.bodies) and model.bodies[index].inertia_from_shape
+
+
 PLANAR_TOL = 1e-12
 
 

@@ -15,6 +15,14 @@ def skew(v: np.ndarray) -> np.ndarray:
     return np.array([[0.0, -v[2], v[1]], [v[2], 0.0, -v[0]], [-v[1], v[0], 0.0]])
 
 
+def perpendiculars(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Unit n1 ⟂ a and n2 = a × n1: with a (unit) a right-handed frame (a, n1, n2)."""
+    helper = np.array([1.0, 0.0, 0.0]) if abs(a[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
+    n1 = np.cross(a, helper)
+    n1 /= np.linalg.norm(n1)
+    return n1, np.cross(a, n1)
+
+
 class AxisRotation:
     """Rotations about one fixed axis (Rodrigues): R(angle) = a aᵀ + cos(angle) (I − a aᵀ) + sin(angle) [a]×
     for the unit axis a. a aᵀ, I − a aᵀ and [a]× are made once, so a revolute joint pays two scalings
@@ -66,6 +74,20 @@ class EulerSequence:
     def matrix(self, angles) -> np.ndarray:
         ra, rb, rc = self.parts(angles)
         return ra @ rb @ rc
+
+    def angles(self, R: np.ndarray) -> np.ndarray:
+        """(psi, theta, phi) with R = R_a(psi) R_b(theta) R_c(phi): psi, phi in (−π, π], theta in
+        [0, π] (symmetric sequences) or [−π/2, π/2] (the others). The other solution is
+        (psi + π, −theta or π − theta, phi + π)."""
+        i, j = "xyz".index(self.sequence[0]), "xyz".index(self.sequence[1])
+        sign = 1.0 if (j - i) % 3 == 1 else -1.0  # +1 when (a, b) is a cyclic pair of axes
+        if self.sequence[0] == self.sequence[2]:
+            k = 3 - i - j
+            theta = math.atan2(math.hypot(R[i, j], R[i, k]), R[i, i])
+            return np.array([math.atan2(R[j, i], -sign * R[k, i]), theta, math.atan2(R[i, j], sign * R[i, k])])
+        k = "xyz".index(self.sequence[2])
+        theta = math.atan2(sign * R[i, k], math.hypot(R[i, i], R[i, j]))
+        return np.array([math.atan2(-sign * R[j, k], R[k, k]), theta, math.atan2(-sign * R[i, j], R[i, i])])
 
     def rate_matrix_parent(self, ra: np.ndarray, rb: np.ndarray) -> np.ndarray:
         """Columns map (psi_dot, theta_dot, phi_dot) to omega in the joint (parent) frame."""
@@ -149,9 +171,20 @@ def quaternion_body_rates(p, p_dot) -> np.ndarray:
 
 
 def quaternion_from_matrix(R: np.ndarray) -> np.ndarray:
-    """Euler parameters (e0 ≥ 0) of a rotation matrix."""
-    from scipy.spatial.transform import Rotation
-
-    x, y, z, w = Rotation.from_matrix(R).as_quat()  # scipy: scalar last
-    p = np.array([w, x, y, z])
-    return -p if w < 0 else p
+    """Euler parameters (e0 ≥ 0) of a rotation matrix, by Shepperd's method: from the largest of
+    4e0², 4e1², 4e2², 4e3² (the trace and the diagonal), so nothing is divided by a small number."""
+    R = np.asarray(R, dtype=float)
+    diagonal = (R[0, 0] + R[1, 1] + R[2, 2], R[0, 0], R[1, 1], R[2, 2])
+    k = int(np.argmax(diagonal))
+    if k == 0:
+        s = 2.0 * math.sqrt(max(1.0 + diagonal[0], 0.0))
+        p = (0.25 * s, (R[2, 1] - R[1, 2]) / s, (R[0, 2] - R[2, 0]) / s, (R[1, 0] - R[0, 1]) / s)
+    else:
+        i, j = k - 1, k % 3
+        m = (j + 1) % 3
+        s = 2.0 * math.sqrt(max(1.0 + R[i, i] - R[j, j] - R[m, m], 0.0))
+        e = [0.0, 0.0, 0.0]
+        e[i], e[j], e[m] = 0.25 * s, (R[i, j] + R[j, i]) / s, (R[i, m] + R[m, i]) / s
+        p = ((R[m, j] - R[j, m]) / s, *e)
+    p = np.array(p) / math.sqrt(sum(x * x for x in p))
+    return -p if p[0] < 0 else p

@@ -10,15 +10,17 @@ continue on the same time axis (k·dt_out). `Simulation` inherits these methods.
 """
 from __future__ import annotations
 
+import io
 import math
 import re
+import tokenize
 
 import numpy as np
 
 from .forces import PushElement
 from .formulations import make_formulation
 from .integrate import Stepper
-from .model import ModelError
+from .model import ModelError, inertia_follows_shape
 from .modelfile import model_from_dict, model_to_dict
 from .projection import ProjectionFailure, project_positions, project_velocities
 from .system import SingularMassMatrix, build_system
@@ -70,18 +72,65 @@ def _vector(value, path: str, size: int) -> np.ndarray:
     return v
 
 
+def _constant_tokens(text: str) -> list[tokenize.TokenInfo]:
+    """The numeric literals of an expression (Python's tokenizer: nothing is evaluated), but not
+    exponents (the 2 of x**2 is the form, not a constant)."""
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return []
+    return [tok for prev, tok in zip([None, *tokens], tokens)
+            if tok.type == tokenize.NUMBER and not (prev is not None and prev.string == "**")
+            and not tok.string.lower().endswith("j")]
+
+
+def expression_constants(text: str) -> list[float]:
+    """The constants written in an effort expression, in order ("-0.5*theta_dot + 2*sin(t)" →
+    [0.5, 2.0]): what `set_parameter("forces[0].value.constants[k]", v)` changes."""
+    return [float(tok.string) for tok in _constant_tokens(text)]
+
+
+def _with_constant(text: str, k: int, value: float, path: str) -> str:
+    tokens = _constant_tokens(text)
+    if not 0 <= k < len(tokens):
+        raise ModelError(path, f"the expression {text!r} has {len(tokens)} constant(s)")
+    if value < 0:
+        raise ModelError(path, "a constant is the number as written in the expression (no sign): must be ≥ 0")
+    lines = text.split("\n")
+    (row, start), (_, end) = tokens[k].start, tokens[k].end
+    lines[row - 1] = lines[row - 1][:start] + repr(float(value)) + lines[row - 1][end:]
+    return "\n".join(lines)
+
+
+def _set_expression_constant(data: dict, parts: list, path: str, value) -> None:
+    """`parts` = [..., "constants", k]: the k-th constant of the expression at parts[:-2]."""
+    node = data
+    try:
+        for part in parts[:-3]:
+            node = node[part]
+        text = node[parts[-3]]
+    except (KeyError, IndexError, TypeError):
+        raise ModelError(path, "no such expression in this model") from None
+    if not isinstance(text, str) or isinstance(value, list):
+        raise ModelError(path, "constants are numbers of an expression: give one number")
+    node[parts[-3]] = _with_constant(text, parts[-1], value, path)
+
+
 def model_with_parameter(model, path: str, value):
-    """The model with the numeric field at `path` (``bodies[1].mass``, ``gravity``) set to `value`,
-    validated as a model file is. A body whose inertia is its shape's keeps it so when its mass or
+    """The model with the numeric field at `path` (``bodies[1].mass``, ``gravity``, or the k-th
+    constant of an expression, ``forces[0].value.constants[k]``) set to `value`, validated as a
+    model file is. A body whose inertia is its shape's keeps it so when its mass or
     shape changes (`Body.inertia_from_shape`)."""
     parts = parse_path(path)
     if parts[0] not in PARAMETER_ROOTS:
         raise ModelError(path, f"not a parameter of the motion (parameters are under {', '.join(PARAMETER_ROOTS)})")
     value = _numeric(value, path)
     data = model_to_dict(model)
-    if (len(parts) >= 3 and parts[0] == "bodies" and parts[2] in ("mass", "shape")
-            and isinstance(parts[1], int) and parts[1] < len(model.bodies) and model.bodies[parts[1]].inertia_from_shape):
+    if inertia_follows_shape(model, parts):
         del data["bodies"][parts[1]]["inertia"]  # the loader derives it from the new mass or shape
+    if len(parts) >= 4 and parts[-2] == "constants" and isinstance(parts[-1], int):
+        _set_expression_constant(data, parts, path, value)
+        return model_from_dict(data)
     node = data
     try:
         for part in parts[:-1]:
@@ -129,7 +178,7 @@ class RunEdits:
         """Continue from coordinates q and model speeds u (the CSV columns' order) at the current
         time, after projecting them onto the constraints (the pose nearest in the mass metric).
 
-            q = sim.samples()[-1, 1 : 1 + sim.system.n_q].copy()
+            q = sim.samples()[-1, sim.state_columns[0]].copy()
             q[0] += 0.1
             sim.set_state(q, np.zeros(sim.system.n_u))   # from rest, with the loop closed again
         """
@@ -178,6 +227,7 @@ class RunEdits:
         for push in self._pushes:
             push.kin = formulation.system.kin
         self.model, self.system, self.formulation = model, system, formulation
+        self._sync_joint_reference()
         try:
             y = formulation.initial_state(q, formulation.model_to_own(q, u))
             row = self._sample(t, y)
@@ -234,8 +284,8 @@ class RunEdits:
 
     def _sample_state(self, row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(q, model speeds u) of a stored sample row."""
-        n_q, n_u = self.system.n_q, len(self.system.speed_names)
-        return row[1:1 + n_q].copy(), row[1 + n_q:1 + n_q + n_u].copy()
+        q_columns, u_columns = self.state_columns
+        return row[q_columns].copy(), row[u_columns].copy()
 
     def _restart(self, t: float, y: np.ndarray) -> None:
         """Start the integrator afresh at (t, y); the next sample is the next k·dt_out after t."""
@@ -250,5 +300,6 @@ class RunEdits:
         self.t = t
         self._out_k = int(math.floor(t / s.dt_out + 1e-9)) + 1
         self._q_last = self.formulation.state_to_qu(t, y)[0]
+        self._sync_joint_reference()
         self._tiny_steps = 0
         self._nonfinite_at, self._nonfinite_trials = None, 0

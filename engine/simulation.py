@@ -23,12 +23,14 @@ from .formulations import FORMULATIONS, ConstraintFailure, make_formulation
 from .formulations.rank import condition_number, dependent_rows, numerical_rank
 from .frames import Frame, PoseMap, frame_at, initial_frame  # noqa: F401  (PoseMap, initial_frame: for the window)
 from .integrate import Stepper
-from .joint_forces import JointForces
 from .kinematics import GimbalLock
 from .limits import check_settings
 from .model import Model, ModelError, Stabilization
 from .projection import ProjectionFailure, _rows as constraint_residuals, project_positions, project_velocities
-from .run_edits import RunEdits
+from .manipulation import Manipulation
+from .oscillation import Oscillation, measure_oscillation, small_oscillation_period  # noqa: F401  (for the window)
+from .quantities import RunQuantities, SampleQuantities, state_columns  # noqa: F401  (RunQuantities: for the window)
+from .run_edits import RunEdits, expression_constants, model_with_parameter  # noqa: F401  (for the window)
 from .system import SingularMassMatrix, build_system
 
 # inspecting the loaded BLAS libraries costs milliseconds: do it once, then limiting is cheap
@@ -83,14 +85,21 @@ def _refused_at_start():
 
 
 def csv_columns(system, formulation) -> list[str]:
-    cols = ["t", *system.coordinate_names, *system.speed_names]
+    """t, the joint coordinates and speeds; in absolute coordinates then the poses
+    (`<body>.pose_x`…, engine.absolute) and their speeds; mass centres, energies, drifts and
+    multipliers."""
+    cols = ["t"]
+    joint = system.joint_coordinates
+    if joint is not None:  # absolute coordinates: the joint coordinates, recovered from the poses
+        cols += [*joint.coordinate_names, *joint.speed_names]
+    cols += [*system.coordinate_names, *system.speed_names]
     for name in system.body_names:
         cols += [f"{name}.x", f"{name}.y", f"{name}.z"]
     cols += ["T", "V", "E", "drift_pos", "drift_vel"]
     return cols + list(formulation.multiplier_names)
 
 
-class Simulation(RunEdits, JointForces):
+class Simulation(RunEdits, Manipulation, SampleQuantities):
     @_refused_at_start()
     def __init__(self, model: Model, method=None, coordinates=None, integrator=None, rtol=None,
                  atol=None, t_end=None, dt_out=None, dt=None, stabilization: Stabilization | None = None,
@@ -110,7 +119,19 @@ class Simulation(RunEdits, JointForces):
         self.formulation = make_formulation(self.settings.method, self.system, self.settings, self._variant)
         self.columns = csv_columns(self.system, self.formulation)
         self._index = {c: i for i, c in enumerate(self.columns)}
+        self.state_columns = state_columns(self.system)
         self.reset()
+
+    @property
+    def coordinate_names(self) -> list[str]:
+        """The model's joint coordinates: the first columns after t, in either coordinates."""
+        joint = self.system.joint_coordinates
+        return list(joint.coordinate_names if joint else self.system.coordinate_names)
+
+    @property
+    def speed_names(self) -> list[str]:
+        joint = self.system.joint_coordinates
+        return list(joint.speed_names if joint else self.system.speed_names)
 
     def reset(self):
         """Back to t = 0 (initial conditions projected again)."""
@@ -126,6 +147,8 @@ class Simulation(RunEdits, JointForces):
         s = self.settings
         self._drop_pushes()
         self.notes: list[str] = []
+        self._samples: list[np.ndarray] = []
+        self._sync_joint_reference()
         self.diagnostics: dict = {}
         self.failure: str | None = None
         self.max_condition = 1.0
@@ -159,7 +182,6 @@ class Simulation(RunEdits, JointForces):
         self._euler_joints = any(jl.euler is not None for jl in f.system.kin.joints)
         self._q_last = f.state_to_qu(0.0, y0)[0]
         self._tiny_steps = 0
-        self._samples: list[np.ndarray] = []
         self._samples.append(first)
         self._out_k = 1
 
@@ -250,8 +272,25 @@ class Simulation(RunEdits, JointForces):
         E = T + V
         if self.E0 is None:
             self.E0, self.T0, self.V0 = E, T, V
-        row = np.concatenate(([t], ev.q, u_model, com, [T, V, E, drift_pos, drift_vel], ev.multipliers))
-        return row
+        return np.concatenate(([t], *self._joint_values(t, ev.q, ev.u, ks), ev.q, u_model, com,
+                               [T, V, E, drift_pos, drift_vel], ev.multipliers))
+
+    def _joint_values(self, t, q, u, ks) -> tuple:
+        """In absolute coordinates the joint coordinates and speeds at this sample, each angle on
+        the branch nearest the previous sample's (that becomes the reference of what follows)."""
+        joint = self.formulation.system.joint_coordinates
+        if joint is None:
+            return ()
+        self._sync_joint_reference()
+        q_j, u_j = joint.values(t, q, u, ks)
+        joint.reference = q_j
+        return q_j, u_j
+
+    def _sync_joint_reference(self) -> None:
+        """Angles of the joint coordinates near the latest sample's (or q0 before the first)."""
+        joint = self.formulation.system.joint_coordinates
+        if joint is not None:
+            joint.reference = self._samples[-1][1:1 + joint.n_q] if self._samples else joint.q0
 
     def _watch_condition(self, A: np.ndarray, limit: float = SINGULAR_CONDITION):
         """Condition number of the constraint rows on their rank at the start; a rank loss
@@ -271,7 +310,7 @@ class Simulation(RunEdits, JointForces):
 
     def frame(self, q, t: float = 0.0) -> Frame:
         """The drawable poses of every body at coordinates q of this run (a stored sample row's
-        q columns, `sim.columns[1 : 1 + n_q]`), at time t; nothing is integrated or changed."""
+        integrated coordinates, `row[sim.state_columns[0]]`), at time t; nothing is integrated or changed."""
         return frame_at(self.system.kin, q, t)
 
     def samples(self) -> np.ndarray:
@@ -303,6 +342,8 @@ class Simulation(RunEdits, JointForces):
             "integrates": self.formulation.integrates,
             "multipliers": len(self.formulation.multiplier_names),
             "repartitions": getattr(self.formulation, "repartitions", 0),
+            # "pinocchio" (the compiled tree path) or "numpy (why)": engine.tree_backend
+            "dynamics_path": self.formulation.system.dynamics_path,
         }
 
     # --- stepping ----------------------------------------------------------------------------

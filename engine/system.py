@@ -12,19 +12,20 @@ u = q_dot are the Christoffel terms h of (2.6)–(2.7). Constraint rows come fro
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import Callable
+import math
+from dataclasses import replace
 
 import numpy as np
 import scipy.linalg
 
-from .absolute import to_absolute
+from .absolute import AbsoluteParts, to_absolute
 from .constraints import ConstraintSet, build_constraint_kinds
-from .forces import JointSpringElement, SpringElement, build_force_elements
+from .forces import build_force_elements
 from .kinematics import KinematicState, TreeKinematics
 from .model import Model, initial_coordinates, initial_speeds, speed_names
 from .rotations import cross
 from .state import StateContext
+from .tree_backend import PINOCCHIO_PATH, build_tree_backend
 
 
 _POTRF, _POTRS = scipy.linalg.get_lapack_funcs(("potrf", "potrs"), dtype=np.float64)
@@ -34,21 +35,63 @@ class SingularMassMatrix(ArithmeticError):
     """M(q) is not positive definite: some coordinate carries no inertia."""
 
 
-@dataclass
 class Dynamics:
-    M: np.ndarray
-    forcing: np.ndarray
-    qd: np.ndarray
-    ks: KinematicState
-    W: np.ndarray | None = None  # q_dot = W u (None: the speeds are the rates)
+    """The tree's dynamics at one state: M u_dot = forcing, q_dot = W u (W None: the speeds are
+    the rates) and the kinematic state ks. M, forcing and ks are formed on first use: the compiled
+    path's unconstrained step (`MechanicalSystem.free_accelerations`) needs none of them."""
+
+    def __init__(self, system: "MechanicalSystem", t: float, q: np.ndarray, u: np.ndarray, qd: np.ndarray,
+                 W: np.ndarray | None, positions: KinematicState | None = None):
+        self.system, self.t, self.q, self.u, self.qd, self.W = system, t, q, u, qd, W
+        self._positions = positions
+        self._ks = self._M = self._forcing = self._applied = None
+
+    @property
+    def ks(self) -> KinematicState:
+        if self._ks is None:
+            kin = self.system.kin
+            self._ks = (kin.evaluate(self.q, self.u) if self._positions is None
+                        else kin.with_velocities(self._positions, self.u))
+        return self._ks
+
+    @property
+    def M(self) -> np.ndarray:
+        if self._M is None:
+            self._M, self._forcing = self.system.mass_and_forcing(self)
+        return self._M
+
+    @property
+    def forcing(self) -> np.ndarray:
+        if self._forcing is None:
+            self._M, self._forcing = self.system.mass_and_forcing(self)
+        return self._forcing
+
+    @M.setter
+    def M(self, value: np.ndarray):
+        self.forcing  # noqa: B018  (formed first, so a set M is not overwritten)
+        self._M = value
+
+    @forcing.setter
+    def forcing(self, value: np.ndarray):
+        self.M  # noqa: B018
+        self._forcing = value
+
+    @property
+    def applied(self) -> np.ndarray | None:
+        """Σ of the force elements' generalized forces (None: the model has none)."""
+        if self._applied is None and self.system.forces:
+            ctx = StateContext(t=self.t, q=self.q, u=self.u, qd=self.qd, W=self.W, ks=self.ks)
+            self._applied = sum(f.generalized(ctx) for f in self.system.forces)
+        return self._applied
 
 
 class MechanicalSystem:
     """Numeric callables of a tree model (its bodies in joint coordinates) and its constraint rows.
 
-    `joint_rows(kin)`, when given, adds constraint kinds built on this system's kinematics (the
-    joints of a model taken to absolute coordinates, `engine.absolute`); the model's own
-    constraints are always attached.
+    `absolute`, when given, holds what a model taken to absolute coordinates (`engine.absolute`)
+    brings: the joints' rows, the model's constraints and forces (through the joint coordinates
+    where they are written in them) and the joint coordinates as functions of the poses
+    (`joint_coordinates`; None in joint coordinates).
 
     Example
     -------
@@ -58,17 +101,19 @@ class MechanicalSystem:
     (1, 1)
     """
 
-    def __init__(self, model: Model, joint_rows: Callable[[TreeKinematics], list] | None = None):
+    def __init__(self, model: Model, absolute: AbsoluteParts | None = None):
         self.model = model
         self.kin = TreeKinematics(model)
         self.body_names = list(self.kin.body_names)
         self.coordinate_names = list(self.kin.coordinate_names)
-        self.speed_names = [n for b in model.bodies for n in speed_names(b.name, b.joint)]
+        self.speed_names = (absolute.speed_names(model) if absolute
+                            else [n for b in model.bodies for n in speed_names(b.name, b.joint)])
+        self.joint_coordinates = absolute.joint_coordinates if absolute else None
         self.n_q, self.n_u = self.kin.n_q, self.kin.n_u
         self.q0 = np.array(initial_coordinates(model), dtype=float)
         self.u0 = np.array(initial_speeds(model), dtype=float)
         self.gravity = np.array(model.gravity, dtype=float)
-        self.forces = build_force_elements(model, self.kin)
+        self.forces = absolute.force_elements(self.kin) if absolute else build_force_elements(model, self.kin)
         self.has_body_rates = any(jl.turns_with_body_rates for jl in self.kin.joints)
         self._m3 = np.repeat(self.kin.mass, 3)
         self._gravity_stack = np.tile(self.gravity, self.kin.n_bodies) * self._m3
@@ -77,10 +122,16 @@ class MechanicalSystem:
         self._gravity_planar = np.tile(self.gravity[:2], self.kin.n_bodies) * self._m2
         # M, C and Q the way the kinematics run: the planar strategy's fields have only x, y and z-turns
         self._terms = self._planar_terms if self.kin.planar else self._spatial_terms
-        self._joint_rows = joint_rows
-        kinds = list(joint_rows(self.kin)) if joint_rows else []
-        kinds += build_constraint_kinds(model, self.kin)
+        self._absolute = absolute
+        kinds = absolute.constraint_kinds(self.kin) if absolute else build_constraint_kinds(model, self.kin)
         self.constraints = ConstraintSet(kinds) if kinds else None
+        #: the compiled tree-dynamics backend (engine.tree_backend) or None, and the path in words
+        self.tree_backend, self.dynamics_path = build_tree_backend(self.kin, self.gravity)
+        self._no_effort = np.zeros(self.n_u)
+
+    @property
+    def compiled(self) -> bool:
+        return self.dynamics_path == PINOCCHIO_PATH
 
     def with_rate_speeds(self) -> "MechanicalSystem":
         """The same system with Euler-angle rates as the speeds of every spherical and free joint
@@ -94,7 +145,7 @@ class MechanicalSystem:
                 rates = self.kin.qdot(self.q0, self.u0)[jl.q_slice] if len(u) else u
                 j = replace(j, speeds="euler", u0=tuple(float(x) for x in rates))
             bodies.append(replace(b, joint=j))
-        return MechanicalSystem(replace(self.model, bodies=tuple(bodies)), self._joint_rows)
+        return MechanicalSystem(replace(self.model, bodies=tuple(bodies)), self._absolute)
 
     # --- kinematics --------------------------------------------------------------------------
 
@@ -110,17 +161,42 @@ class MechanicalSystem:
     # --- dynamics ----------------------------------------------------------------------------
 
     def dynamics(self, t: float, q: np.ndarray, u: np.ndarray, positions: KinematicState | None = None) -> Dynamics:
-        """M, forcing and the kinematic state at (t, q, u); `positions` (the kinematics' first
+        """The dynamics at (t, q, u), formed on first use; `positions` (the kinematics' first
         stage at q) saves recomputing the poses when the caller has them."""
-        ks = self.kin.evaluate(q, u) if positions is None else self.kin.with_velocities(positions, u)
         W = self.kin.rate_matrix(q) if self.has_body_rates else None
         qd = W @ u if W is not None else u
-        M, velocity_products, Q = self._terms(ks)
-        if self.forces:
-            ctx = StateContext(t=t, q=q, u=u, qd=qd, W=W, ks=ks)
-            for f in self.forces:
-                Q = Q + f.generalized(ctx)
-        return Dynamics(M=M, forcing=Q - velocity_products, qd=qd, ks=ks, W=W)
+        return Dynamics(self, t, q, u, qd, W, positions)
+
+    def mass_and_forcing(self, dyn: Dynamics) -> tuple[np.ndarray, np.ndarray]:
+        """M and forcing = Q − C at dyn's state, by the compiled path when it runs."""
+        if self.tree_backend is not None:
+            q_pin = self.tree_backend.configuration(dyn.q)
+            M = self.tree_backend.mass_matrix(q_pin)
+            forcing = -self.tree_backend.bias_forces(q_pin, dyn.u)
+        else:
+            M, velocity_products, Q = self._terms(dyn.ks)
+            forcing = Q - velocity_products
+        return M, (forcing if dyn.applied is None else forcing + dyn.applied)
+
+    def free_derivative(self, t: float, q: np.ndarray, u: np.ndarray) -> np.ndarray:
+        """(q̇, u̇) of the unconstrained tree: straight to ABA when nothing else acts (the fixed
+        Python cost per right-hand side is then a few calls), else through `free_accelerations`."""
+        if self.tree_backend is not None and not self.forces and not self.has_body_rates:
+            u_dot = self.tree_backend.accelerations(self.tree_backend.configuration(q), u, self._no_effort)
+            if math.isfinite(u_dot.sum()):
+                return np.concatenate((u, u_dot))
+        dyn = self.dynamics(t, q, u)
+        return np.concatenate((dyn.qd, self.free_accelerations(dyn)))
+
+    def free_accelerations(self, dyn: Dynamics) -> np.ndarray:
+        """u_dot of the unconstrained tree, M⁻¹ forcing: by the articulated-body algorithm on the
+        compiled path (M never formed), by Cholesky of M on the numpy path or when ABA fails."""
+        if self.tree_backend is not None and dyn._M is None:
+            tau = self._no_effort if dyn.applied is None else dyn.applied
+            u_dot = self.tree_backend.accelerations(self.tree_backend.configuration(dyn.q), dyn.u, tau)
+            if math.isfinite(u_dot.sum()):  # else M is singular: the Cholesky path names the speed
+                return u_dot
+        return self.solve_mass(dyn.M, dyn.forcing)
 
     def _spatial_terms(self, ks: KinematicState):
         """M, the velocity-product terms C and the gravity forces Q of a 3-D tree."""
@@ -148,11 +224,8 @@ class MechanicalSystem:
     def _inertia_world(self, ks: KinematicState) -> np.ndarray:
         return ks.R @ self.kin.inertia_body @ ks.R.transpose(0, 2, 1)
 
-    def _mass_matrix(self, ks: KinematicState) -> np.ndarray:
-        return self._terms(ks)[0]
-
     def mass_matrix(self, q) -> np.ndarray:
-        return self._mass_matrix(self.kin.evaluate(q, np.zeros(self.n_u)))
+        return self.dynamics(0.0, q, np.zeros(self.n_u)).M
 
     def forcing(self, t, q, u) -> np.ndarray:
         return self.dynamics(t, q, u).forcing
@@ -194,21 +267,14 @@ class MechanicalSystem:
         """T and V from an already evaluated kinematic state."""
         V = -float(np.sum(self.kin.mass * (ks.com @ self.gravity)))
         for f in self.forces:
-            if isinstance(f, SpringElement):
-                V += f.potential_at(ks)
-            elif isinstance(f, JointSpringElement):
-                V += f.potential_q(q)
+            V += f.potential(ks, q)
         return self._kinetic(ks), V
 
     @property
     def conservative(self) -> bool:
         """True when energy must be conserved (no damping, no efforts, no rheonomic terms)."""
-        for f in self.forces:
-            if isinstance(f, (SpringElement, JointSpringElement)):
-                if f.c:
-                    return False
-            else:
-                return False
+        if not all(f.conservative for f in self.forces):
+            return False
         return self.constraints is None or self.constraints.conservative
 
 

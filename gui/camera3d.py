@@ -126,3 +126,20 @@ def with_shadows(points: np.ndarray, floor_z: float) -> np.ndarray:
     feet = points.copy()
     feet[:, 2] = floor_z
     return np.concatenate([points, feet])
+
+
+def screen_box(points: np.ndarray | None, matrix: np.ndarray, width: int, height: int) -> tuple | None:
+    """The pixel box (x, y, w, h) of a view `width` × `height` that the points (view coordinates)
+    cover when projected by the 4×4 `matrix` (projection × view); points behind the camera do not
+    count. None without a point in front of it."""
+    if points is None or not len(points):
+        return None
+    clip = np.column_stack([points, np.ones(len(points))]) @ matrix.T
+    ahead = clip[:, 3] > 1e-12
+    if not ahead.any():
+        return None
+    ndc = clip[ahead, :2] / clip[ahead, 3:4]
+    x = (ndc[:, 0] + 1.0) * 0.5 * width
+    y = (1.0 - ndc[:, 1]) * 0.5 * height  # pixel rows run downwards
+    left, top = math.floor(x.min()), math.floor(y.min())
+    return (left, top, math.ceil(x.max()) - left, math.ceil(y.max()) - top)

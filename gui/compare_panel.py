@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRect, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QPalette
+from PySide6.QtGui import QColor, QFont, QFontInfo, QFontMetrics, QPalette
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QGridLayout, QHeaderView, QLabel, QSplitter, QTableWidget,
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
@@ -16,9 +16,14 @@ from eomlab.gui.plot_style import without_si_prefix
 
 #: log plots cannot show zero: identical samples are drawn at this floor
 DIFFERENCE_FLOOR = 1e-17
+#: the difference plot's title says what it plots
+DIFFERENCE_TITLE = "Difference from the reference: max |Δq|"
 #: the cost table never takes more than this (pixels) from the difference plot
 MAX_TABLE_HEIGHT = 520
-COST_COLUMNS = ("method", "rhs evals", "steps", "wall s / sim s", "max |ΔE|/|E₀|", "max |residual|")
+#: headers in two lines, so the figures' columns stay narrow enough for a presentation's column
+COST_COLUMNS = ("method", "rhs\nevals", "steps", "wall s /\nsim s", "max\n|ΔE|/|E₀|", "max\n|residual|")
+#: the table's font never shrinks below this (pixels) to fit its column
+MIN_TABLE_FONT_PX = 11
 
 
 class ComparePanel(QWidget):
@@ -50,8 +55,10 @@ class ComparePanel(QWidget):
         self.reference_box.setToolTip("The reference run: each curve is max |q − q_ref| over the coordinates")
         controls.addWidget(self.reference_box, row, 1)
         self.layout_box = QComboBox()
-        self.layout_box.addItem("mechanisms overlaid", "overlay")
-        self.layout_box.addItem("mechanisms tiled", "tiled")
+        # short texts: the box keeps its column's width at presentation size without being cut
+        self.layout_box.addItem("overlaid", "overlay")
+        self.layout_box.addItem("tiled", "tiled")
+        self.layout_box.setToolTip("The methods' mechanisms: overlaid in one view (ghosts) or one tile each")
         controls.addWidget(self.layout_box, row, 2)
         self.same_settings = QCheckBox("same settings for all")
         self.same_settings.setToolTip("The same integrator, tolerances and stabilization for every formulation "
@@ -72,11 +79,11 @@ class ComparePanel(QWidget):
         self.difference_plot = pg.PlotWidget()
         self.difference_plot.setObjectName("plot_difference")
         item = self.difference_plot.getPlotItem()
-        item.setTitle("Difference from the reference", size="9pt")
+        item.setTitle(DIFFERENCE_TITLE, size="9pt")
         item.setLogMode(x=False, y=True)
         item.showGrid(x=True, y=True, alpha=0.25)
         item.setLabel("bottom", "t", units="s")
-        item.setLabel("left", "max |Δq|")
+        # the quantity is in the title: a left label collides with the log ticks at presentation size
         for side in ("left", "bottom"):
             without_si_prefix(item.getAxis(side))
         item.setLimits(minYRange=3.0)  # log10 units: always a few decades, so the ticks are labelled
@@ -234,27 +241,67 @@ class ComparePanel(QWidget):
         self._fit_table()
 
     def _fit_table(self) -> None:
-        """Columns as wide as their figures and headers; each row of words as tall as it wraps to."""
+        """Every column in the table's width: the figures' columns as wide as their figures and
+        headers, the methods' names wrapped if need be (the font a size smaller only if even that
+        is too wide); each row as tall as its words wrap to."""
         table = self.cost_table
-        metrics = QFontMetrics(table.font())
-        bold = QFont(table.font())
+        available = table.viewport().width() - 4
+        font = QFont(self.font())  # the panel's (presentation mode sets it), shrunk from there
+        while True:
+            widths = self._natural_widths(font)
+            excess = sum(widths) - available
+            if excess > 0:  # the names may wrap, down to their longest word
+                widths[0] = max(widths[0] - excess, self._longest_word(font) + 16)
+            elif available > 0:  # room to spare: the names' column takes it, the words wrap less
+                widths[0] -= excess
+            pixels = QFontInfo(font).pixelSize()
+            if sum(widths) <= available or pixels <= MIN_TABLE_FONT_PX or available < 100:
+                break
+            font.setPixelSize(pixels - 1)
+        if font != table.font():
+            table.setFont(font)
+            table.horizontalHeader().setFont(font)
+        bold = QFont(font)
         bold.setBold(True)
-        header = table.horizontalHeader()
-        for column, name in enumerate(COST_COLUMNS):
-            texts = [table.item(r, column).text() for r in range(0, table.rowCount(), 2) if table.item(r, column)]
-            width = max([QFontMetrics(bold).horizontalAdvance(t) for t in texts] +
-                        [QFontMetrics(header.font()).horizontalAdvance(name)]) + 16
+        for row in range(0, table.rowCount(), 2):
+            if table.item(row, 0) is not None and table.item(row, 0).font() != bold:
+                table.item(row, 0).setFont(bold)
+        for column, width in enumerate(widths):
             table.setColumnWidth(column, width)
-        inner = max(100, min(table.viewport().width(), sum(table.columnWidth(c) for c in range(len(COST_COLUMNS)))) - 8)
+        header = table.horizontalHeader()
+        header.setFixedHeight(2 * QFontMetrics(font).height() + 8)
+        inner = sum(widths) - 8
         for row in range(table.rowCount()):
             item = table.item(row, 0)
             if item is None:
                 continue
-            text_rect = metrics.boundingRect(QRect(0, 0, inner, 10000), Qt.TextWordWrap, item.text())
+            spans = table.columnSpan(row, 0) > 1
+            metrics = QFontMetrics(font if spans else bold)
+            text_rect = metrics.boundingRect(QRect(0, 0, inner if spans else widths[0] - 8, 10000), Qt.TextWordWrap,
+                                             item.text())
             table.setRowHeight(row, text_rect.height() + 6)
         # every method in full: the table takes the room it needs from the difference plot above it
         needed = header.height() + sum(table.rowHeight(r) for r in range(table.rowCount())) + 4
         table.setMinimumHeight(min(needed, MAX_TABLE_HEIGHT))
+
+    def _natural_widths(self, font: QFont) -> list[int]:
+        """Each column as wide as its widest figure (the names in bold) or header line."""
+        table = self.cost_table
+        bold = QFont(font)
+        bold.setBold(True)
+        widths = []
+        for column, name in enumerate(COST_COLUMNS):
+            texts = [table.item(r, column).text() for r in range(0, table.rowCount(), 2) if table.item(r, column)]
+            widths.append(max([QFontMetrics(bold).horizontalAdvance(t) for t in texts] +
+                              [QFontMetrics(font).horizontalAdvance(line) for line in name.split("\n")]) + 16)
+        return widths
+
+    def _longest_word(self, font: QFont) -> int:
+        bold = QFont(font)
+        bold.setBold(True)
+        words = [w for r in range(0, self.cost_table.rowCount(), 2) if self.cost_table.item(r, 0)
+                 for w in self.cost_table.item(r, 0).text().split()]
+        return max([QFontMetrics(bold).horizontalAdvance(w) for w in words], default=0)
 
     def _cell(self, row: int, column: int, text: str, method: str) -> None:
         cell = self.cost_table.item(row, column)
@@ -263,9 +310,6 @@ class ComparePanel(QWidget):
             self.cost_table.setItem(row, column, cell)
         if method:  # the method's name: bold, in its colour darkened for text
             cell.setForeground(QColor(method_ink(method)))
-            font = QFont(cell.font())
-            font.setBold(True)
-            cell.setFont(font)
         if cell.text() != text:
             cell.setText(text)
 

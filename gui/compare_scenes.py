@@ -77,20 +77,44 @@ class TiledScenes(QWidget):
         self.grid.setSpacing(2)
         self.scenes: dict[str, Scene2D] = {}
         self.title_px = 0  # 0: pyqtgraph's default title size
+        self.columns = 0
 
     def set_runs(self, model: Model, methods: list[str]) -> None:
         for scene in self.scenes.values():
             scene.setParent(None)
             scene.deleteLater()
         self.scenes = {}
-        columns = 2 if len(methods) > 1 else 1
-        for i, method in enumerate(methods):
+        self.columns = 0
+        for method in methods:
             scene = Scene2D()
             scene.setObjectName(f"tile_{method}")
             scene.set_model(model)
             self.scenes[method] = scene
             self.retitle(method)
+        self._arrange()
+
+    def _arrange(self) -> None:
+        """As many columns as make each tile's mechanism largest: the reach's shape against the
+        tiles' shape (a wide, low strip takes the tiles side by side)."""
+        n = len(self.scenes)
+        if not n:
+            return
+        box = next(iter(self.scenes.values())).reach_box
+        reach_w, reach_h = (box[2] - box[0], box[3] - box[1]) if box is not None else (1.0, 1.0)
+        reach_w, reach_h = max(reach_w, 1e-9), max(reach_h, 1e-9)
+        width, height = max(self.width(), 1), max(self.height(), 1)
+        columns = max(range(1, n + 1), key=lambda c: min(width / c / reach_w, height / -(-n // c) / reach_h))
+        if columns == self.columns:
+            return
+        self.columns = columns
+        for scene in self.scenes.values():
+            self.grid.removeWidget(scene)
+        for i, scene in enumerate(self.scenes.values()):
             self.grid.addWidget(scene, i // columns, i % columns)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._arrange()
 
     def retitle(self, method: str) -> None:
         """The tile's title: the method's name in its (readable) colour; each tile's own clock
@@ -103,3 +127,4 @@ class TiledScenes(QWidget):
         for method, frame in frames:
             if method in self.scenes and frame is not None:
                 self.scenes[method].show_frame(frame)
+        self._arrange()  # the reach is known once a pose is drawn

@@ -97,8 +97,8 @@ def new_empty_action(window) -> QAction:
 
 def new_empty_model(window) -> None:
     if window.confirm_discard():
-        window.load_model(Model(name="untitled"), None,
-                          "New empty model: add a body with Edit ▸ Add child body (Ctrl+B) or Add rigid body…")
+        window.edits.load_model(Model(name="untitled"), None,
+                                "New empty model: add a body with Edit ▸ Add child body (Ctrl+B) or Add rigid body…")
 
 
 def _finish_dialog(dialog: QDialog, form) -> QLabel:

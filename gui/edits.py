@@ -10,7 +10,7 @@ import copy
 import re
 from typing import Any, Sequence
 
-from eomlab.engine.model import GROUND, Model, ModelError
+from eomlab.engine.model import GROUND, Model, ModelError, inertia_follows_shape
 from eomlab.engine.modelfile import model_from_dict, model_to_dict
 
 Path = Sequence[Any]  # ("bodies", 1, "joint", "q0")
@@ -38,7 +38,7 @@ def set_field(model: Model, path: Path, value: Any) -> Model:
     field, e.g. a body's shape; a body's inertia then comes from its shape again). A body whose
     inertia comes from its shape keeps it so when its mass or shape changes."""
     data = model_to_dict(model)
-    if _follows_shape(model, path):
+    if inertia_follows_shape(model, path):
         del data["bodies"][path[1]]["inertia"]  # the loader derives it from the new mass or shape
     node = data
     for part in path[:-1]:
@@ -51,14 +51,6 @@ def set_field(model: Model, path: Path, value: Any) -> Model:
     else:
         node[path[-1]] = value
     return model_from_dict(data)
-
-
-def _follows_shape(model: Model, path: Path) -> bool:
-    """An edit of the mass or shape of a body whose inertia is its shape's."""
-    if len(path) < 3 or path[0] != "bodies" or path[2] not in ("mass", "shape"):
-        return False
-    index = path[1]
-    return isinstance(index, int) and 0 <= index < len(model.bodies) and model.bodies[index].inertia_from_shape
 
 
 def unique_name(model: Model, base: str) -> str:

@@ -1,5 +1,5 @@
-"""Files from the window: open (dialog, recent files, dropped files), save, and the exports of
-samples (CSV) and plots (PNG, SVG)."""
+"""Files from the window: open (dialog, recent files, dropped files), import (URDF, MJCF:
+gui/robot_import.py), save, and the exports of samples (CSV) and plots (PNG, SVG)."""
 from __future__ import annotations
 
 import os
@@ -25,6 +25,7 @@ class FileActions(QObject):
         self.confirm_discard = self._ask_discard  # tests replace it to answer without a dialog
         a = window.action
         self.act_open = a("Open…", self.open_dialog, QKeySequence.Open)
+        self.act_import = a("Import URDF or MJCF…", self.import_dialog)
         self.act_save = a("Save", self.save, QKeySequence.Save)
         self.act_save_as = a("Save As…", self.save_as, QKeySequence.SaveAs)
         self.act_export_csv = a("Export samples as CSV…", self.export_csv_dialog)
@@ -36,7 +37,7 @@ class FileActions(QObject):
 
         edits = self.window.edits
         menu.addAction(new_empty_action(self.window))  # File ▸ New empty model (gui/dialogs.py)
-        for action in (edits.act_new_preset, edits.act_new_chain, self.act_open):
+        for action in (edits.act_new_preset, edits.act_new_chain, self.act_open, self.act_import):
             menu.addAction(action)
         self.recent_menu = menu.addMenu("Open recent")
         self._fill_recent_menu()
@@ -81,6 +82,11 @@ class FileActions(QObject):
         self.window.edits.load_model(model, path, f"Opened {path}")
         self._remember(path)
         return True
+
+    def import_dialog(self) -> None:
+        from eomlab.gui.robot_import import import_dialog
+
+        import_dialog(self.window, self._last_dir())
 
     def save(self) -> bool:
         if not self.document.path:

@@ -14,10 +14,11 @@ import sys
 import shiboken6
 from PySide6.QtCore import QSettings, Qt, QTimer, Slot
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QDockWidget, QMainWindow, QMessageBox, QSizePolicy, QStackedWidget, QToolBar, QWidget
+from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMessageBox, QSizePolicy, QStackedWidget, QToolBar, QWidget
 
 from eomlab.engine.model import Model, is_planar
 from eomlab.gui import recovery
+from eomlab.gui.arrows import Arrows
 from eomlab.gui.document import ModelDocument
 from eomlab.gui.edit_actions import EditActions
 from eomlab.gui.file_actions import FileActions
@@ -64,6 +65,11 @@ class MainWindow(QMainWindow):
         self._build_toolbar()
         self._build_menus()
         self.statusBar().addPermanentWidget(self.run_actions.state_label)
+        self.path_label = QLabel("")  # which tree-dynamics path the run uses (engine.tree_backend)
+        self.path_label.setContentsMargins(16, 0, 4, 0)  # apart from the run state beside it
+        self.statusBar().addPermanentWidget(self.path_label)
+        self.session.run_ready.connect(
+            lambda run: self.path_label.setText(f"Tree dynamics: {run.series.info.dynamics_path}"))
         self.document.changed.connect(self._on_model_changed)
         self.document.path_changed.connect(lambda _p: self._update_title())
         self.document.undo_stack.cleanChanged.connect(lambda _c: self._update_title())
@@ -170,11 +176,13 @@ class MainWindow(QMainWindow):
         for dock in (self.tree_dock, self.inspector_dock, self.plots_dock):
             view_menu.addAction(dock.toggleViewAction())
         view_menu.addMenu(self.plots.choice_menu(view_menu))
+        self.arrows = Arrows(self)  # View ▸ Arrows: velocities, forces, momenta at the shown instant
+        view_menu.addMenu(self.arrows.menu)
 
     def _build_teaching_tools(self) -> None:
         """Compare mode, the equations panel, presentation mode, recordings and the keyboard
         (each in its own module)."""
-        from eomlab.gui import shortcuts
+        from eomlab.gui import direct_manipulation, shortcuts
         from eomlab.gui.compare import CompareView
         from eomlab.gui.equations_view import EquationsView
         from eomlab.gui.presentation import Presentation
@@ -184,6 +192,7 @@ class MainWindow(QMainWindow):
         self.equations_view = EquationsView(self)
         self.presentation = Presentation(self)
         self.recording = Recording(self)
+        direct_manipulation.install(self)
         self.keyboard = shortcuts.install(self)
         self.recording.add_actions(self.menuBar().actions()[0].menu())  # the File menu
 
@@ -246,14 +255,6 @@ class MainWindow(QMainWindow):
 
     def edit(self, make, description: str, select=None) -> bool:
         return self.edits.edit(make, description, select)
-
-    def __getattr__(self, name: str):
-        """The parts' widgets and commands by their old names (window.method_box, window.open_file…)."""
-        for part in ("settings_bar", "run_actions", "edits", "files"):
-            owner = self.__dict__.get(part)
-            if owner is not None and hasattr(owner, name):
-                return getattr(owner, name)
-        raise AttributeError(name)
 
     # --- the model -----------------------------------------------------------------------------
 

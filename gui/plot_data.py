@@ -9,8 +9,8 @@ from eomlab.gui.runner import RunInfo
 
 #: log plots cannot show zero: smaller values are drawn at this floor
 LOG_FLOOR = 1e-17
-#: an angle that has turned through more than this (radians) is drawn wrapped into (−π, π]
-WRAP_SPAN = 4.0 * np.pi
+#: an angle that has turned through more than a full turn (radians) is drawn wrapped into (−π, π]
+WRAP_SPAN = 2.0 * np.pi
 
 
 def wrapped(values: np.ndarray) -> np.ndarray:

@@ -22,7 +22,12 @@ def title_with_key(title: str, entries: list[tuple[str, str, object]], font: QFo
                    ink: str = "#000") -> str:
     """HTML of a plot's title followed by as many (name, colour, dash style) entries as fit in
     `width` pixels; the rest are counted ("+3 more")."""
-    metrics = QFontMetrics(font)
+    # measured in bold with room to spare: a title wider than its plot would widen the plot item
+    # past its widget and push the right edge (and a right axis) out of sight
+    bold = QFont(font)
+    bold.setBold(True)
+    metrics = QFontMetrics(bold)
+    width *= 0.95
     used = metrics.horizontalAdvance(title + "    ")
     parts = []
     for i, (name, color, style) in enumerate(entries):
@@ -40,10 +45,13 @@ def title_with_key(title: str, entries: list[tuple[str, str, object]], font: QFo
 
 def methods_key(methods: list[str]) -> str:
     """HTML of the shared compare-mode key: each method's name in a readable ink beside a sample
-    of its curve colour and dashes."""
+    of its curve colour and dashes. Only the gaps between methods may break a line."""
     parts = []
     for method in methods:
         color, style = method_style(method)
-        parts.append(f'<span style="color:{color}; font-weight:bold">{glyph(style)}</span>&nbsp;'
-                     f'<span style="color:{method_ink(method)}; font-weight:bold">{escape(method_label(method))}</span>')
-    return "&nbsp;&nbsp;&nbsp;&nbsp;".join(parts)
+        name = escape(method_label(method)).replace(" ", "&nbsp;").replace("–", "–&#8288;")  # no break at a dash
+        sample = escape(glyph(style)).replace(" ", "&nbsp;")
+        parts.append(f'<span style="white-space:nowrap"><span style="color:{color}; font-weight:bold">'
+                     f'{sample}</span>&nbsp;<span style="color:{method_ink(method)}; font-weight:bold">'
+                     f'{name}</span></span>')
+    return "&nbsp;&nbsp; &nbsp;&nbsp;".join(parts)

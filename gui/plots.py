@@ -32,6 +32,7 @@ from eomlab.gui.plot_data import (LOG_FLOOR, curve_values, has_constraint_rows, 
                                   multiplier_columns, plot_of, plottable_coordinates, speed_for, spins, wrapped)
 from eomlab.gui.plot_legend import methods_key, title_with_key
 from eomlab.gui.plot_ranges import PlotRanges, widen
+from eomlab.gui.plot_spin import SpinAxis
 from eomlab.gui.plot_style import configure_pyqtgraph, coordinate_unit, label_axes, without_si_prefix  # noqa: F401
 from eomlab.gui.session import RunSeries  # noqa: F401 - the plots draw these
 
@@ -108,12 +109,6 @@ class PlotPanel(QWidget):
         controls.addSpacing(16)
         controls.addWidget(self.phase_label)
         controls.addWidget(self.phase_combo)
-        controls.addSpacing(16)
-        self.methods_key = QLabel("")
-        self.methods_key.setObjectName("methods_key")
-        self.methods_key.setVisible(False)
-        self.methods_key.setWordWrap(True)  # five methods at presentation size: two lines, not a wider window
-        controls.addWidget(self.methods_key)
         controls.addStretch(1)
         self.buffer_label = QLabel("")
         controls.addWidget(self.buffer_label)
@@ -133,6 +128,7 @@ class PlotPanel(QWidget):
                 item.getAxis(axis).setCacheMode(QGraphicsItem.DeviceCoordinateCache)
             self.plots[key] = plot
         self.energy_bars = EnergyBars(self.plots["energy_bars"])
+        self.spin_axis = SpinAxis(self.plots["motion"])
         self.ranges = PlotRanges(self.plots, LOG_PLOTS, TIME_PLOTS)
         self._label_axes()
         self.shown: list[str] = []
@@ -142,6 +138,14 @@ class PlotPanel(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
         layout.addLayout(controls)
+        # compare mode: the methods' key in a row of its own across the panel, above every plot;
+        # it breaks only between methods (a narrow panel: a second line, never half a name)
+        self.methods_key = QLabel("")
+        self.methods_key.setObjectName("methods_key")
+        self.methods_key.setVisible(False)
+        self.methods_key.setWordWrap(True)
+        self.methods_key.setAlignment(Qt.AlignHCenter)
+        layout.addWidget(self.methods_key)
         layout.addLayout(self.grid, 1)
         self._lay_out()
 
@@ -311,6 +315,7 @@ class PlotPanel(QWidget):
     # --- curves ------------------------------------------------------------------------------
 
     def _rebuild_curves(self) -> None:
+        self.spin_axis.clear()
         for plot in self.plots.values():
             plot.getPlotItem().clear()
         self.energy_bars.attach()
@@ -375,7 +380,7 @@ class PlotPanel(QWidget):
             item = plot.getPlotItem()
             entries = list(self.legend_entries.get(key, []))
             if key == "motion" and self.series and self._spinning:
-                entries = [(f"{n} (wrapped)" if n in self._spinning else n, c, s) for n, c, s in entries]
+                entries = [(f"{n} (right)" if n in self._spinning else n, c, s) for n, c, s in entries]
             width = max(plot.width(), 200) - 20
             item.setTitle(title_with_key(PLOT_TITLES[key], entries, font, width, self.ink),
                           size=f"{self.title_px}px")
@@ -439,22 +444,23 @@ class PlotPanel(QWidget):
                     widen(bounds, key, y)
                     widen(bounds, "phase_x", x)
                     continue
-                if curve_key.startswith("q:") and spins(y, coordinate_unit(curve_key[2:], self.model)):
-                    y = wrapped(y)  # a spinning angle would flatten every other coordinate
+                spin = curve_key.startswith("q:") and spins(y, coordinate_unit(curve_key[2:], self.model))
+                if spin:  # wrapped, on its own axis: it would flatten every other coordinate
+                    y = wrapped(y)
                     spinning.add(curve_key[2:])
+                    self.spin_axis.take(curve)
                 x = t
                 if not full:
                     x, y = m4_decimate(t, y, self.ranges.samples_per_column(self._pixels(key)[0], t))
                 curve.setData(x, y, connect="finite")
-                widen(bounds, key, np.log10(y) if key in LOG_PLOTS else y)
+                if not spin:
+                    widen(bounds, key, np.log10(y) if key in LOG_PLOTS else y)
         if "motion" in keys and spinning != self._spinning:
             self._spinning = spinning
             self._set_titles()
         if self.series:
-            if "energy_bars" in keys:
-                extent = self.energy_bars.show(self.series[0], self.series[0].rows_until(until))
-                if extent is not None:
-                    bounds["energy_bars"] = list(extent)
+            if "energy_bars" in keys:  # the bars keep their own axis
+                self.energy_bars.show(self.series[0], self.series[0].rows_until(until))
             buf = self.series[0].buffer
             dropped = buf.total_appended - len(buf)
             self.buffer_label.setText(

@@ -114,7 +114,7 @@ class Presentation(QObject):
         w = self.window
         self.active = True
         self._was_maximized = w.isMaximized()
-        self._saved_docks = {dock: dock.isVisible() for dock in (w.tree_dock, w.inspector_dock)}
+        self._saved_docks = {dock: dock.isVisible() for dock in (w.tree_dock, w.inspector_dock, w.parameters_dock)}
         for dock in self._saved_docks:
             dock.hide()
         self._show_fine_print(False)
@@ -224,6 +224,7 @@ class Presentation(QObject):
         scene3d = getattr(self.window, "scene3d", None)
         if scene3d is not None:
             scene3d.setBackgroundColor(theme.scene3d if styled else (250, 250, 250, 255))
+            scene3d.set_clock_px(self.font_px() if self.active else 0)
         self.changed.emit()
 
     def _show_fine_print(self, shown: bool) -> None:
@@ -274,6 +275,8 @@ class Presentation(QObject):
         panel.title_px = px if styled else 12
         panel.ink = theme.plot_foreground if styled else "#000"
         panel.restyle()
+        from eomlab.gui.compare_panel import DIFFERENCE_TITLE
+
         compare = self.window.compare_view
         compare.panel.restyle(scale if styled else 1.0)
         # the compare column is read up close, the mechanism from the back: its text a size smaller
@@ -281,7 +284,7 @@ class Presentation(QObject):
         if styled:
             panel_font.setPixelSize(round(COMPARE_FONT_SHARE * px))
         compare.panel.setFont(panel_font)
-        compare.panel.difference_plot.getPlotItem().setTitle("Difference from the reference",
+        compare.panel.difference_plot.getPlotItem().setTitle(DIFFERENCE_TITLE,
                                                               size=f"{px}px" if styled else "9pt")
         compare.tiles.title_px = px if styled else 0
         for method in compare.tiles.scenes:
@@ -299,7 +302,7 @@ class Presentation(QObject):
         if styled:
             font.setPixelSize(px)
         item = plot.getPlotItem()
-        for side in ("left", "bottom"):
+        for side in ("left", "bottom", "right"):
             axis = item.getAxis(side)
             axis.setPen(pg.mkPen(ink, width=max(1.0, 1.5 * self.line_scale()) if styled else 1))
             axis.setTextPen(pg.mkPen(ink))

@@ -64,6 +64,7 @@ class Redraw(QObject):
                     self._shown_time = t
                     window.run_actions.show_time(t, window.model.settings.t_end)
                 window.scene.show_frame(main)
+                window.arrows.draw()
                 self._show_trail(t)
                 self.frames_drawn += 1
             window.compare_view.show_frames(frames)

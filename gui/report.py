@@ -83,15 +83,15 @@ def views(window) -> list[dict]:
                 result.append(_scene_view(scene, window, method, compare.ghosts.times.get(method),
                                           _box_of_curves(curves)))
         return result
-    # the 3-D view: its own account of what it draws, where it has one
-    extent = getattr(scene, "report_boxes", None)
-    boxes = extent() if callable(extent) else {}
-    frame = getattr(scene, "frame", None)
+    # the 3-D view: its own account of what it draws (widget pixels)
+    boxes = scene.report_boxes()
+    mechanism, reach = (None if boxes[k] is None else _rect(scene, window, QRect(*boxes[k]))
+                        for k in ("mechanism", "reach"))
+    frame = scene.frame
     names = [run.method for run in session.runs] if session.compare else [main]
     for name in names:
         result.append({"name": name, "t": frame.t if frame is not None else session.cursor_time(),
-                       "rect": _rect(scene, window), "mechanism": boxes.get("mechanism"),
-                       "reach": boxes.get("reach")})
+                       "rect": _rect(scene, window), "mechanism": mechanism, "reach": reach})
     return result
 
 

@@ -30,6 +30,12 @@ class RingBuffer:
         self._start = self._size = 0
         self.total_appended = 0
 
+    def drop_from(self, t: float) -> None:
+        """Forget the rows at time t and later (a run edited back in time goes on from there)."""
+        kept = int(np.searchsorted(self.view()[:, 0], t, side="left"))
+        self.total_appended -= self._size - kept
+        self._size = kept
+
     def append(self, rows: np.ndarray) -> None:
         rows = np.atleast_2d(np.asarray(rows, dtype=float))
         if rows.shape[1] != self.n_columns:

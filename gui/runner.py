@@ -82,6 +82,10 @@ class RunInfo:
     dt_out: float
     #: constraint rows (and Euler-parameter norms) whose drift the run reports; 0: none to plot
     constraint_rows: int = 1
+    #: (start, stop) of the integrated coordinates' columns: what a pose is drawn from (the timeline)
+    pose_columns: tuple[int, int] = (1, 1)
+    #: which tree-dynamics path runs: "pinocchio" (compiled) or "numpy (why)"
+    dynamics_path: str = ""
 
 
 class RunThread(QThread):
@@ -104,6 +108,8 @@ class RunThread(QThread):
     failed = Signal(int, str)
     crashed = Signal(int, str)
     done = Signal(int)
+    edited = Signal(int, str, object, object)  # an edit took: its name, the new latest sample row, its pose
+    refused = Signal(int, str)  # an edit could not be made (the run goes on unchanged)
 
     def __init__(self, model, run_id: int = 0, *, running: bool = True, speed: float = 1.0, label: str = "",
                  process: bool = False, frames_per_sample: bool = False, parent=None):
@@ -118,6 +124,9 @@ class RunThread(QThread):
         self._stop = False
         self._running = running
         self._steps_requested = 0
+        self._edits: list[tuple[str, tuple]] = []  # Simulation methods to call, in order (gui/run_edit_commands.py)
+        #: a finished run waits for edits (the timeline's "continue from here") until stopped
+        self.hold_when_finished = False
         self._speed = float(speed)
         self._reanchor = True
         self._conn = None  # process mode: our end of the pipe to the child (None in the child itself)
@@ -140,6 +149,16 @@ class RunThread(QThread):
         with self._lock:
             self._steps_requested += samples
             self._tell("step", samples)
+        self._wake.set()
+
+    def edit(self, name: str, *args) -> None:
+        """Call the Simulation's edit `name` (set_parameter, drag_to, pull…) with `args` between
+        two integration calls; `edited` or `refused` answers."""
+        with self._lock:
+            if self._conn is None:  # on this thread, or a child not forked yet (it copies the list)
+                self._edits.append((name, args))
+            self._tell("edit", (name, args))
+            self._reanchor = True
         self._wake.set()
 
     def set_speed(self, speed: float) -> None:
@@ -298,6 +317,9 @@ class RunThread(QThread):
                     self._speed, self._reanchor = float(value), True
                 elif kind == "stop":
                     self._stop = True
+                elif kind == "edit":
+                    self._edits.append(value)
+                    self._reanchor = True
                 ready = conn.poll(0)
         except (EOFError, OSError):  # the parent closed its end: stop
             self._stop = True
@@ -310,34 +332,52 @@ class RunThread(QThread):
             return
         info = RunInfo(
             columns=tuple(sim.columns),
-            coordinate_names=tuple(sim.system.coordinate_names),
-            speed_names=tuple(sim.system.speed_names),
+            coordinate_names=tuple(sim.coordinate_names),  # the joint coordinates, in either coordinates
+            speed_names=tuple(sim.speed_names),
             body_names=tuple(sim.system.body_names),
             notes=tuple(sim.notes),
             t_end=float(self.model.settings.t_end),
             dt_out=float(self.model.settings.dt_out),
             constraint_rows=int(getattr(sim.formulation, "n_rows", 1))
             + sum(bool(body.joint.quaternion) for body in self.model.bodies),
+            pose_columns=(sim.state_columns[0].start, sim.state_columns[0].stop),
+            dynamics_path=sim.stats["dynamics_path"],
         )
-        n_q = len(info.coordinate_names)
-        q_slice = slice(1, 1 + n_q)
+        q_slice = sim.state_columns[0]  # the integrated coordinates: what the poses are drawn from
         first = sim.samples()[:1]  # the sample at t = 0, recorded when the Simulation is made
         self._emit("ready", info, sim.frame(first[0, q_slice], sim.t))
         pending: list[np.ndarray] = [first]
         last_emit = 0.0
         wall_anchor = sim_anchor = 0.0
         in_child = self._child is not None
+        reported = False
         budget = CHILD_ADVANCE_WALL_BUDGET if in_child else ADVANCE_WALL_BUDGET
         batch_interval = 1.0 / (CHILD_BATCH_RATE if in_child else MAX_BATCH_RATE)
         while not self._stopped():
             if self._child is not None:
                 self._take_messages()
             with self._lock:
+                edits, self._edits = self._edits, []
+            if edits:
+                self._flush(pending, sim, q_slice)
+                pending = []
+                self._apply_edits(sim, edits, q_slice)
+                reported = False  # an edit of a finished run: it says so again (the window un-ended it)
+            with self._lock:
                 running, speed = self._running, self._speed
                 steps, self._steps_requested = self._steps_requested, 0
                 reanchor, self._reanchor = self._reanchor, False
             if sim.finished:
-                break
+                if not self.hold_when_finished:
+                    break
+                if not reported:
+                    self._flush(pending, sim, q_slice)
+                    pending = []
+                    self._report_end(sim)
+                    reported = True
+                self._wait(0.05)
+                continue
+            reported = False
             now = time.perf_counter()
             if reanchor:
                 wall_anchor, sim_anchor = now, sim.t
@@ -375,12 +415,26 @@ class RunThread(QThread):
                 pending = []
                 last_emit = now
         self._flush(pending, sim, q_slice)
-        if self._stopped():
-            return
+        if not self._stopped() and not reported:
+            self._report_end(sim)
+
+    def _report_end(self, sim) -> None:
         if sim.failure:
             self._emit("failed", str(sim.failure))
         elif sim.finished:
             self._emit("done")
+
+    def _apply_edits(self, sim, edits, q_slice: slice) -> None:
+        """Make the window's edits, each answered by `edited` (the new latest row and its pose) or
+        `refused` (why; the run is as it was)."""
+        for name, args in edits:
+            try:
+                getattr(sim, name)(*args)
+            except ModelError as error:
+                self._emit("refused", str(error))
+                continue
+            row = sim.samples()[-1]
+            self._emit("edited", name, row, sim.frame(row[q_slice], float(row[0])))
 
     def limit_target(self, target: float, sim) -> float:
         """Where this run may integrate to now; subclasses hold runs in step (compare mode)."""

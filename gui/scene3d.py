@@ -18,7 +18,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QActionGroup, QGuiApplication, QMatrix4x4
 from PySide6.QtWidgets import QLabel, QMenu
 
-from eomlab.gui.camera3d import MARGIN_RUN, Framing, anchors, floor_height, travels, with_shadows
+from eomlab.gui.camera3d import MARGIN_RUN, Framing, anchors, floor_height, screen_box, travels, with_shadows
 from eomlab.gui.geometry import drawing, reach, up_basis
 from eomlab.gui.meshes import body_mesh
 
@@ -81,6 +81,8 @@ def make_scene3d(parent=None):
             self.floor_z: float | None = None
             self.framing: Framing | None = None
             self.user_camera = False  # the user turned or zoomed: stop framing until a fresh run
+            self.drawn_points = np.zeros((0, 3))  # what bounds the pose drawn now (view coordinates)
+            self.swept: tuple[np.ndarray, np.ndarray] | None = None  # the box it has swept this run
             self.show_axes = False
             self.show_shadows = True
             self.trail_choice = "last body"
@@ -107,6 +109,7 @@ def make_scene3d(parent=None):
                 self.addItem(item)
             self.axes_item.setVisible(False)
             self.clock = QLabel("", self)  # a child widget: grab() and recordings show it too
+            self.clock_px = 0  # presentation mode's font size (0: by the view's height)
             self.clock.move(12, 8)
             self.setBackgroundColor((250, 250, 250, 255))
 
@@ -151,6 +154,7 @@ def make_scene3d(parent=None):
             self.user_camera = False
             self.framing = None
             self.floor_z = None
+            self.swept = None
             if self.frame is not None:
                 self.show_frame(self.frame)
 
@@ -164,6 +168,7 @@ def make_scene3d(parent=None):
             rotations = turn @ frame.rotations
             centres = frame.mass_centres @ turn.T
             picture = drawing(self.model, rotations, frame.origins @ turn.T, centres)
+            self._sweep(self._extent_points(picture, centres))
             if self.framing is None:
                 self._frame_view(picture, centres)
             flatten = np.eye(4)
@@ -210,7 +215,7 @@ def make_scene3d(parent=None):
 
         def _frame_view(self, picture, centres: np.ndarray) -> None:
             model = self.model
-            points = self._extent_points(picture, centres)
+            points = self.drawn_points
             r = reach(model)
             fixed = anchors(model, self.turn)
             if self.floor_z is None:  # once per run, from its first pose
@@ -233,6 +238,30 @@ def make_scene3d(parent=None):
                 parts.append(centres[i] + extent * np.concatenate([np.eye(3), -np.eye(3)]))
             parts = [p.reshape(-1, 3) for p in parts if len(p)]
             return np.concatenate(parts) if parts else np.zeros((0, 3))
+
+        def _sweep(self, points: np.ndarray) -> None:
+            self.drawn_points = points
+            if not len(points):
+                return
+            low, high = points.min(axis=0), points.max(axis=0)
+            if self.swept is not None:
+                low, high = np.minimum(low, self.swept[0]), np.maximum(high, self.swept[1])
+            self.swept = (low, high)
+
+        def report_boxes(self) -> dict:
+            """For the layout report (gui/report.py), in this widget's pixels: the mechanism as
+            drawn now and its reach — the box it has swept since the run started (its 8 corners
+            as the camera sees them)."""
+            viewport = (0, 0, self.width(), self.height())
+            mvp = self.projectionMatrix(viewport, viewport) * self.viewMatrix()
+            matrix = np.array(mvp.data(), dtype=float).reshape(4, 4).T  # Qt keeps it column by column
+            corners = None
+            if self.swept is not None:
+                low, high = self.swept
+                corners = np.array([[(low, high)[i][0], (low, high)[j][1], (low, high)[k][2]]
+                                    for i in (0, 1) for j in (0, 1) for k in (0, 1)])
+            return {"mechanism": screen_box(self.drawn_points, matrix, self.width(), self.height()),
+                    "reach": screen_box(corners, matrix, self.width(), self.height())}
 
         def _place_ground(self) -> None:
             f = self.framing
@@ -262,7 +291,7 @@ def make_scene3d(parent=None):
                     if np.max(np.abs(f.centre[:2] - f.ground_centre[:2])) > 0.2 * f.ground_size:
                         f.ground_centre = f.centre.copy()
                         self._place_ground()
-            shown = with_shadows(self._extent_points(picture, centres), self.floor_z)
+            shown = with_shadows(self.drawn_points, self.floor_z)
             needed = f.needed_distance(shown, self.width(), self.height(), self.opts["fov"], MARGIN_RUN)
             if needed > f.distance:
                 f.distance = needed
@@ -350,10 +379,14 @@ def make_scene3d(parent=None):
                 self._set_palette(light=mkColor(*args, **kwargs).lightness() > 128)
 
         def _style_clock(self) -> None:
-            pixels = max(14, round(self.height() / 40))  # readable from the back row
+            pixels = max(14, round(self.height() / 40), self.clock_px)  # readable from the back row
             self.clock.setStyleSheet(f"color: {self._clock_colour}; background: transparent; "
                                      f"font-family: monospace; font-size: {pixels}px;")
             self.clock.adjustSize()
+
+        def set_clock_px(self, pixels: int) -> None:
+            self.clock_px = pixels
+            self._style_clock()
 
         def _set_palette(self, light: bool) -> None:
             self._floor_rgba = (0.91, 0.92, 0.93, 1) if light else (0.15, 0.16, 0.18, 1)

@@ -24,6 +24,7 @@ import numpy as np
 from PySide6.QtCore import QObject, Qt, Signal, Slot
 
 from eomlab.engine.model import Model
+from eomlab.engine.simulation import PoseMap, model_with_parameter
 from eomlab.gui.lock_step import CostReportingRunThread, LockStep
 from eomlab.gui.method_styles import PALETTE, method_label, method_style
 from eomlab.gui.ring_buffer import DEFAULT_CAPACITY, RingBuffer
@@ -80,6 +81,15 @@ class Run:
     ended: str = ""  # "", "done", "failed", "crashed"
     messages: list = field(default_factory=list)
     stats: dict = field(default_factory=dict)  # the Simulation's cost counters, for compare mode
+    model: Model | None = None  # the model the run integrates now (parameters changed while it ran)
+    pose_map: PoseMap | None = None  # poses of any kept sample (the timeline), made when first needed
+    put_back: deque = field(default_factory=deque)  # rows to restore with each "continue_from" edit
+
+    def pose_of_row(self, row: np.ndarray):
+        """The pose at a kept sample row of this run."""
+        if self.pose_map is None:
+            self.pose_map = PoseMap(self.model)
+        return self.pose_map.frame(row[slice(*self.series.info.pose_columns)], float(row[0]))
 
     @property
     def latest_time(self) -> float | None:
@@ -106,7 +116,8 @@ class Session(QObject):
     running) replaced the old; ``run_ready(run)`` a run's columns are known (its series exists);
     ``advanced()`` new samples arrived; ``cursor_moved(t)`` the displayed instant changed;
     ``problem(title, message)`` a run stopped on an error; ``notes(text)`` the engine's notes on
-    a run; ``finished(t_end)`` every run reached t_end."""
+    a run; ``finished(t_end)`` every run reached t_end; ``edited(run, name, t)`` an edit of a run
+    (`edit`) took at time t; ``refused(message)`` one could not be made."""
 
     state_changed = Signal(str)
     runs_started = Signal()
@@ -116,6 +127,8 @@ class Session(QObject):
     problem = Signal(str, str)
     notes = Signal(str)
     finished = Signal(float)
+    edited = Signal(object, str, float)
+    refused = Signal(str)
 
     def __init__(self, model: Model, *, compare: bool = False, speed: float = 1.0,
                  capacity: int = DEFAULT_CAPACITY, parent=None):
@@ -154,8 +167,11 @@ class Session(QObject):
             thread.crashed.connect(self._on_crashed)
             thread.done.connect(self._on_done)
             thread.stats.connect(self._on_stats)
+            thread.edited.connect(self._on_edited)
+            thread.refused.connect(self._on_refused)
+            thread.hold_when_finished = True  # the timeline may take a finished run back
             color, style = method_style(method) if self.compare else (PALETTE[i % len(PALETTE)], Qt.SolidLine)
-            self.runs.append(Run(thread, method, method_label(method), color, style))
+            self.runs.append(Run(thread, method, method_label(method), color, style, model=run_model))
         self._following, self._cursor = True, 0.0
         self._set_state(RUNNING if running else IDLE)
         self.runs_started.emit()
@@ -171,7 +187,7 @@ class Session(QObject):
         for run in self.runs:
             run.thread.stop_and_join(1000)
             for signal in (run.thread.ready, run.thread.batch, run.thread.failed, run.thread.crashed,
-                           run.thread.done, run.thread.stats):
+                           run.thread.done, run.thread.stats, run.thread.edited, run.thread.refused):
                 try:
                     signal.disconnect()
                 except (RuntimeError, TypeError):
@@ -240,6 +256,65 @@ class Session(QObject):
         self.compare = bool(on)
         self.start(running=self.state == RUNNING)
 
+    # --- edits of the runs (engine: Simulation.set_parameter, drag_to, pull, continue_from…) ----
+
+    def edit(self, name: str, *args) -> None:
+        """Make the edit `name` of every run at its latest sample; `edited` or `refused` answers."""
+        for run in self.runs:
+            run.thread.edit(name, *args)
+
+    def set_parameter(self, path: str, value) -> None:
+        """Every run goes on with the parameter at `path` set to `value` (ModelError, before any
+        run changes, when the value is refused)."""
+        models = [model_with_parameter(run.model, path, value) for run in self.runs]
+        for run, model in zip(self.runs, models):
+            run.model, run.pose_map = model, None
+        self.edit("set_parameter", path, value)
+
+    def rows_at(self, t: float) -> list[np.ndarray | None]:
+        """Each run's kept sample at or before t (None for a run without one)."""
+        rows = [run.series.rows_until(t) if run.series is not None else np.zeros((0, 0)) for run in self.runs]
+        return [r[-1].copy() if len(r) else None for r in rows]
+
+    def continue_from(self, rows: list, put_back: list | None = None) -> None:
+        """Each run goes on from its sample row (later samples dropped); `put_back`: rows each run
+        gets back first (undoing a "continue from here")."""
+        for i, (run, row) in enumerate(zip(self.runs, rows)):
+            if row is not None:
+                run.put_back.append(put_back[i] if put_back is not None else None)
+                run.thread.edit("continue_from", row)
+
+    @Slot(int, str)
+    def _on_refused(self, _run_id: int, text: str) -> None:
+        self.refused.emit(text)
+
+    @Slot(int, str, object, object)
+    def _on_edited(self, run_id: int, name: str, row, frame) -> None:
+        run = self._run(run_id)
+        if run is None or run.series is None:
+            return
+        t, buffer = float(row[0]), run.series.buffer
+        rows_back = run.put_back.popleft() if name == "continue_from" and run.put_back else None
+        if rows_back is not None and len(rows_back):
+            buffer.drop_from(rows_back[0, 0])
+            buffer.append(rows_back)
+        buffer.drop_from(t)
+        buffer.append(row)
+        kept = [f for f in run.frames if f.t < t - _EPS]
+        run.frames.clear()
+        run.frames.extend(kept)
+        run.frames.append(frame)
+        run.latest_frame = frame
+        run.ended = ""
+        if self.state in (ENDED, FAILED):
+            self._set_state(PAUSED)
+        latest = self.latest_common_time()
+        if not self._following and latest is not None and self._cursor > latest:
+            self._move_cursor(latest)
+        self._update_cursor()
+        self.edited.emit(run, name, t)
+        self.advanced.emit()
+
     def _pause_all(self) -> None:
         for run in self.runs:
             run.thread.set_running(False)
@@ -277,9 +352,14 @@ class Session(QObject):
         self._update_cursor()
 
     def frames_at_cursor(self) -> list[tuple[Run, object]]:
-        """(run, its pose at the cursor) for every run."""
+        """(run, its pose at the cursor) for every run; a held cursor (the timeline) poses the kept
+        sample itself."""
         t = self._cursor
-        return [(run, run.frame_at(t)) for run in self.runs]
+        if self._following:
+            return [(run, run.frame_at(t)) for run in self.runs]
+        rows = self.rows_at(t)
+        return [(run, run.pose_of_row(row) if row is not None and run.model is not None else run.frame_at(t))
+                for run, row in zip(self.runs, rows)]
 
     def _update_cursor(self) -> None:
         if self._following:

@@ -59,6 +59,8 @@ COMMANDS: dict[str, Callable] = {
     "zoom_reset": lambda w: w.presentation.zoom(0),
     "record": lambda w: w.recording.toggle_gif(),
     "shortcuts": lambda w: show_sheet(w),
+    "sample_back": lambda w: w.timeline.step_samples(-1),
+    "sample_on": lambda w: w.timeline.step_samples(+1),
 }
 
 #: every shortcut of the window that is not a plain QAction of main_window.py (those are listed
@@ -78,6 +80,8 @@ BINDINGS: tuple[Binding, ...] = (
     Binding("zoom_reset", "Actual size", ("Ctrl+0",), WINDOW, "View"),
     Binding("record", "Record GIF (start / stop)", ("F9",), WINDOW, "File"),
     Binding("shortcuts", "Keyboard shortcuts", ("F1",), WINDOW, "Help"),
+    Binding("sample_back", "Timeline: one sample back (paused)", ("Left",), OUTSIDE_TEXT, ""),
+    Binding("sample_on", "Timeline: one sample on (paused)", ("Right",), OUTSIDE_TEXT, ""),
 )
 
 _TEXT_INPUTS = (QLineEdit, QTextEdit, QPlainTextEdit, QAbstractSpinBox)

@@ -15,7 +15,8 @@ ROOT = Path(__file__).resolve().parents[1]
 CONFIG = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 CONTRACTS = {c["id"]: c for c in CONFIG["tool"]["importlinter"]["contracts"]}
 #: what the window may import from the engine (tests/test_layers checks the contract forbids the rest)
-WINDOW_ENTRY_POINTS = {"model", "modelfile", "presets", "methods", "simulation", "sample_files", "symbolic", "sweep"}
+WINDOW_ENTRY_POINTS = {"model", "modelfile", "presets", "methods", "simulation", "sample_files", "symbolic", "sweep",
+                       "robot_formats"}
 #: the engine modules that may use sympy at import (everything else is the numeric path)
 SYMBOLIC_SIDE = {"symbolic", "expressions"}
 

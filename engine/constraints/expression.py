@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..actions import joint_action
 from ..expressions import compile_expressions, parse_expression, symbol
 from ..lazy_imports import sympy
 from ..model import ExpressionConstraint, ModelError, Prescribed
@@ -40,6 +41,13 @@ class PrescribedRows(ConstraintKind):
         k = self.index
         return RowBlock(A=A, b=np.array([f2]), position=np.array([ctx.q[self.q_index] - f]),
                         velocity=np.array([ctx.u[k] - f1]), c=np.array([-f1]))
+
+    def actions(self, ks, lam):
+        """The servo's effort λ on its coordinate's speed, as a force or couple at its joint."""
+        body = next(jl.body for jl in self.kin.joints if jl.u_slice.start <= self.index < jl.u_slice.stop)
+        Q = np.zeros(self.kin.joints[body].u_slice.stop - self.kin.joints[body].u_slice.start)
+        Q[self.index - self.kin.joints[body].u_slice.start] = lam[0]
+        return [joint_action(self.kin, ks, body, Q, f"constraint {self.name}", "actuator")]
 
 
 class ExpressionRows(ConstraintKind):

@@ -6,7 +6,8 @@ import numpy as np
 
 from ..model import Coincident, Distance, KnifeEdge, RollingDisk
 from ..rotations import cross
-from .rows import AXES, HOLONOMIC, VELOCITY, ConstraintKind, LinearKind, RowBlock, body_index, world_point
+from ..actions import Action
+from .rows import AXES, HOLONOMIC, VELOCITY, ConstraintKind, LinearKind, RowBlock, between, body_index, world_point
 
 
 class CoincidentRows(LinearKind):
@@ -35,6 +36,13 @@ class CoincidentRows(LinearKind):
         ks, kin = ctx.ks, self.kin
         bias = kin.point_bias(ks, self.b, Pb) - kin.point_bias(ks, self.a, Pa)
         return -bias[self.axes]
+
+    def actions(self, ks, lam):
+        """λ along the listed axes on b at its point, the reaction on a at its point."""
+        Pa, Pb = world_point(self.kin, ks, self.a, self.pa), world_point(self.kin, ks, self.b, self.pb)
+        force = np.zeros(3)
+        force[self.axes] = lam
+        return [between(f"constraint {self.name}", "closure", self.b, Pb, force, self.a, Pa)]
 
 
 class DistanceRows(LinearKind):
@@ -65,6 +73,12 @@ class DistanceRows(LinearKind):
         d_dot = J @ ctx.u
         return np.array([-(d @ bias + d_dot @ d_dot) / self.length])
 
+    def actions(self, ks, lam):
+        """λ d / L on b at its point (A = dᵀ(J_b − J_a) / L), the reaction on a."""
+        Pa, Pb = world_point(self.kin, ks, self.a, self.pa), world_point(self.kin, ks, self.b, self.pb)
+        force = lam[0] * (Pb - Pa) / self.length
+        return [between(f"constraint {self.name}", "closure", self.b, Pb, force, self.a, Pa)]
+
 
 class KnifeEdgeRows(LinearKind):
     """ψ = n·v_P: the velocity of the edge point along the body-fixed direction n vanishes."""
@@ -94,6 +108,12 @@ class KnifeEdgeRows(LinearKind):
         v = J @ ctx.u
         n_dot = cross(ks.omega[i], n)
         return np.array([-(n @ self.kin.point_bias(ks, i, P) + n_dot @ v)])
+
+    def actions(self, ks, lam):
+        """The ground's sideways push λ n on the edge point."""
+        i = self.body
+        P = world_point(self.kin, ks, i, self.point)
+        return [Action(f"constraint {self.name}", "contact", i, P, lam[0] * (ks.R[i] @ self.direction))]
 
 
 class RollingDiskRows(ConstraintKind):
@@ -145,3 +165,9 @@ class RollingDiskRows(ConstraintKind):
         b = -np.array([bias[2], bias[0], bias[1]])
         return RowBlock(A=A, b=b, position=np.array([C[2] - self.radius * s]),
                         velocity=v_P[[2, 0, 1]], c=np.zeros(3))
+
+    def actions(self, ks, lam):
+        """The ground's force on the disk at the contact point: rows (z, x, y) of A = J_P."""
+        i = self.body
+        P = ks.com[i] + self._contact(ks)[0]
+        return [Action(f"constraint {self.name}", "contact", i, P, np.array([lam[1], lam[2], lam[0]]))]

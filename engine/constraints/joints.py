@@ -7,7 +7,7 @@ import numpy as np
 from ..kinematics import TreeKinematics
 from ..model import GROUND
 from ..rotations import cross, skew as skew_matrix
-from .rows import HOLONOMIC, LinearKind, RowBlock, body_index
+from .rows import HOLONOMIC, LinearKind, RowBlock, between, body_index
 
 
 class JointRows(LinearKind):  # A and Φ need q only; b is quadratic in u
@@ -94,6 +94,20 @@ class JointRows(LinearKind):  # A and Φ need q only; b is quadratic in u
             blocks_b.append(-bias)
         return np.concatenate(blocks_b) if len(blocks_b) > 1 else blocks_b[0]
 
+    def actions(self, ks, lam):
+        """The joint's force (translation rows, λ e at the child's origin) and couple (rotation
+        rows, λ h × g) on the child; on the parent the reaction, at the point its rows use."""
+        PJ, oc, _r, _J, E, _G, _H, hxg = self.evaluate_at_zero(self._zero_context(ks))[1]
+        lam_t, lam_r = lam[:self.n_trans], lam[self.n_trans:]
+        force = E.T @ lam_t if self.n_trans else np.zeros(3)
+        torque = hxg.T @ lam_r if self.n_rot else np.zeros(3)
+        at_parent = PJ if self.world_axes else oc  # the rows' parent point (A = eᵀ(J_c − J_p(P)))
+        return [between(f"joint {self.kin.body_names[self.child]}", "joint", self.child, oc, force, self.parent,
+                        at_parent, torque)]
+
+    def _zero_context(self, ks):
+        return _PositionsOnly(ks, np.zeros(self.kin.n_u))
+
 
 class SpatialPins(LinearKind):
     """Every spherical joint of a 3-D model in absolute coordinates, all at once.
@@ -109,7 +123,7 @@ class SpatialPins(LinearKind):
         self.kin, self.name = kin, "joints"
         n = len(pins)
         self.rows, self.level = 3 * n, (HOLONOMIC,) * (3 * n)
-        self.row_names = [f"joint_{child}_{i}" for _, _, child, _ in pins for i in (0, 1, 2)]
+        self.row_names = [f"{child}.joint_{i}" for _, _, child, _ in pins for i in (0, 1, 2)]
         index = {name: i for i, name in enumerate(kin.body_names)}
         joint_of = {kin.body_names[jl.body]: jl for jl in kin.joints}
         self.child = np.array([index[c] for _, _, c, _ in pins])
@@ -149,6 +163,16 @@ class SpatialPins(LinearKind):
         b[self._k] = cross(w, cross(w, rho))
         return b.ravel()
 
+    def actions(self, ks, lam):
+        """Pin k: λ_k on the child at its origin, the reaction on the parent at its point."""
+        targets = self.at.copy()
+        k = self._k
+        targets[k] = ks.origin[self.parent] + (ks.R[self.parent] @ self.at[k][:, :, None])[:, :, 0]
+        parents = np.full(len(self.at), -1)
+        parents[k] = self.parent
+        return [between(f"joint {self.kin.body_names[c]}", "joint", int(c), ks.origin[c].copy(), lam[3 * i:3 * i + 3].copy(),
+                        int(parents[i]), targets[i]) for i, c in enumerate(self.child)]
+
 
 class PlanarPins(LinearKind):
     """Every revolute joint of a planar model in absolute coordinates, all at once.
@@ -162,8 +186,10 @@ class PlanarPins(LinearKind):
         self.kin, self.name = kin, "joints"
         n = len(pins)
         self.rows, self.level = 2 * n, (HOLONOMIC,) * (2 * n)
-        self.row_names = [f"joint_{child}_{i}" for _, parent, child, _ in pins for i in (0, 1)]
+        self.row_names = [f"{child}.joint_{i}" for _, parent, child, _ in pins for i in (0, 1)]
         joint_of = {kin.body_names[jl.body]: jl for jl in kin.joints}
+        self.child_body = [body_index(kin, c) for _, _, c, _ in pins]
+        self.parent_body = [body_index(kin, p) for _, p, _, _ in pins]
         self.child_x = np.array([joint_of[c].u_slice.start for _, _, c, _ in pins])
         has_parent = np.array([p != GROUND for _, p, _, _ in pins])
         self.has_parent = has_parent
@@ -216,3 +242,21 @@ class PlanarPins(LinearKind):
         b = np.zeros((len(self.at), 2))
         b[self._k] = -(th_dot * th_dot)[:, None] * rho_k
         return b.ravel()
+
+    def actions(self, ks, lam):
+        """Pin k: (λ_2k, λ_2k+1) on the child at its origin, the reaction on the parent at its point."""
+        out = []
+        for i, (child, parent) in enumerate(zip(self.child_body, self.parent_body)):
+            at = np.array([*self.at[i], 0.0])
+            target = np.array([*self.at[i], ks.origin[child][2]]) if parent < 0 else ks.origin[parent] + ks.R[parent] @ at
+            force = np.array([lam[2 * i], lam[2 * i + 1], 0.0])
+            out.append(between(f"joint {self.kin.body_names[child]}", "joint", int(child), ks.origin[child].copy(),
+                               force, int(parent), target))
+        return out
+
+
+class _PositionsOnly:
+    """The kinematic state alone, as the rows' evaluation reads it (u = 0: A and the points)."""
+
+    def __init__(self, ks, u):
+        self.ks, self.u = ks, u

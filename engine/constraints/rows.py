@@ -6,8 +6,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..actions import Action
 from ..kinematics import TreeKinematics
-from ..model import GROUND
+from ..model import GROUND, ModelError
 from ..state import StateContext
 
 HOLONOMIC, VELOCITY, ACCELERATION = 0, 1, 2
@@ -79,6 +80,23 @@ class ConstraintKind:
 
     def bias_at(self, cache, ctx: StateContext) -> np.ndarray:
         raise NotImplementedError
+
+    # --- where its force acts -------------------------------------------------------------------
+
+    def actions(self, ks, lam: np.ndarray) -> list[Action]:
+        """The forces and couples its multipliers λ (its rows of M u̇ = f + Aᵀλ) exert, at the
+        points where it acts: `engine.actions.generalized_force` of them is A_kindᵀ λ."""
+        raise ModelError("constraints", f"constraint {self.name!r} is an equation in the coordinates: its force "
+                         "has no point of action to show")
+
+
+def between(source: str, kind: str, b: int, Pb, force, a: int, Pa, torque=None) -> Action:
+    """`force` (and `torque`) on body b at Pb, the reaction on body a at Pa; the sides swapped when
+    b is the ground, so that the action is on a body."""
+    torque = np.zeros(3) if torque is None else torque
+    if b < 0:
+        return Action(source, kind, a, Pa, -force, -torque, b, Pb)
+    return Action(source, kind, b, Pb, force, torque, a, Pa)
 
 
 def body_index(kin: TreeKinematics, name: str) -> int:

@@ -42,6 +42,8 @@ class Formulation(ABC):
     name = ""  # its key in engine.methods.REGISTRY
     handles_redundant = True  # redundant (dependent, consistent) constraint rows are harmless
     multipliers_wanted = True  # False inside the integrator's right-hand side
+    #: without constraint rows its equations are the tree's M u_dot = f (Gibbs–Appell keeps its own)
+    tree_equations_when_free = True
 
     def __init__(self, system: MechanicalSystem, settings: Settings):
         self.system = system
@@ -52,6 +54,8 @@ class Formulation(ABC):
         self.rhs_evals = 0
         stab = settings.stabilization
         self.baumgarte = (stab.alpha, stab.beta) if stab.kind == "baumgarte" else None
+        # no rows on the compiled path: the right-hand side is (q̇, ABA), nothing else to form
+        self._free_tree = self.n_rows == 0 and system.compiled and self.tree_equations_when_free
 
     # --- the state it integrates ----------------------------------------------------------
 
@@ -86,6 +90,9 @@ class Formulation(ABC):
     def derivative(self, t: float, y: np.ndarray) -> np.ndarray:
         """The integrator's right-hand side: no multipliers (they are needed at samples only)."""
         self.rhs_evals += 1
+        if self._free_tree:  # (q, u) is the whole state when there are no rows
+            n = self.system.n_q
+            return self.system.free_derivative(t, y[:n], y[n:])
         self.multipliers_wanted = False
         try:
             ev = self.evaluate(t, y)
@@ -121,7 +128,9 @@ class Formulation(ABC):
     # --- constraint rows shared by all formulations -----------------------------------------
 
     def context(self, t, q, u, dyn: Dynamics) -> StateContext:
-        return StateContext(t=t, q=q, u=u, qd=dyn.qd, W=dyn.W, ks=dyn.ks)
+        """The state the constraint rows and force elements read: the Dynamics itself carries
+        t, q, u, qd, W and the kinematic state (formed only if a reader asks for it)."""
+        return dyn
 
     def constraint_rows(self, t, q, u, dyn: Dynamics) -> ConstraintRows | None:
         return self.rows_at(self.context(t, q, u, dyn))

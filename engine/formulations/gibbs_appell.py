@@ -82,6 +82,7 @@ class GibbsFunction:
 
 class GibbsAppell(ReducedFormulation):
     name = "gibbs_appell"
+    tree_equations_when_free = False
     acceleration_basis = "orthonormal"
 
     def velocity_rows(self, level, linear_rows):
@@ -108,6 +109,10 @@ class GibbsAppell(ReducedFormulation):
         F = self.active_forces(state)
         hessian, gradient_at_zero = S.in_quasi_accelerations(CN, u_p)
         return hessian, (F if CN is None else CN.T @ F) - gradient_at_zero
+
+    def unconstrained_accelerations(self, dyn, state):
+        """Its own equations ∂S/∂u̇ = F even without constraints (the Gibbs function is the method)."""
+        return self.system.solve_mass(*self.reduced_equations(dyn, state, None, None))
 
     def constraint_force(self, dyn, state, u_dot):
         """Aᵀλ = ∂S/∂u̇ − F: what the tree's Appell equations lack at the constrained u̇."""

@@ -42,7 +42,7 @@ class Lagrange(Formulation):
 
     def accelerations(self, dyn, rows, state):
         if rows is None:
-            return self.system.solve_mass(dyn.M, dyn.forcing), np.zeros(0), {}
+            return self.system.free_accelerations(dyn), np.zeros(0), {}
         n, k = dyn.M.shape[0], rows.A.shape[0]
         kkt = np.zeros((n + k, n + k))
         kkt[:n, :n] = dyn.M

@@ -56,6 +56,10 @@ class ReducedFormulation(Formulation):
         """Aᵀλ: what the tree's equations lack at u_dot, here M u_dot − f."""
         return dyn.M @ u_dot - dyn.forcing
 
+    def unconstrained_accelerations(self, dyn, state) -> np.ndarray:
+        """u_dot without constraint rows: the tree's M u_dot = f (by ABA on the compiled path)."""
+        return self.system.free_accelerations(dyn)
+
     def reduced_equations(self, dyn, state, CN, u_p):
         """The l equations in the quasi-accelerations w, where u_dot = CN w + u_p (CN, u_p None:
         u_dot = w): (matrix, right-hand side). Here the projection of the tree's M u_dot = f,
@@ -178,7 +182,7 @@ class ReducedFormulation(Formulation):
     def accelerations(self, dyn, rows, state, factor=None):
         """`factor`: the _PartitionFactor of A_L at this q, if the caller has it."""
         if rows is None:
-            return self.system.solve_mass(*self.reduced_equations(dyn, state, None, None)), np.zeros(0), {}
+            return self.unconstrained_accelerations(dyn, state), np.zeros(0), {}
         n = dyn.M.shape[0]
         sel, rest = self.partition_rows, self._rest_rows
         l = len(self.indep)

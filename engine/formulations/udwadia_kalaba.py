@@ -60,16 +60,16 @@ class UdwadiaKalaba(Formulation):
         return f"q ({self.system.n_q}), u ({self.system.n_u}); reaction Q_c"
 
     def accelerations(self, dyn, rows, state):
+        if rows is None:
+            return self.system.free_accelerations(dyn), np.zeros(0), {}
         M, forcing = dyn.M, dyn.forcing
         L, info = _POTRF(M, lower=True, clean=True)
-        if info != 0 and rows is not None:  # singular M: the augmented form (docstring)
+        if info != 0:  # singular M: the augmented form (docstring)
             M, forcing = augmented(dyn.M, dyn.forcing, rows)
             L, info = _POTRF(M, lower=True, clean=True)
         if info != 0:
             raise SingularMassMatrix(self.system.describe_singular_mass(dyn.M))
         a = _POTRS(L, forcing, lower=True)[0]
-        if rows is None:
-            return a, np.zeros(0), {}
         # A G with G = L⁻ᵀ: solve L X = Aᵀ, then A G = Xᵀ
         AG = _TRTRS(L, rows.A.T, lower=True)[0].T
         residual = rows.b - rows.A @ a

@@ -46,6 +46,8 @@ def add_parser(sub) -> None:
     run.add_argument("--out", metavar="FILE", help="write here instead of standard output (needed for npz and "
                      "parquet)")
     run.add_argument("--quiet", action="store_true", help="no progress bar")
+    run.add_argument("--verbose", action="store_true", help="say which tree-dynamics path runs (compiled "
+                     "pinocchio or numpy, and why) and what the run cost")
 
 
 def output_format(args) -> str:
@@ -106,6 +108,8 @@ def run_one(args, model, method: str, target: str | None, fmt: str, watch: RunWa
         raise with_source(err, args.model) from None
     for note in run.notes:
         print(f"{method}: {note}", file=sys.stderr)
+    if args.verbose:
+        print(f"{method}: tree dynamics: {run.stats['dynamics_path']}", file=sys.stderr)
     label = f"{method} " if args.method == "all" else ""
     progress = ProgressBar(label, run.t_end, enabled=not args.quiet and sys.stderr.isatty())
     try:
@@ -127,6 +131,10 @@ def run_one(args, model, method: str, target: str | None, fmt: str, watch: RunWa
         progress.finish()
     if run.failure:
         print(f"{args.model}: {method}: {run.failure} ({writer.rows_written} samples kept)", file=sys.stderr)
+    if args.verbose:
+        s = run.stats
+        print(f"{method}: {s['rhs_evals']} right-hand sides, {s['steps']} steps, {s['wall_time']:.3g} s integrating "
+              f"({s['wall_per_sim_second']:.3g} s per simulated second)", file=sys.stderr)
     if args.method == "all":
         print(f"wrote {target}", file=sys.stderr)
     return run.failure

@@ -31,7 +31,9 @@ def test_absolute_coordinates_reproduce_the_joint_motion(name, method):
 
 def test_planar_models_get_x_y_theta_per_body():
     system = build_system(preset("double_compound_pendulum"), "absolute")
-    assert system.coordinate_names == ["upper_x", "upper_y", "upper_theta", "lower_x", "lower_y", "lower_theta"]
+    assert system.coordinate_names == ["upper.pose_x", "upper.pose_y", "upper.pose_theta",
+                                       "lower.pose_x", "lower.pose_y", "lower.pose_theta"]
+    assert system.speed_names == [f"{n}_dot" for n in system.coordinate_names]
     assert is_planar(preset("double_compound_pendulum")) and not is_planar(preset("spatial_chain"))
     assert len(system.constraints) == 4
 
@@ -43,7 +45,7 @@ def test_planar_pins_equal_the_general_joint_rows():
     kin = system.kin
     pins = system.constraints.kinds[0]
     assert isinstance(pins, PlanarPins)
-    general = [JointRows(kin, f"joint_{b.name}", b.parent, b.name, b.joint.at, b.joint.rotation,
+    general = [JointRows(kin, f"{b.name}.joint", b.parent, b.name, b.joint.at, b.joint.rotation,
                          [np.eye(3)[0], np.eye(3)[1]], [], ["x", "y"], True) for b in model.bodies]
     rng = np.random.default_rng(11)
     q, u = rng.uniform(-2, 2, system.n_q), rng.uniform(-2, 2, system.n_u)
@@ -64,7 +66,7 @@ def test_spatial_pins_equal_the_general_joint_rows():
     kin = system.kin
     pins = system.constraints.kinds[0]
     assert isinstance(pins, SpatialPins) and len(system.constraints.kinds) == 1
-    general = [JointRows(kin, f"joint_{b.name}", b.parent, b.name, b.joint.at, b.joint.rotation,
+    general = [JointRows(kin, f"{b.name}.joint", b.parent, b.name, b.joint.at, b.joint.rotation,
                          list(np.eye(3)), [], ["x", "y", "z"], True) for b in model.bodies]
     rng = np.random.default_rng(12)
     for _ in range(3):
@@ -77,7 +79,7 @@ def test_spatial_pins_equal_the_general_joint_rows():
         for field in ("A", "b", "position", "velocity"):
             ref = np.concatenate([getattr(s, field) for s in slow]) if field != "A" else np.vstack([s.A for s in slow])
             assert np.allclose(getattr(fast, field), ref, atol=1e-13), field
-    assert system.constraints.row_names[:3] == ["joint_link1_0", "joint_link1_1", "joint_link1_2"]
+    assert system.constraints.row_names[:3] == ["link1.joint_0", "link1.joint_1", "link1.joint_2"]
 
 
 def test_massless_frames_in_absolute_coordinates_run_in_every_formulation(method):

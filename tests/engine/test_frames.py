@@ -17,9 +17,8 @@ def test_frames_of_stored_samples_match_their_mass_centres(name, coordinates):
     sim = Simulation(preset(name), coordinates=coordinates, t_end=0.3)
     rows = sim.run()
     poses = PoseMap(preset(name), coordinates)
-    n_q = sim.system.n_q
     for row in rows[[0, len(rows) // 2, -1]]:
-        q = row[1:1 + n_q]
+        q = row[sim.state_columns[0]]
         for frame in (sim.frame(q, row[0]), poses.frame(q, row[0])):
             assert frame.t == row[0]
             assert np.allclose(frame.mass_centres, _mass_centres(sim, row), atol=1e-12)

@@ -175,7 +175,8 @@ def test_projection_keeps_the_normalisation_exact():
 def test_spatial_absolute_coordinates_are_position_and_euler_parameters():
     system = build_system(preset("spatial_chain"), "absolute")
     names = system.coordinate_names
-    assert names[:7] == [f"{system.body_names[0]}_{c}" for c in ("x", "y", "z", "e0", "e1", "e2", "e3")]
+    assert names[:7] == [f"{system.body_names[0]}.pose_{c}" for c in ("x", "y", "z", "e0", "e1", "e2", "e3")]
+    assert system.speed_names[:6] == [f"{system.body_names[0]}.pose_{c}" for c in ("x_dot", "y_dot", "z_dot", "wx", "wy", "wz")]
     assert system.n_q == 7 * len(system.body_names) and system.n_u == 6 * len(system.body_names)
     assert np.max(np.abs(system.kin.normalisation_residuals(system.q0))) < 1e-15
 

@@ -4,13 +4,11 @@ Tolerances: runs at rtol = atol = 1e-12 agree with their reference runs to 1e-10
 reach 1e-12; the work of a push matches the energy change to 1e-9.
 """
 import math
-from dataclasses import replace
 
 import numpy as np
 import pytest
 
-from eomlab.engine.joint_forces import constraint_point_forces
-from eomlab.engine.model import JointSpring, ModelError
+from eomlab.engine.model import ModelError
 from eomlab.engine.presets import double_compound_pendulum, four_bar, simple_pendulum
 from eomlab.engine.projection import _rows as constraint_rows
 from eomlab.engine.run_edits import model_with_parameter
@@ -170,62 +168,3 @@ def test_bad_restore_state_and_push_are_refused():
         sim.push("bob", [0, 0, 0], [1, 0, 0], -0.1)
     with pytest.raises(ModelError, match="^force: "):
         sim.push("bob", [0, 0, 0], [1, 0], 0.1)
-
-
-def test_simple_pendulum_rod_force(method):
-    """The pivot pulls the bob along the rod with m (g cos θ + l θ̇²) (θ from the downward vertical)."""
-    m, length, g = 1.5, 0.8, 9.81
-    sim = Simulation(simple_pendulum(length=length, mass=m, theta0=2.0), method=method, t_end=1.0)
-    for t in (0.0, 0.37, 0.81):
-        sim.advance(t)
-        row = sim.samples()[-1]
-        theta, omega = row[sim.column_index("bob_theta")], row[sim.column_index("bob_theta_dot")]
-        bob = row[[sim.column_index(f"bob.{a}") for a in "xyz"]]
-        F = sim.joint_forces()[0]
-        towards_pivot = -bob / np.linalg.norm(bob)
-        assert F @ towards_pivot == pytest.approx(m * (g * math.cos(theta) + length * omega**2), abs=1e-9)
-        assert np.linalg.norm(np.cross(F, towards_pivot)) < 1e-9  # along the rod
-
-
-def test_joint_forces_carry_the_subtree_and_refuse_constraints():
-    sim = Simulation(double_compound_pendulum(), t_end=0.5)
-    sim.set_state([-math.pi / 2, 0.0], [0.0, 0.0])  # hanging straight down, at rest
-    F = sim.joint_forces()
-    assert np.allclose(F, [[0.0, 2 * 9.81, 0.0], [0.0, 9.81, 0.0]], atol=1e-12)  # each pivot holds what hangs below
-    with pytest.raises(ModelError, match="^forces: "):
-        Simulation(with_spring(double_compound_pendulum()), t_end=0.1).joint_forces()
-
-
-def with_spring(model):
-    return replace(model, forces=(JointSpring("s", "upper", 2.0, rest=(0.0,)),))
-
-
-def test_four_bar_pin_forces_obey_newton_for_each_link(method):
-    """Force pass from Newton's law; the moment balance about each link's mass centre,
-    I α + ω × I ω = Σ (P − G) × F over its pins and the closure, checks them (1e-9)."""
-    sim = Simulation(four_bar(), method=method, t_end=0.4)
-    sim.advance(0.4)
-    F = sim.joint_forces()
-    f, row = sim.formulation, sim.samples()[-1]
-    q, u = sim._sample_state(row)
-    ev = f.evaluate(row[0], f.initial_state(q, f.model_to_own(q, u)))
-    ks, kin = ev.dynamics.ks, f.system.kin
-    alpha = np.einsum("bij,j->bi", ks.J_w, ev.u_dot) + ks.alpha_bias
-    torque, net = np.zeros((3, 3)), np.zeros((3, 3))
-    for b in range(3):  # crank, coupler, rocker in series
-        torque[b] += np.cross(ks.origin[b] - ks.com[b], F[b])
-        net[b] += F[b]
-        if b + 1 < 3:
-            torque[b] -= np.cross(ks.origin[b + 1] - ks.com[b], F[b + 1])
-            net[b] -= F[b + 1]
-    closure = constraint_point_forces(f.system, ks, ev.multipliers)
-    for body, point, force in closure:
-        if body >= 0:
-            torque[body] += np.cross(point - ks.com[body], force)
-            net[body] += force
-    assert np.linalg.norm(closure[0][2]) > 1.0  # the closure does carry load
-    for b in range(3):
-        inertia = ks.R[b] @ kin.inertia_body[b] @ ks.R[b].T
-        assert np.max(np.abs(inertia @ alpha[b] + np.cross(ks.omega[b], inertia @ ks.omega[b]) - torque[b])) < 1e-9
-        a_com = ks.J_v[b] @ ev.u_dot + ks.a_bias[b]
-        assert np.max(np.abs(kin.mass[b] * (a_com - f.system.gravity) - net[b])) < 1e-9

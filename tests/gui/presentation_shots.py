@@ -37,7 +37,7 @@ def main(model_path: str, light: str, dark: str, compare: bool) -> None:
             path=path, saved=window.grab().save(path), size=[window.width(), window.height()],
             label_px=[axis.label.font().pixelSize() for axis in axes],
             tick_px=[axis.style["tickFont"].pixelSize() if axis.style["tickFont"] else -1 for axis in axes],
-            time_label_px=window.time_label.fontInfo().pixelSize())
+            time_label_px=window.run_actions.time_label.fontInfo().pixelSize())
 
     def first() -> None:
         shot("light", light)

@@ -51,7 +51,7 @@ def test_every_formulation_agrees_on_the_four_bar_and_the_plot_shows_it(qtbot, m
     table = panel.cost_table
     n = len(METHODS)
     assert table.rowCount() == 2 * n  # each method: its figures, then a row of words
-    column = {name.split(" ")[0]: i for i, name in enumerate(COST_COLUMNS)}
+    column = {name.split()[0]: i for i, name in enumerate(COST_COLUMNS)}
     for row in range(0, 2 * n, 2):
         texts = [table.item(row, c).text() for c in range(table.columnCount())]
         assert all(texts), texts

@@ -16,20 +16,20 @@ def test_mass_edit_undo_redo_then_save_and_reopen(qtbot, make_window, tmp_path):
     assert window.inspector.set_value(("mass",), "2.5")
     assert window.model.body("upper").mass == 2.5
     assert window.document.dirty and window.windowTitle().startswith("double")
-    window.act_undo.trigger()
+    window.edits.act_undo.trigger()
     assert window.model.body("upper").mass == 1.0
     assert window.inspector.editor("mass").text() == "1"
-    window.act_redo.trigger()
+    window.edits.act_redo.trigger()
     assert window.model.body("upper").mass == 2.5
 
     path = str(tmp_path / "edited.eom.json")
-    assert window.save_as(path)
+    assert window.files.save_as(path)
     assert not window.document.dirty
     edited = window.model
-    window.load_model(preset("simple_pendulum"), None, "another")
-    assert window.open_file(path)
+    window.edits.load_model(preset("simple_pendulum"), None, "another")
+    assert window.files.open_file(path)
     assert window.model == edited
-    assert window.recent_files()[0] == path
+    assert window.files.recent_files()[0] == path
 
 
 def test_invalid_value_is_refused_with_the_engine_message(qtbot, make_window):
@@ -65,7 +65,7 @@ def test_settings_and_shape_edits(qtbot, make_window):
 def test_add_child_delete_and_reparent(qtbot, make_window):
     window = make_window(preset("double_compound_pendulum"))
     window.tree.select(("body", "lower"))
-    window.add_child_body()
+    window.edits.add_child_body()
     assert len(window.model.bodies) == 3
     child = window.model.bodies[2]
     assert child.parent == "lower"
@@ -78,10 +78,10 @@ def test_add_child_delete_and_reparent(qtbot, make_window):
     assert "carry itself" in window.last_error
 
     window.tree.select(("body", "upper"))
-    window.delete_selected()
+    window.edits.delete_selected()
     assert [b.name for b in window.model.bodies] == [child.name]
     for _ in range(3):
-        window.act_undo.trigger()
+        window.edits.act_undo.trigger()
     assert [b.name for b in window.model.bodies] == ["upper", "lower"]
 
 
@@ -139,8 +139,8 @@ def test_orientation_edit_switches_to_euler_parameters_and_runs(qtbot, make_wind
     columns = window.samples()[0]
     assert "top_e3" in columns and max(rows[:, columns.index("drift_pos")]) < 1e-8
     window.pause()
-    window.act_undo.trigger()
-    window.act_undo.trigger()
+    window.edits.act_undo.trigger()
+    window.edits.act_undo.trigger()
     assert not window.model.body("top").joint.quaternion
 
 
@@ -161,12 +161,12 @@ def test_mass_change_on_a_shape_derived_body_recomputes_its_inertia_and_undo_res
     assert body.inertia[0][0] == 0.0 and body.inertia_from_shape
     assert inspector.set_value(("shape", "length"), "2")
     assert window.model.body("upper").inertia[2][2] == pytest.approx(5 * 4 / 12, rel=1e-15)
-    window.act_undo.trigger()
-    window.act_undo.trigger()
+    window.edits.act_undo.trigger()
+    window.edits.act_undo.trigger()
     body = window.model.body("upper")
     assert body.mass == 1.0 and body.inertia[2][2] == pytest.approx(1 / 12, rel=1e-15)
     assert inspector.editor("inertia").text() == "[0, 0.0833333333333, 0.0833333333333]"
-    window.act_redo.trigger()
+    window.edits.act_redo.trigger()
     assert window.model.body("upper").inertia[2][2] == pytest.approx(5 / 12, rel=1e-15)
 
     assert inspector.set_value(("inertia",), "0.01, 0.3, 0.3")  # by hand: kept through a mass change
@@ -184,7 +184,7 @@ def test_a_point_mass_given_a_shape_takes_the_shapes_inertia(qtbot, make_window)
     assert window.inspector.set_value(("shape", "kind"), "sphere")  # radius 0.25 by default
     assert window.model.body("bob").inertia[0][0] == pytest.approx(0.4 * 1.0 * 0.25 ** 2, rel=1e-15)
     # the contract example's lower link: a rod's inertia without a shape, i.e. given by hand: kept
-    window.load_model(preset("double_compound_pendulum"), None, "another")
+    window.edits.load_model(preset("double_compound_pendulum"), None, "another")
     window.tree.select(("body", "lower"))
     assert window.inspector.set_value(("shape", "kind"), "sphere")
     assert window.model.body("lower").inertia[2][2] == pytest.approx(1 / 12, rel=1e-15)
@@ -235,5 +235,5 @@ def test_file_new_gives_an_empty_model(qtbot, make_window):
     action.trigger()
     assert window.model.bodies == () and window.document.path is None
     assert not window.document.dirty and window.document.undo_stack.count() == 0
-    window.add_child_body()  # and it grows from there
+    window.edits.add_child_body()  # and it grows from there
     assert [b.name for b in window.model.bodies] == ["link"]

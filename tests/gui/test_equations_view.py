@@ -67,14 +67,14 @@ def test_cache_and_cancel_on_change(qtbot, make_window):
     view.show()
     first = dict(view.pending)
     assert first
-    window.set_setting("method", "lagrange")  # before the worker answered: cancelled
+    window.settings_bar.set_setting("method", "lagrange")  # before the worker answered: cancelled
     assert list(first.values())[0] in view.cancelled
     settled(qtbot, view)
     key = (window.model, "lagrange")
     assert view.cache[key].done
-    window.set_setting("method", "kane")
+    window.settings_bar.set_setting("method", "kane")
     settled(qtbot, view)
-    window.set_setting("method", "lagrange")  # shown again: from the cache, no request
+    window.settings_bar.set_setting("method", "lagrange")  # shown again: from the cache, no request
     assert not view.pending and view.shown[0] == key
 
 

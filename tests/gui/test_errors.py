@@ -13,13 +13,13 @@ def test_broken_file_keeps_the_model_and_shows_why(qtbot, make_window, tmp_path)
     broken = tmp_path / "broken.eom.json"
     broken.write_text('{"eomlab": 1, "bodies": [{"name": "a", "parent": "ground", "mass": -2,'
                       ' "joint": {"type": "revolute"}}]}')
-    assert not window.open_file(str(broken))
+    assert not window.files.open_file(str(broken))
     assert window.model == before
     assert "broken.eom.json" in window.last_error and "bodies[0].mass" in window.last_error
     assert window.message_boxes and window.message_boxes[-1].isVisible()
     assert window.last_error in window.message_boxes[-1].text()
 
-    assert not window.open_file(str(tmp_path / "missing.eom.json"))
+    assert not window.files.open_file(str(tmp_path / "missing.eom.json"))
     assert window.model == before and "missing.eom.json" in window.last_error
 
 

@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 import pytest
-from PySide6.QtCore import QRect
+from PySide6.QtCore import QRect, Qt
 from PySide6.QtWidgets import QApplication
 
 from eomlab.engine.methods import METHODS
@@ -112,29 +112,104 @@ def test_compare_views_show_the_same_instant_at_every_redraw(qtbot, make_window,
         assert curve.xData[-1] <= cursor + 1e-12
 
 
+def x_command() -> list[str]:
+    if os.environ.get("DISPLAY"):
+        return []
+    if shutil.which("xvfb-run"):
+        return ["xvfb-run", "-a", "-s", "-screen 0 1920x1080x24"]
+    pytest.skip("needs an X display")
+
+
+def gui_env() -> dict:
+    env = dict(os.environ)
+    env.pop("QT_QPA_PLATFORM", None)  # a real X display: the 3-D view has OpenGL there
+    return env
+
+
+def report_at_1080p(tmp_path, model: str, *options: str) -> tuple[dict, object]:
+    """`eomlab gui MODEL --presentation --size 1920x1080 --report … --screenshot …` under X."""
+    report_path, shot = tmp_path / "r.json", tmp_path / "s.png"
+    done = subprocess.run(x_command() + [sys.executable, "-m", "eomlab", "gui", model, "--run-for", "2",
+                                         "--presentation", "--size", "1920x1080", *options,
+                                         "--report", str(report_path), "--screenshot", str(shot)],
+                          cwd=ROOT, env=gui_env(), capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(report_path.read_text()), shot
+
+
 @pytest.mark.xvfb
 def test_command_line_report_in_presentation_at_1080p(tmp_path):
-    if os.environ.get("DISPLAY"):
-        command = []
-    elif shutil.which("xvfb-run"):
-        command = ["xvfb-run", "-a", "-s", "-screen 0 1920x1080x24"]
-    else:
-        pytest.skip("needs an X display")
-    report_path, shot = tmp_path / "r.json", tmp_path / "s.png"
-    env = dict(os.environ)
-    env.pop("QT_QPA_PLATFORM", None)
-    done = subprocess.run(command + [sys.executable, "-m", "eomlab", "gui", FOUR_BAR, "--run-for", "2",
-                                     "--presentation", "--size", "1920x1080", "--compare",
-                                     "--report", str(report_path), "--screenshot", str(shot)],
-                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=False)
-    assert done.returncode == 0, done.stderr[-3000:]
-    report = json.loads(report_path.read_text())
+    report, shot = report_at_1080p(tmp_path, FOUR_BAR, "--compare")
     assert report["window"] == [1920, 1080] and shot.stat().st_size > 10000
     assert len(report["views"]) == len(METHODS) and len({v["t"] for v in report["views"]}) == 1
     for view in report["views"]:
         assert set(view) >= {"name", "t", "rect", "mechanism", "reach"}
     for plot in report["plots"]:
         assert set(plot) >= {"name", "rect", "legend"}
-    bad = subprocess.run([sys.executable, "-m", "eomlab", "gui", FOUR_BAR, "--size", "big"], cwd=ROOT, env=env,
-                         capture_output=True, text=True, timeout=60, check=False)
+    bad = subprocess.run([sys.executable, "-m", "eomlab", "gui", FOUR_BAR, "--size", "big"], cwd=ROOT,
+                         env=gui_env(), capture_output=True, text=True, timeout=60, check=False)
     assert bad.returncode == 2 and "--size" in bad.stderr and "Traceback" not in bad.stderr
+
+
+@pytest.mark.xvfb
+def test_3d_view_reports_its_mechanism_and_reach_in_presentation(tmp_path):
+    report, _shot = report_at_1080p(tmp_path, os.path.join(ROOT, "assets", "models", "spatial_chain.eom.json"))
+    (view,) = report["views"]
+    x, y, w, h = view["rect"]
+    assert w * h >= 0.6 * 1920 * 1080, view
+    assert view["mechanism"] and view["reach"], view
+    # the camera frames the chain (and its shadow, which takes some of the height) inside the view
+    assert rect(view["rect"]).contains(rect(view["mechanism"])), view
+    assert rect(view["reach"]).adjusted(-2, -2, 2, 2).contains(rect(view["mechanism"])), view
+    _, _, reach_w, reach_h = view["reach"]
+    assert reach_h >= 0.6 * h or reach_w >= 0.6 * w, view
+    assert view["mechanism"][3] >= 0.35 * h, view
+
+
+def test_compare_in_presentation_keys_the_methods_in_one_row_and_shows_every_cost_row(qtbot, make_window):
+    window = make_window(load_model(FOUR_BAR).with_settings(t_end=1000.0), compare=True)
+    window.presentation.enter((1920, 1080))
+    run_fast(window)
+    qtbot.waitUntil(lambda: all(r.series is not None and len(r.series.buffer) > 20 for r in window.runs),
+                    timeout=30000)
+    window.pause()
+    qtbot.wait(200)  # the layout settles
+    report = redraw(window)
+    panel = window.plots
+    key = panel.methods_key
+    # the methods' key: a row of its own across the plots, above every plot's data, on one line
+    assert key.isVisible() and key.width() >= 0.9 * panel.width(), (key.width(), panel.width())
+    assert key.height() <= 1.6 * key.fontMetrics().lineSpacing(), key.height()
+    top_of_key = key.mapTo(window, key.rect().bottomLeft()).y()
+    for plot in report["plots"]:
+        if plot["name"] != "difference":
+            assert plot["data"][1] > top_of_key, plot
+    text = key.text()
+    for run in window.runs:  # a method's name never breaks: no breakable space inside it
+        label = window.compare_view.panel.method_boxes[run.method].text()
+        assert label.replace(" ", "&nbsp;").replace("–", "–&#8288;") in text, (label, text)
+    # the cost table: every column inside its width, every method's rows whole and in view
+    table = window.compare_view.panel.cost_table
+    assert table.rowCount() == 2 * len(window.runs)
+    columns = sum(table.columnWidth(c) for c in range(table.columnCount()))
+    assert columns <= table.viewport().width(), (columns, table.viewport().width())
+    rows = sum(table.rowHeight(r) for r in range(table.rowCount()))
+    assert rows <= table.viewport().height(), (rows, table.viewport().height())
+    for row in range(table.rowCount()):
+        item = table.item(row, 0)
+        width = sum(table.columnWidth(c) for c in range(table.columnSpan(row, 0))) - 8
+        needed = table.fontMetrics().boundingRect(QRect(0, 0, width, 10000), Qt.TextWordWrap, item.text())
+        assert table.rowHeight(row) >= needed.height(), (row, item.text())
+    assert table.font().pixelSize() >= 11
+    # tiled: one instant in every tile, and as many columns as let each four-bar fill its tile
+    compare = window.compare_view.panel
+    compare.layout_box.setCurrentIndex(compare.layout_box.findData("tiled"))
+    qtbot.wait(200)
+    redraw(window)  # the tiles' first poses give their reach
+    qtbot.wait(100)
+    tiles = redraw(window)["views"]
+    assert len(tiles) == len(window.runs) and len({v["t"] for v in tiles}) == 1, tiles
+    for view in tiles:  # two columns of low, wide tiles gave the reach about 12 % of a tile; three, 40 %
+        _, _, w, h = view["rect"]
+        assert view["reach"][2] * view["reach"][3] >= 0.25 * w * h, view
+    window.presentation.leave()

@@ -28,10 +28,10 @@ def test_presentation_fonts_pens_theme_and_zoom(qtbot, make_window):
     tree_visible = window.tree_dock.isVisible()
     window.presentation.enter()
     assert window.presentation.active and not window.tree_dock.isVisible() and not window.inspector_dock.isVisible()
-    assert not window.integrator_box.isVisibleTo(window)  # the fine print is hidden
+    assert not window.settings_bar.integrator_box.isVisibleTo(window)  # the fine print is hidden
     for axis in axes(window):
         assert axis.label.font().pixelSize() >= 18 and axis.style["tickFont"].pixelSize() >= 18
-    assert window.time_label.fontInfo().pixelSize() >= 30
+    assert window.run_actions.time_label.fontInfo().pixelSize() >= 30
     qtbot.waitUntil(lambda: window.runs[0].series is not None, timeout=10000)
     pens = [c.opts["pen"] for c in window.runs[0].series.curves.values()]
     assert pens and min(p.widthF() for p in pens) >= 3
@@ -62,7 +62,7 @@ def test_presentation_fonts_pens_theme_and_zoom(qtbot, make_window):
     window.presentation.toggle_theme()
     window.presentation.leave()
     assert not window.presentation.active and window.tree_dock.isVisible() == tree_visible
-    assert window.integrator_box.isVisibleTo(window)
+    assert window.settings_bar.integrator_box.isVisibleTo(window)
     assert axes(window)[0].label.font().pixelSize() < 18
 
 

@@ -68,7 +68,7 @@ def test_scene_and_plot_figures_as_svg_and_png(qtbot, make_window, tmp_path):
 
     export_scene(window, str(tmp_path / "scene.svg"))
     export_scene(window, str(tmp_path / "scene.png"))
-    window.export_plot("energy", str(tmp_path / "energy.svg"))
+    window.files.export_plot("energy", str(tmp_path / "energy.svg"))
     for name in ("scene.svg", "energy.svg"):
         renderer = QSvgRenderer(str(tmp_path / name))
         assert renderer.isValid(), name

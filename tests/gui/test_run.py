@@ -39,8 +39,8 @@ def test_each_formulation_runs(qtbot, make_window, coordinates):
     window = make_window(chain_from_dialog(3).with_settings(t_end=0.5, coordinates=coordinates))
     run_fast(window)
     for method in METHODS:
-        window.method_box.setCurrentIndex(window.method_box.findData(method))
-        window.method_box.activated.emit(window.method_box.currentIndex())
+        window.settings_bar.method_box.setCurrentIndex(window.settings_bar.method_box.findData(method))
+        window.settings_bar.method_box.activated.emit(window.settings_bar.method_box.currentIndex())
         assert window.model.settings.method == method
         rows = wait_for_samples(qtbot, window, 40)
         assert window.runs[0].thread.model.settings.method == method
@@ -83,3 +83,19 @@ def test_compare_runs_every_formulation(qtbot, make_window):
     assert len(window.runs) == len(METHODS)
     qtbot.waitUntil(lambda: all(h.ended == "done" for h in window.runs), timeout=30000)
     assert {h.thread.model.settings.method for h in window.runs} == set(METHODS)
+
+
+def test_the_status_bar_says_which_tree_dynamics_path_runs(qtbot, make_window):
+    from eomlab.engine.tree_backend import fast_path_wanted
+
+    window = make_window(chain_from_dialog(2).with_settings(t_end=1.0))
+    run_fast(window)
+    wait_for_samples(qtbot, window, 5)
+    text = window.path_label.text()
+    assert text.startswith("Tree dynamics: ")
+    try:
+        import pinocchio  # noqa: F401
+        expected = "pinocchio" if fast_path_wanted() else "numpy (EOMLAB_FAST_PATH=0)"
+    except ImportError:
+        expected = "numpy (pinocchio not installed"
+    assert text.removeprefix("Tree dynamics: ").startswith(expected)

@@ -30,11 +30,10 @@ from eomlab.gui.scene3d import make_scene3d
 
 def frames(model, t_end, step):
     sim = Simulation(model)
-    system, n_q = sim.system, sim.system.n_q
     t = 0.0
     while True:
         row = sim.samples()[-1]
-        yield sim.frame(row[1:1 + n_q], float(row[0]))
+        yield sim.frame(row[sim.state_columns[0]], float(row[0]))
         if t >= t_end - 1e-9 or sim.failure:
             return
         t = min(t + step, t_end)

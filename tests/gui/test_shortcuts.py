@@ -48,17 +48,17 @@ def test_space_toggles_the_run_from_the_tree_and_from_a_text_field(qtbot, make_w
 
 def test_speed_keys_skip_text_fields(qtbot, make_window):
     window = window_on_pendulum(make_window)
-    start = window.speed_box.currentIndex()
+    start = window.run_actions.speed_box.currentIndex()
     focus(qtbot, window.tree)
     qtbot.keyClick(window.tree, Qt.Key_BracketRight)
-    assert window.speed_box.currentIndex() == start + 1
+    assert window.run_actions.speed_box.currentIndex() == start + 1
     qtbot.keyClick(window.tree, Qt.Key_Down, Qt.ControlModifier)
-    assert window.speed_box.currentIndex() == start
+    assert window.run_actions.speed_box.currentIndex() == start
     window.tree.select(("body", window.model.bodies[0].name))
     field = window.inspector.editor("mass")
     focus(qtbot, field)
     qtbot.keyClick(field, Qt.Key_BracketRight)
-    assert window.speed_box.currentIndex() == start  # typed, not taken
+    assert window.run_actions.speed_box.currentIndex() == start  # typed, not taken
     assert "]" in field.text()
 
 

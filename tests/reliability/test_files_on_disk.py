@@ -34,20 +34,20 @@ def test_failed_save_keeps_the_old_file_and_the_edits(make_window, tmp_path, mon
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(engine_modelfile.os, "replace", disk_full)
-    assert not window.save()
+    assert not window.files.save()
     assert "No space left on device" in window.last_error and path.name in window.last_error
     assert fingerprint(path) == before
     assert sorted(p.name for p in tmp_path.iterdir() if p.is_file()) == [path.name]  # no temporary file left
     assert window.document.dirty and window.model.body("upper").mass == 2.5
     monkeypatch.undo()
-    assert window.save() and load_model(path) == window.model
+    assert window.files.save() and load_model(path) == window.model
 
 
 def test_save_into_a_missing_folder_says_so_and_keeps_the_edits(make_window, tmp_path):
     window = make_window(preset("double_compound_pendulum"))
     _edit_mass(window, 3.0)
     target = tmp_path / "no such folder" / "m.eom.json"
-    assert not window.save_as(str(target))
+    assert not window.files.save_as(str(target))
     assert str(target) in window.last_error and window.document.dirty and not target.exists()
 
 
@@ -58,7 +58,7 @@ def test_saving_while_a_run_goes_on_is_safe(qtbot, make_window, tmp_path):
     window.run()
     qtbot.waitUntil(lambda: len(window.samples()[1]) > 5, timeout=20000)
     for _ in range(5):
-        assert window.save()
+        assert window.files.save()
         assert load_model(path) == window.model
         qtbot.wait(30)
     count = len(window.samples()[1])
@@ -85,7 +85,7 @@ def test_saving_removes_the_recovery_file(qtbot, make_window, tmp_path):
     window = make_window(load_model(path), str(path))
     _edit_mass(window, 4.0)
     assert window.autosave.write_now() and os.path.exists(window.autosave.path)
-    assert window.save()
+    assert window.files.save()
     assert not os.path.exists(window.autosave.path)
 
 
@@ -113,7 +113,7 @@ def test_after_a_crash_the_window_offers_the_edits_and_restores_them(qtbot, make
     assert asked == [target]
     assert window.model == edited and window.document.dirty and window.document.path == str(path)
     assert fingerprint(path) == before  # restored into the window, not onto the file
-    window.act_undo.trigger()  # the restore is one undoable edit
+    window.edits.act_undo.trigger()  # the restore is one undoable edit
     assert window.model == load_model(path)
 
 

@@ -39,7 +39,7 @@ def test_bad_file_is_refused_and_the_model_kept(qtbot, make_window, tmp_path, na
     before = fingerprint(path)
     window = make_window(preset("double_compound_pendulum"))
     model, runs = window.model, list(window.runs)
-    assert not window.open_file(str(path))
+    assert not window.files.open_file(str(path))
     assert window.model == model and window.runs == runs  # the run was not restarted either
     assert path.name in window.last_error and field in window.last_error and problem in window.last_error
     assert window.message_boxes[-1].isVisible() and window.last_error in window.message_boxes[-1].text()
@@ -50,7 +50,7 @@ def test_a_model_that_cannot_move_is_shown_as_a_stopped_run_not_a_crash(qtbot, m
     """A file that loads but has a massless pendulum: the worker reports the engine's ModelError."""
     path = write_model(tmp_path, _pendulum(mass=0.0), "massless.eom.json")
     window = make_window(preset("double_compound_pendulum"))
-    assert window.open_file(str(path))
+    assert window.files.open_file(str(path))
     window.run()
     qtbot.waitUntil(lambda: bool(window.last_error), timeout=20000)
     assert "bob_theta_dot" in window.last_error and "singular" in window.last_error

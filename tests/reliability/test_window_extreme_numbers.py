@@ -22,7 +22,7 @@ def test_window_refuses_each_file_with_the_same_line_and_keeps_the_model(qtbot, 
     for name in REFUSED_AT_LOAD:
         path = HOSTILE / f"{name}.eom.json"
         before = fingerprint(path)
-        assert not window.open_file(str(path)), name
+        assert not window.files.open_file(str(path)), name
         assert window.model == model and window.runs == runs
         field, words = EXPECTED[name]
         assert window.last_error.startswith(f"{path}: {field}: ") and words in window.last_error, window.last_error
@@ -34,7 +34,7 @@ def test_window_refuses_each_file_with_the_same_line_and_keeps_the_model(qtbot, 
 @pytest.mark.parametrize("name", REFUSED_AT_START)
 def test_window_opens_a_file_at_its_gimbal_lock_and_its_run_stops_at_t0(qtbot, make_window, name):
     window = make_window(preset("double_compound_pendulum"))
-    assert window.open_file(str(HOSTILE / f"{name}.eom.json"))
+    assert window.files.open_file(str(HOSTILE / f"{name}.eom.json"))
     window.run()
     qtbot.waitUntil(lambda: bool(window.last_error), timeout=20000)
     _, words = EXPECTED[name]

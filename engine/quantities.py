@@ -1,0 +1,123 @@
+"""What each body does at a stored sample: its constraint and applied forces where they act,
+mass-centre velocity, angular velocity and angular momentum — for scripts and the window's
+arrows. `Simulation` inherits `SampleQuantities` (the latest sample by default); a window whose
+run lives in a worker builds `RunQuantities` from the run's model and settings and reads rows.
+
+    sim.advance(0.5)
+    sim.constraint_forces()          # [Action(source="joint crank", force=..., at=...), ...]
+    sim.angular_momenta(about=[0, 0, 0])
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from .actions import Action
+from .applied_forces import applied_forces
+from .formulations import make_formulation
+from .joint_forces import constraint_forces, joint_forces_by_body
+from .momenta import angular_momenta, angular_velocities, mass_centre_velocities
+from .system import build_system
+
+
+def state_columns(system) -> tuple[slice, slice]:
+    """The columns of a sample row (`simulation.csv_columns`) that hold the integrated coordinates
+    and the model's speeds: after t, and in absolute coordinates after the joint columns."""
+    joint = system.joint_coordinates
+    first = 1 + (len(joint.coordinate_names) + len(joint.speed_names) if joint else 0)
+    n_q, n_u = system.n_q, len(system.speed_names)
+    return slice(first, first + n_q), slice(first + n_q, first + n_q + n_u)
+
+
+class SampleQuantities:
+    """Mixin: needs `formulation`, `state_columns`, `_pushes` with `_time_eps()`; `_samples` for
+    the default row (the latest)."""
+
+    _cached: tuple | None = None
+
+    def constraint_forces(self, row=None) -> list[Action]:
+        """Reactions at the joints and the forces of every constraint, where they act (N, N·m)."""
+        t, evaluation = self._evaluated(row)
+        return list(self._derived("constraint", lambda: constraint_forces(
+            self.formulation.system, evaluation, t, self._time_eps(), self.applied_forces(row))))
+
+    def applied_forces(self, row=None) -> list[Action]:
+        """Gravity, springs and dampers, efforts, loads and active pushes, where they act."""
+        t, evaluation = self._evaluated(row)
+        return list(self._derived("applied", lambda: applied_forces(self.formulation.system, evaluation, t,
+                                                                       self._time_eps())))
+
+    def joint_forces(self, row=None) -> np.ndarray:
+        """(n_bodies, 3) world forces (N) on each body from its parent through its joint, e.g. a
+        pendulum's rod tension (zero for a free joint):
+
+            sim.advance(0.5)
+            sim.joint_forces()[0]   # the pivot's pull on the first body
+        """
+        return joint_forces_by_body(self.formulation.system, self.constraint_forces(row))
+
+    def mass_centre_velocities(self, row=None) -> np.ndarray:
+        """(n_bodies, 3) world mass-centre velocities (m/s)."""
+        return mass_centre_velocities(self._evaluated(row)[1].dynamics.ks)
+
+    def angular_velocities(self, row=None) -> np.ndarray:
+        """(n_bodies, 3) world angular velocities (rad/s)."""
+        return angular_velocities(self._evaluated(row)[1].dynamics.ks)
+
+    def angular_momenta(self, row=None, about=None) -> np.ndarray:
+        """(n_bodies, 3) world angular momenta (kg·m²/s) about the mass centres, or about `about`."""
+        return angular_momenta(self.formulation.system.kin, self._evaluated(row)[1].dynamics.ks, about)
+
+    def _derived(self, name: str, compute):
+        """`compute()` once per evaluated sample (a window asks for several arrow kinds per frame)."""
+        store = self._cached[3]
+        if name not in store:
+            store[name] = compute()
+        return store[name]
+
+    def _evaluated(self, row):
+        """(t, the formulation's evaluation) at a sample row, the latest by default; the pushes
+        acting at t act (and are put back as they were)."""
+        row = np.asarray(self._samples[-1] if row is None else row, float)
+        key = (row.tobytes(), len(self._pushes))
+        if self._cached is not None and self._cached[0] == key and self._cached[1] is self.formulation:
+            return self._cached[2]
+        f, t = self.formulation, float(row[0])
+        q, u = row[self.state_columns[0]], row[self.state_columns[1]]
+        eps = self._time_eps()
+        was = [push.active for push in self._pushes]
+        try:
+            for push in self._pushes:
+                push.active = push.acts_at(t, eps)
+            with np.errstate(all="ignore"):
+                evaluation = f.evaluate(t, f.initial_state(q, f.model_to_own(q, u)))
+        finally:
+            for push, active in zip(self._pushes, was):
+                push.active = active
+        self._cached = (key, f, (t, evaluation), {})
+        return t, evaluation
+
+
+class RunQuantities(SampleQuantities):
+    """`SampleQuantities` of a run held elsewhere (a worker): the same system and formulation,
+    read from its sample rows (the columns of `Simulation.columns`).
+
+        quantities = RunQuantities(model)                 # settings from the model
+        quantities.constraint_forces(rows[-1])
+    """
+
+    def __init__(self, model, method: str | None = None, coordinates: str | None = None,
+                 variant: str | None = None):
+        settings = replace(model.settings, **{k: v for k, v in (("method", method), ("coordinates", coordinates))
+                                              if v is not None})
+        self.model = model
+        self.system = build_system(model, settings.coordinates)
+        self.formulation = make_formulation(settings.method, self.system, settings,
+                                            variant or settings.maggi_basis)
+        self.state_columns = state_columns(self.system)
+        self._pushes: list = []
+        self._samples: list = []
+
+    def _time_eps(self) -> float:
+        return 0.0

@@ -1,0 +1,209 @@
+"""The optional compiled tree-dynamics path: a model's tree mapped onto pinocchio (`pip install
+eomlab[fast]`), whose recursions give M (CRBA), the velocity-product and gravity terms (RNEA) and,
+when no constraint needs M, the accelerations by the articulated-body algorithm (ABA: O(n), and
+accurate where M is ill-conditioned because M is never formed or factored).
+
+Every joint maps so that pinocchio's velocity vector *is* eomlab's speeds u (same order, no
+velocity map), so M and the forcing carry over unchanged:
+
+- revolute, prismatic (any axis): one pinocchio joint of that type;
+- planar: slides along x and y, then a turn about z (two massless links);
+- spherical / free in Euler parameters, or in Euler angles with body-rate speeds: pinocchio's
+  spherical joint (quaternion, body-axis ω), after a massless 3-D translation for free joints;
+- spherical / free in Euler angles with angle-rate speeds: three revolutes about the sequence's
+  axes (R = R_a R_b R_c turns about moving axes), which is what the angle rates are;
+- fixed: the body's inertia is carried by its parent's joint.
+
+The numpy path of engine.system stays the reference (tests compare the two) and the fallback:
+without pinocchio, with EOMLAB_FAST_PATH=0 in the environment, or for a model it does not map.
+"""
+from __future__ import annotations
+
+import math
+import os
+
+import numpy as np
+
+
+#: the environment variable that switches the compiled path off ("0") for a process
+FAST_PATH_VARIABLE = "EOMLAB_FAST_PATH"
+NUMPY_PATH = "numpy"
+PINOCCHIO_PATH = "pinocchio"
+_UNIT_AXES = {(1.0, 0.0, 0.0): "RX", (0.0, 1.0, 0.0): "RY", (0.0, 0.0, 1.0): "RZ"}
+
+
+def fast_path_wanted() -> bool:
+    """False when the environment switches the compiled path off."""
+    return os.environ.get(FAST_PATH_VARIABLE, "1").strip().lower() not in ("0", "false", "no", "off")
+
+
+def _pinocchio():
+    try:
+        import pinocchio
+    except ImportError:
+        return None
+    return pinocchio
+
+
+def build_tree_backend(kin, gravity):
+    """(backend or None, the path in words): the pinocchio tree of `kin` (engine.kinematics
+    TreeKinematics) when wanted and installed, else None and why the numpy path runs."""
+    if not fast_path_wanted():
+        return None, f"{NUMPY_PATH} ({FAST_PATH_VARIABLE}=0)"
+    pin = _pinocchio()
+    if pin is None:
+        return None, f"{NUMPY_PATH} (pinocchio not installed: pip install eomlab[fast])"
+    return PinocchioTree(pin, kin, gravity), PINOCCHIO_PATH
+
+
+class PinocchioTree:
+    """The tree of a TreeKinematics as a pinocchio Model; q and u map by a gather (plus a
+    normalisation of Euler parameters and a quaternion per Euler-angle body-rate joint).
+
+    Pinocchio's CRBA needs every subtree's speeds contiguous, so the joints go in depth-first
+    order; when eomlab's body order is not depth-first the speeds are permuted on the way in and out.
+    """
+
+    def __init__(self, pin, kin, gravity):
+        self.pin = pin
+        model = pin.Model()
+        model.gravity.linear = np.asarray(gravity, dtype=float)
+        q_gather: list[int] = []  # eomlab coordinate of each pinocchio coordinate (−1: filled per state)
+        self._quaternions: list[tuple[int, int]] = []  # (pinocchio start, eomlab start of e0..e3)
+        self._euler_quaternions: list[tuple[int, slice, object]] = []  # (pinocchio start, angles, sequence)
+        joint_of: dict[int, int] = {}  # pinocchio joint carrying each body
+        frame_of: dict[int, object] = {}  # placement of each body's frame in that joint's frame
+        v_gather: list[int] = []  # eomlab speed of each pinocchio speed
+        for b in _depth_first(kin.parent):
+            jl = kin.joints[b]
+            p = kin.parent[b]
+            v_gather.extend(range(jl.u_slice.start, jl.u_slice.stop))
+            parent_joint = 0 if p < 0 else joint_of[p]
+            parent_frame = pin.SE3.Identity() if p < 0 else frame_of[p]
+            placement = parent_frame * pin.SE3(np.array(jl.rotation, dtype=float), np.array(jl.at, dtype=float))
+            chain = self._joint_chain(pin, jl)
+            if not chain:  # fixed: rides on the parent's joint
+                joint_id, frame = parent_joint, placement
+            else:
+                joint_id = parent_joint
+                for k, (joint_model, q_source) in enumerate(chain):
+                    joint_id = model.addJoint(joint_id, joint_model, placement if k == 0 else pin.SE3.Identity(),
+                                              f"{kin.body_names[b]}_{k}")
+                    start = len(q_gather)
+                    if q_source == "quaternion":
+                        e = jl.q_slice.stop - 4
+                        self._quaternions.append((start, e))
+                        q_gather.extend((e + 1, e + 2, e + 3, e))  # pinocchio: (x, y, z, w)
+                    elif q_source == "euler":
+                        self._euler_quaternions.append((start, slice(jl.q_slice.stop - 3, jl.q_slice.stop), jl.euler))
+                        q_gather.extend((-1, -1, -1, -1))
+                    else:
+                        q_gather.extend(q_source)
+                frame = pin.SE3.Identity()
+            inertia = pin.Inertia(float(kin.mass[b]), kin.com_body[b].copy(), kin.inertia_body[b].copy())
+            if joint_id > 0:
+                model.appendBodyToJoint(joint_id, inertia, frame)
+            joint_of[b] = joint_id
+            frame_of[b] = frame
+        if model.nv != kin.n_u:
+            raise ValueError(f"pinocchio tree has {model.nv} speeds, the model {kin.n_u}")
+        self.model, self.data = model, model.createData()
+        self._q_gather = np.array(q_gather, dtype=int)
+        self._plain = self._q_gather >= 0
+        self._plain_source = self._q_gather[self._plain]
+        self._simple = not self._quaternions and not self._euler_quaternions
+        self._same = self._simple and np.array_equal(self._q_gather, np.arange(kin.n_q))
+        self.n_u = kin.n_u
+        self._v_gather = np.array(v_gather, dtype=int)
+        self._v_scatter = np.argsort(self._v_gather)  # pinocchio's index of each eomlab speed
+        self._permuted = not np.array_equal(self._v_gather, np.arange(kin.n_u))
+
+    @staticmethod
+    def _joint_chain(pin, jl):
+        """[(pinocchio joint model, its coordinates' source)]: a list of eomlab coordinate indices,
+        "quaternion" (Euler parameters) or "euler" (a quaternion from the angles, per state)."""
+        t, q0 = jl.type, jl.q_slice.start
+        axis = np.array(jl.axis, dtype=float)
+        if t == "revolute":
+            aligned = _UNIT_AXES.get(tuple(float(a) for a in axis))
+            model = getattr(pin, f"JointModel{aligned}")() if aligned else pin.JointModelRevoluteUnaligned(axis)
+            return [(model, [q0])]
+        if t == "prismatic":
+            return [(pin.JointModelPrismaticUnaligned(axis), [q0])]
+        if t == "planar":
+            return [(pin.JointModelPX(), [q0]), (pin.JointModelPY(), [q0 + 1]), (pin.JointModelRZ(), [q0 + 2])]
+        if t in ("spherical", "free"):
+            chain = [(pin.JointModelTranslation(), [q0, q0 + 1, q0 + 2])] if t == "free" else []
+            if jl.quaternion:
+                return chain + [(pin.JointModelSpherical(), "quaternion")]
+            if jl.body_rates:
+                return chain + [(pin.JointModelSpherical(), "euler")]
+            angles = jl.q_slice.stop - 3
+            return chain + [(pin.JointModelRevoluteUnaligned(np.array(e, dtype=float)), [angles + k])
+                            for k, e in enumerate((jl.euler.e_a, jl.euler.e_b, jl.euler.e_c))]
+        if t == "fixed":
+            return []
+        raise ValueError(f"joint type {t!r} has no pinocchio counterpart")
+
+    def configuration(self, q: np.ndarray) -> np.ndarray:
+        """Pinocchio's q from eomlab's (Euler parameters normalised: eomlab's rotation of p is that of p/|p|)."""
+        q = np.asarray(q, dtype=float)
+        if self._same:  # revolute, prismatic, planar and Euler-rate joints only
+            return q
+        if self._simple:
+            return q[self._q_gather]
+        q_pin = np.empty(self._q_gather.size)
+        q_pin[self._plain] = q[self._plain_source]
+        for start, _ in self._quaternions:
+            p = q_pin[start : start + 4]
+            p /= np.sqrt(p @ p)
+        for start, angles, sequence in self._euler_quaternions:
+            q_pin[start : start + 4] = _euler_quaternion(sequence, q[angles])
+        return q_pin
+
+    def mass_matrix(self, q_pin: np.ndarray) -> np.ndarray:
+        """M by the composite-rigid-body algorithm (pinocchio fills the upper triangle)."""
+        M = self.pin.crba(self.model, self.data, q_pin)
+        M = np.triu(M) + np.triu(M, 1).T
+        return M[np.ix_(self._v_scatter, self._v_scatter)] if self._permuted else M
+
+    def bias_forces(self, q_pin: np.ndarray, u: np.ndarray) -> np.ndarray:
+        """C − Q_gravity (velocity products minus gravity forces) by the recursive Newton–Euler algorithm."""
+        if self._permuted:
+            return self.pin.nonLinearEffects(self.model, self.data, q_pin, u[self._v_gather])[self._v_scatter]
+        return self.pin.nonLinearEffects(self.model, self.data, q_pin, u).copy()
+
+    def accelerations(self, q_pin: np.ndarray, u: np.ndarray, tau: np.ndarray) -> np.ndarray:
+        """u_dot of the unconstrained tree under extra generalized forces tau, by ABA (O(n), M never formed)."""
+        if self._permuted:
+            v = self._v_gather
+            return self.pin.aba(self.model, self.data, q_pin, u[v], tau[v])[self._v_scatter]
+        return self.pin.aba(self.model, self.data, q_pin, u, tau).copy()
+
+
+def _depth_first(parent) -> list[int]:
+    """Body indices in depth-first order (children in their order; parents precede children)."""
+    children: dict[int, list[int]] = {}
+    for b, p in enumerate(parent):
+        children.setdefault(int(p), []).append(b)
+    order, stack = [], list(reversed(children.get(-1, [])))
+    while stack:
+        b = stack.pop()
+        order.append(b)
+        stack.extend(reversed(children.get(b, [])))
+    return order
+
+
+def _euler_quaternion(sequence, angles) -> tuple[float, float, float, float]:
+    """(x, y, z, w) of R_a(ψ) R_b(θ) R_c(φ): the product of the three turns' quaternions
+    (cos ½α, sin ½α e), exact where a matrix-to-quaternion conversion would round (plain floats:
+    three-vectors in numpy cost more than the arithmetic)."""
+    w, x, y, z = 1.0, 0.0, 0.0, 0.0
+    for axis, angle in zip((sequence.e_a, sequence.e_b, sequence.e_c), angles):
+        c, s = math.cos(0.5 * angle), math.sin(0.5 * angle)
+        ex, ey, ez = s * float(axis[0]), s * float(axis[1]), s * float(axis[2])
+        w, x, y, z = (w * c - x * ex - y * ey - z * ez,
+                      w * ex + c * x + y * ez - z * ey,
+                      w * ey + c * y + z * ex - x * ez,
+                      w * ez + c * z + x * ey - y * ex)
+    return x, y, z, w

@@ -1,0 +1,240 @@
+"""Painting arrows: in the 2-D scene (pyqtgraph items over the mechanism, sized in pixels) and in
+the 3-D view (GL lines drawn on top of the solids). Each painter takes the `ArrowSet`s of
+gui/arrow_sets.py and the `Scales`.
+
+Vectors are shafts with a head; couples are arcs round their point with a head (planar models:
+a torque about z) or double-headed arrows (3-D).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+
+from eomlab.gui.arrow_sets import DRAW_ORDER, KINDS, WIDTHS, couple_key
+
+#: arrow shafts and heads, pixels; in 3-D a light halo round each arrow keeps it visible on any body
+PEN_WIDTH = 3.5
+HALO_PX = 3.0
+HALO_COLOUR = (255, 255, 255, 220)
+HEAD_PX = 15.0
+HEAD_ANGLE = math.radians(26)
+#: couples in 2-D: arcs of this radius (px); their length along the arc is the couple's size
+ARC_RADIUS_PX = 18.0
+ARC_MAX_TURN = math.radians(330)
+
+
+def _heads_2d(tails: np.ndarray, tips: np.ndarray, head: float) -> np.ndarray:
+    """Point pairs (2k, 2) of both barbs of the heads at `tips`, `head` long (data units)."""
+    d = tips - tails
+    length = np.linalg.norm(d, axis=1, keepdims=True)
+    unit = d / np.where(length > 0, length, 1.0)
+    h = np.minimum(head, 0.45 * length)
+    pairs = []
+    for sign in (1.0, -1.0):
+        c, s = math.cos(HEAD_ANGLE), sign * math.sin(HEAD_ANGLE)
+        back = -np.column_stack((c * unit[:, 0] - s * unit[:, 1], s * unit[:, 0] + c * unit[:, 1]))
+        pairs.append(np.stack((tips, tips + h * back), axis=1))
+    return np.concatenate(pairs).reshape(-1, 2)
+
+
+class FlatArrows:
+    """Arrows in the 2-D scene (gui/scene2d.py): one item of shafts and heads, one of arcs, per
+    kind, in the drawing plane of the scene's projection."""
+
+    def __init__(self, scene):
+        self.scene = scene
+        plot = scene.getPlotItem()
+        self.items = {}
+        # no halo here: the view is light and a wide antialiased pen is Qt's slow stroker (a halo
+        # round 60 arrows tripled the cost of painting the scene)
+        for order, kind in enumerate(DRAW_ORDER):
+            pen = pg.mkPen(KINDS[kind][2], width=WIDTHS.get(kind, PEN_WIDTH), cap=Qt.RoundCap)
+            lines = pg.PlotCurveItem([], [], pen=pen, connect="pairs")  # lighter than PlotDataItem
+            arcs = pg.PlotCurveItem([], [], pen=pen, connect="finite")
+            for item in (lines, arcs):
+                item.setZValue(30 + order)  # over the mechanism
+                plot.addItem(item, ignoreBounds=True)  # never widens the fitted view
+            self.items[kind] = [(lines, arcs)]
+        self._holding: set = set()  # the items that hold data (an empty one is not set again)
+        self.line_scale = 1.0
+
+    def restyle(self, line_scale: float) -> None:
+        """Pens `line_scale` times as wide (presentation mode, zoom); heads grow with them."""
+        if line_scale == self.line_scale:
+            return
+        self.line_scale = line_scale
+        for kind, pairs in self.items.items():
+            pen = pg.mkPen(KINDS[kind][2], width=WIDTHS.get(kind, PEN_WIDTH) * line_scale, cap=Qt.RoundCap)
+            for lines, arcs in pairs:
+                lines.setPen(pen)
+                arcs.setPen(pen)
+
+    def view_pixels(self) -> float:
+        box = self.scene.getPlotItem().getViewBox().boundingRect()
+        return float(min(box.width(), box.height()))
+
+    def clear(self) -> None:
+        for pairs in self.items.values():
+            for lines, arcs in pairs:
+                self._set(lines, None)
+                self._set(arcs, None)
+
+    def _set(self, item, xy) -> None:
+        """Put the points (k, 2) in `item` (None or nothing: empty it, once)."""
+        if xy is None or not len(xy):
+            if item in self._holding:
+                item.setData([], [])
+                self._holding.discard(item)
+            return
+        item.setData(xy[:, 0], xy[:, 1])
+        self._holding.add(item)
+
+    def draw(self, sets: dict, scales) -> None:
+        """Draw `sets` ({kind: ArrowSet}) at the scales of `scales`."""
+        view = self.scene.getPlotItem().getViewBox()
+        px = view.viewPixelSize()[0] or 1.0  # data units per pixel (the aspect is locked)
+        pixels = self.view_pixels()
+        project = self.scene.project
+        for kind, pairs in self.items.items():
+            arrow_set = sets.get(kind)
+            if arrow_set is None or arrow_set.empty:
+                for lines, arcs in pairs:
+                    self._set(lines, None)
+                    self._set(arcs, None)
+                continue
+            per_px = scales.per_pixel(kind, pixels)
+            tails = project(arrow_set.points)
+            tips = tails + project(arrow_set.vectors) / per_px * px
+            head = HEAD_PX * px * math.sqrt(self.line_scale)
+            segments = [np.stack((tails, tips), axis=1).reshape(-1, 2), _heads_2d(tails, tips, head)]
+            couple_lines = self._couples(arrow_set, scales.per_pixel(couple_key(kind), pixels), px, segments, head)
+            xy = np.concatenate(segments)
+            for lines, arcs in pairs:
+                self._set(lines, xy)
+                self._set(arcs, couple_lines)
+
+    def _couples(self, arrow_set, per_px: float, px: float, segments: list, head: float) -> np.ndarray:
+        """Arcs (NaN-separated polylines) for z couples of a planar model; a 3-D couple seen in the
+        oblique projection is a double-headed arrow added to `segments`."""
+        if not len(arrow_set.couples):
+            return np.zeros((0, 2))
+        project = self.scene.project
+        centres = project(arrow_set.couple_points)
+        planar = np.allclose(project.matrix, [[1, 0, 0], [0, 1, 0]])
+        if not planar:
+            tips = centres + project(arrow_set.couples) / per_px * px
+            inner = tips - 0.6 * head * _unit_rows(tips - centres)
+            segments += [np.stack((centres, tips), axis=1).reshape(-1, 2), _heads_2d(centres, tips, head),
+                         _heads_2d(centres, inner, head)]
+            return np.zeros((0, 2))
+        parts = []
+        r = ARC_RADIUS_PX * px
+        for centre, tz in zip(centres, arrow_set.couples[:, 2]):
+            turn = min(abs(tz) / per_px / ARC_RADIUS_PX, ARC_MAX_TURN) * np.sign(tz)
+            angles = np.linspace(0.0, turn, 32) - 0.5 * math.pi  # from below the point, counter-clockwise for +z
+            arc = centre + r * np.column_stack((np.cos(angles), np.sin(angles)))
+            tangent = np.sign(tz) * np.array([-math.sin(angles[-1]), math.cos(angles[-1])])
+            barbs = _heads_2d(arc[-1:] - tangent, arc[-1:], head)
+            parts += [arc, np.full((1, 2), np.nan), barbs[:2], np.full((1, 2), np.nan), barbs[2:],
+                      np.full((1, 2), np.nan)]
+        return np.concatenate(parts)
+
+
+def _unit_rows(v: np.ndarray) -> np.ndarray:
+    n = np.linalg.norm(v, axis=1, keepdims=True)
+    return v / np.where(n > 0, n, 1.0)
+
+
+def _perpendiculars(unit: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    helper = np.where(np.abs(unit[:, :1]) < 0.9, [[1.0, 0.0, 0.0]], [[0.0, 1.0, 0.0]])
+    a = _unit_rows(np.cross(unit, helper))
+    return a, np.cross(unit, a)
+
+
+def heads_3d(tails: np.ndarray, tips: np.ndarray, head: float) -> np.ndarray:
+    """Point pairs of four barbs per head at `tips` (a cone of lines), `head` long at most."""
+    d = tips - tails
+    length = np.linalg.norm(d, axis=1, keepdims=True)
+    unit = _unit_rows(d)
+    h = np.minimum(head, 0.45 * length)
+    a, b = _perpendiculars(unit)
+    base = tips - h * unit * math.cos(HEAD_ANGLE)
+    spread = h * math.sin(HEAD_ANGLE)
+    pairs = [np.stack((tips, base + sign * spread * side), axis=1) for side in (a, b) for sign in (1.0, -1.0)]
+    return np.concatenate(pairs).reshape(-1, 3)
+
+
+class SpaceArrows:
+    """Arrows in the 3-D view (gui/scene3d.py): one GL line item per kind, drawn over the solids
+    (no depth test: an arrow inside a body stays visible). Lengths are pixels at the depth of the
+    view's centre."""
+
+    def __init__(self, scene):
+        import pyqtgraph.opengl as gl
+        from OpenGL import GL
+
+        self.scene = scene
+        on_top = {GL.GL_DEPTH_TEST: False, GL.GL_BLEND: True, GL.GL_CULL_FACE: False,
+                  "glBlendFunc": (GL.GL_SRC_ALPHA, GL.GL_ONE_MINUS_SRC_ALPHA)}
+        self.items = {}
+        halo = tuple(c / 255 for c in HALO_COLOUR)
+        halos = {kind: gl.GLLinePlotItem(mode="lines", color=halo, width=WIDTHS.get(kind, PEN_WIDTH) + 2 * HALO_PX,
+                                         antialias=True) for kind in DRAW_ORDER}
+        for kind in DRAW_ORDER:  # GL draws in the order added: every halo first
+            halos[kind].setGLOptions(on_top)
+            scene.addItem(halos[kind])
+        for kind in DRAW_ORDER:
+            item = gl.GLLinePlotItem(mode="lines", color=pg.mkColor(KINDS[kind][2]).getRgbF(),
+                                     width=WIDTHS.get(kind, PEN_WIDTH), antialias=True)
+            item.setGLOptions(on_top)
+            scene.addItem(item)
+            self.items[kind] = (halos[kind], item)
+        self.line_scale = 1.0
+
+    def restyle(self, line_scale: float) -> None:
+        if line_scale == self.line_scale:
+            return
+        self.line_scale = line_scale
+        for kind, (halo, item) in self.items.items():
+            width = WIDTHS.get(kind, PEN_WIDTH) * line_scale
+            halo.setData(width=width + 2 * HALO_PX)
+            item.setData(width=width)
+
+    def view_pixels(self) -> float:
+        return float(min(self.scene.width(), self.scene.height()))
+
+    def world_per_pixel(self) -> float:
+        opts = self.scene.opts
+        return 2.0 * opts["distance"] * math.tan(0.5 * math.radians(opts["fov"])) / max(self.scene.width(), 1)
+
+    def clear(self) -> None:
+        for pair in self.items.values():
+            for item in pair:
+                item.setData(pos=np.zeros((0, 3)))
+
+    def draw(self, sets: dict, scales) -> None:
+        turn = self.scene.turn
+        px = self.world_per_pixel()
+        pixels = self.view_pixels()
+        for kind, pair in self.items.items():
+            arrow_set = sets.get(kind)
+            if arrow_set is None or arrow_set.empty:
+                for item in pair:
+                    item.setData(pos=np.zeros((0, 3)))
+                continue
+            pieces = []
+            for points, vectors, key, double in ((arrow_set.points, arrow_set.vectors, kind, False),
+                                                 (arrow_set.couple_points, arrow_set.couples, couple_key(kind), True)):
+                if not len(points):
+                    continue
+                tails = points @ turn.T
+                tips = tails + (vectors @ turn.T) / scales.per_pixel(key, pixels) * px
+                pieces += [np.stack((tails, tips), axis=1).reshape(-1, 3), heads_3d(tails, tips, HEAD_PX * px)]
+                if double:  # a couple: a second head just behind the first
+                    inner = tips - 0.7 * HEAD_PX * px * _unit_rows(tips - tails)
+                    pieces.append(heads_3d(tails, inner, HEAD_PX * px))
+            for item in pair:
+                item.setData(pos=np.concatenate(pieces) if pieces else np.zeros((0, 3)))

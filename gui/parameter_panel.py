@@ -1,0 +1,261 @@
+"""Live parameters: a slider and a typed value for each numeric parameter of the model — gravity,
+masses, the mass centre's distance (a pendulum's length), shape sizes, the numbers of forces
+(stiffness, damping, rest length…) and the constants written in effort expressions. A change goes on from the current state of every run
+(engine: `Simulation.set_parameter`, no restart), is marked on the time plots, and is one undoable
+step however long the slider is dragged (commands of one drag merge). A shape-derived inertia
+follows its mass and size (the engine's `model_with_parameter`).
+"""
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QUndoCommand
+from PySide6.QtWidgets import QGridLayout, QLabel, QLineEdit, QScrollArea, QSlider, QVBoxLayout, QWidget
+
+from eomlab.engine.model import ModelError
+from eomlab.engine.modelfile import model_to_dict
+from eomlab.engine.simulation import expression_constants, model_with_parameter
+
+SLIDER_STEPS = 1000
+#: the slider spans (LOW × value … HIGH × value) of the value the model started with
+LOW, HIGH = 0.05, 3.0
+_MERGE_ID = 1414
+#: the model tree and inspector show a changed value this long after the last change (ms)
+TREE_REFRESH_MS = 200
+#: the fields of a force that hold expressions (MODEL_FORMAT: joint_effort, point_force, body_torque)
+EXPRESSION_FIELDS = ("value",)
+_gestures = itertools.count(1)
+
+
+@dataclass(frozen=True)
+class Parameter:
+    label: str
+    path: str  # as the engine's error messages write it
+    vector: bool  # a vector scaled by its length (gravity, a mass centre)
+    start: float  # the value (or length) the model has
+    positive: bool  # must stay above zero
+
+
+def _number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def parameters_of(model) -> list[Parameter]:
+    """The numeric parameters a student may slide, in the model's order."""
+    data = model_to_dict(model)
+    found = [Parameter("gravity |g| (m/s²)", "gravity", True, float(np.linalg.norm(data["gravity"])), False)]
+    for i, body in enumerate(data.get("bodies", [])):
+        name = body["name"]
+        found.append(Parameter(f"{name} mass (kg)", f"bodies[{i}].mass", False, float(body["mass"]), True))
+        com = np.asarray(body.get("com", [0, 0, 0]), float)
+        if np.linalg.norm(com) > 0:
+            found.append(Parameter(f"{name} mass-centre distance (m)", f"bodies[{i}].com", True,
+                                   float(np.linalg.norm(com)), True))
+        for key, value in (body.get("shape") or {}).items():
+            if _number(value):
+                found.append(Parameter(f"{name} shape {key} (m)", f"bodies[{i}].shape.{key}", False, float(value), True))
+    for k, force in enumerate(data.get("forces", [])):
+        name = force.get("name", f"force {k}")
+        for key, value in force.items():
+            if _number(value):
+                found.append(Parameter(f"{name} {key}", f"forces[{k}].{key}", False, float(value), False))
+            elif key in EXPRESSION_FIELDS:
+                found += _expression_parameters(name, f"forces[{k}].{key}", value)
+    return found
+
+
+def _expression_parameters(name: str, path: str, value) -> list[Parameter]:
+    """The constants written in an effort's expression(s), e.g. the 0.3 of −0.3·θ̇."""
+    texts = [(path, value)] if isinstance(value, str) else [(f"{path}[{j}]", v) for j, v in enumerate(value)]
+    return [Parameter(f"{name}: constant {c + 1} of {text}", f"{where}.constants[{c}]", False, constant, False)
+            for where, text in texts if isinstance(text, str)
+            for c, constant in enumerate(expression_constants(text))]
+
+
+def _field(model, p: Parameter):
+    """The value at `p.path` in the model's file form (a constant: read from its expression)."""
+    parts = p.path.replace("]", "").replace("[", ".").split(".")
+    constant = None
+    if len(parts) > 2 and parts[-2] == "constants":
+        parts, constant = parts[:-2], int(parts[-1])
+    node = model_to_dict(model)
+    for part in parts:
+        node = node[int(part)] if part.isdigit() else node[part]
+    return expression_constants(node)[constant] if constant is not None else node
+
+
+def _value_of(model, p: Parameter) -> float:
+    node = _field(model, p)
+    return float(np.linalg.norm(node)) if p.vector else float(node)
+
+
+def _engine_value(model, p: Parameter, value: float):
+    """What `set_parameter` takes: the number, or the vector scaled to length `value`."""
+    if not p.vector:
+        return value
+    v = np.asarray(_field(model, p), float)
+    length = float(np.linalg.norm(v))
+    return [float(x) for x in (v * (value / length) if length > 0 else v)]
+
+
+class ParameterChange(QUndoCommand):
+    """One parameter change; the commands of one slider drag merge into one step."""
+
+    def __init__(self, panel: "ParameterPanel", p: Parameter, old: float, new: float, gesture: int):
+        super().__init__(f"{p.label} = {new:.4g}")
+        self.panel, self.p, self.old, self.new, self.gesture = panel, p, old, new, gesture
+
+    def id(self) -> int:
+        return _MERGE_ID
+
+    def mergeWith(self, other) -> bool:
+        if not isinstance(other, ParameterChange) or other.p.path != self.p.path or other.gesture != self.gesture:
+            return False
+        self.new = other.new
+        self.setText(f"{self.p.label} = {self.new:.4g}")
+        return True
+
+    def redo(self) -> None:
+        self.panel.apply(self.p, self.new, self.gesture)
+
+    def undo(self) -> None:
+        self.panel.apply(self.p, self.old, self.gesture)
+
+
+class ParameterPanel(QScrollArea):
+    def __init__(self, window, parent=None):
+        super().__init__(parent)
+        self.setObjectName("parameter_panel")
+        self.window, self.session = window, window.session
+        self.marks = None  # gui/plot_marks.PlotMarks: where changes are marked
+        self.rows: dict[str, tuple[Parameter, QSlider, QLineEdit]] = {}
+        self._gesture = 0
+        self._pending: dict[int, str] = {}  # gesture → the text of its mark
+        self._updating = False
+        body = QWidget()
+        self.outer = QVBoxLayout(body)
+        self.grid = QGridLayout()
+        self.outer.addLayout(self.grid)
+        self.outer.addStretch(1)
+        self.setWidget(body)
+        self.setWidgetResizable(True)
+        self.session.runs_started.connect(self.rebuild)
+        self._show_in_tree = QTimer(self)
+        self._show_in_tree.setSingleShot(True)
+        self._show_in_tree.setInterval(TREE_REFRESH_MS)
+        self._show_in_tree.timeout.connect(self._refresh_tree)
+        self.session.edited.connect(self._on_edited)
+
+    def rebuild(self) -> None:
+        """Sliders for the parameters of the model the runs started from."""
+        while self.grid.count():
+            widget = self.grid.takeAt(0).widget()
+            if widget is not None:
+                widget.deleteLater()
+        self.rows = {}
+        for row, p in enumerate(parameters_of(self.session.model)):
+            slider = QSlider(Qt.Horizontal)
+            slider.setObjectName(f"slider:{p.path}")
+            slider.setRange(0, SLIDER_STEPS)
+            field = QLineEdit()
+            field.setObjectName(f"value:{p.path}")
+            field.setMaximumWidth(90)
+            label = QLabel(p.label)
+            label.setWordWrap(True)
+            label.setToolTip(f"{p.label} — {p.path}")
+            self.grid.addWidget(label, 2 * row, 0, 1, 2)
+            self.grid.addWidget(slider, 2 * row + 1, 0)
+            self.grid.addWidget(field, 2 * row + 1, 1)
+            self.rows[p.path] = (p, slider, field)
+            slider.sliderPressed.connect(self._new_gesture)
+            slider.valueChanged.connect(lambda v, p=p: self._slid(p, v))
+            field.editingFinished.connect(lambda p=p, f=field: self._typed(p, f))
+            self._show(p, p.start)
+
+    # --- slider ↔ value ------------------------------------------------------------------------
+
+    def _bounds(self, p: Parameter) -> tuple[float, float]:
+        if p.start > 0:
+            return (LOW * p.start if p.positive else 0.0), HIGH * p.start
+        return 0.0, 1.0
+
+    def _show(self, p: Parameter, value: float) -> None:
+        _, slider, field = self.rows[p.path]
+        lo, hi = self._bounds(p)
+        self._updating = True
+        slider.setValue(int(round(np.clip((value - lo) / (hi - lo), 0, 1) * SLIDER_STEPS)))
+        field.setText(f"{value:.4g}")
+        self._updating = False
+
+    def _new_gesture(self) -> None:
+        self._gesture = next(_gestures)
+
+    def _slid(self, p: Parameter, position: int) -> None:
+        if self._updating:
+            return
+        lo, hi = self._bounds(p)
+        value = lo + (hi - lo) * position / SLIDER_STEPS
+        if not self.rows[p.path][1].isSliderDown():
+            self._new_gesture()  # a click on the groove or a key: a step of its own
+        self.change(p, value, self._gesture)
+
+    def _typed(self, p: Parameter, field: QLineEdit) -> None:
+        try:
+            value = float(field.text())
+        except ValueError:
+            self.window.statusBar().showMessage(f"{p.path}: not a number: {field.text()!r}", 8000)
+            return
+        if math.isclose(value, self.current(p)):
+            return
+        self.change(p, value, next(_gestures))
+
+    def current(self, p: Parameter) -> float:
+        run = self.session.runs[0] if self.session.runs else None
+        return _value_of(run.model if run is not None else self.session.model, p)
+
+    def change(self, p: Parameter, value: float, gesture: int) -> bool:
+        """Set `p` to `value` in every run as one undoable step (merged with the rest of `gesture`)."""
+        if not self.session.runs:
+            return False
+        model = self.session.runs[0].model
+        try:
+            model_with_parameter(model, p.path, _engine_value(model, p, value))
+        except ModelError as error:
+            self.window.statusBar().showMessage(f"Refused: {error}", 10000)
+            self._show(p, self.current(p))
+            return False
+        self.window.document.undo_stack.push(ParameterChange(self, p, self.current(p), value, gesture))
+        return True
+
+    def apply(self, p: Parameter, value: float, gesture: int) -> None:
+        """Every run goes on with `p` = value (the commands' redo and undo)."""
+        if not self.session.runs:
+            return
+        self.session.set_parameter(p.path, _engine_value(self.session.runs[0].model, p, value))
+        # the document keeps the value the runs use (Save writes it, Reset starts with it); set
+        # without the document's `changed`, which would restart the runs at t = 0
+        document = self.window.document
+        document.model = model_with_parameter(document.model, p.path, _engine_value(document.model, p, value))
+        self.session.model = document.model
+        self._show_in_tree.start()  # the tree and the inspector show it too, once the slider rests
+        self._pending[gesture] = f"{p.label.split(' (')[0]} = {value:.3g}"
+        self._show(p, value)
+
+    def _refresh_tree(self) -> None:
+        window = self.window
+        window.tree.show_model(window.model)
+        window.inspector.show_node(window.model, window.tree.current_key())
+
+    def _on_edited(self, run, name: str, t: float) -> None:
+        if name != "set_parameter" or not self.session.runs or run is not self.session.runs[0] or not self._pending:
+            return
+        gesture = max(self._pending)
+        text = self._pending.pop(gesture)
+        self._pending.clear()
+        if self.marks is not None:
+            self.marks.mark_change(t, text, key=gesture)
+        self.window.statusBar().showMessage(f"{text} at t = {t:.3f} s: the run goes on from here", 6000)

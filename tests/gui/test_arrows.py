@@ -1,0 +1,238 @@
+"""View ▸ Arrows (gui/arrows.py): each kind draws at the right points of the pose shown — checked
+against the engine at the same sample — with no NaN, nothing for a kind that does not apply, a
+legend of units away from the mechanism, and a length control."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from eomlab.engine.model import ExpressionConstraint
+from eomlab.engine.presets import double_compound_pendulum, driven_crank, four_bar, heavy_top
+from eomlab.engine.simulation import Simulation
+from eomlab.gui.arrow_sets import KINDS, Scales, nice_ceiling
+
+from conftest import x_display_command
+from gui_helpers import run_fast, wait_for_samples
+
+
+def paused_after(qtbot, window, samples: int):
+    run_fast(window)
+    wait_for_samples(qtbot, window, samples)
+    window.pause()
+    qtbot.waitUntil(lambda: window.state == "paused", timeout=5000)
+    window.redraw.redraw_all()
+
+
+def shown_row(window):
+    """The sample row of the pose the scene shows, and that pose."""
+    frame = window.scene.frame
+    _columns, rows = window.samples()
+    return rows[np.searchsorted(rows[:, 0], frame.t + 1e-9) - 1], frame
+
+
+def drawn_xy(window, kind):
+    """(x, y) the 2-D scene's arrow item of `kind` holds (shafts and heads, as pairs)."""
+    lines, _arcs = window.arrows._painters[id(window.scene)].items[kind][0]
+    x, y = lines.getData()
+    return np.zeros((0, 2)) if x is None else np.column_stack((x, y))
+
+
+def legend_of(window) -> str:
+    """The 2-D scene's legend: its title row while arrows are shown ("" when hidden)."""
+    label = window.scene.getPlotItem().titleLabel
+    return label.text if label.isVisible() else ""
+
+
+def same_points(a, b, tol=1e-9) -> bool:
+    a, b = np.asarray(a, float).reshape(-1, 3), np.asarray(b, float).reshape(-1, 3)
+    return len(a) == len(b) and all(np.min(np.linalg.norm(b - p, axis=1)) < tol for p in a)
+
+
+def test_four_bar_pin_forces_at_the_pins(qtbot, make_window):
+    model = four_bar()
+    window = make_window(model)
+    paused_after(qtbot, window, 30)
+    window.arrows.set_enabled("constraint", True)
+    window.redraw.redraw_all()
+    row, frame = shown_row(window)
+    engine = Simulation(model).constraint_forces(row)  # the engine at the same sample
+    drawn = window.arrows.sets["constraint"]
+    closure = model.constraints[0]
+    rocker = model.body_index(closure.a.body if closure.a.body != "ground" else closure.b.body)
+    end = frame.origins[rocker] + frame.rotations[rocker] @ np.array(
+        closure.a.point if closure.a.body != "ground" else closure.b.point)
+    assert same_points(drawn.points, [*frame.origins, end])  # three pins and the closure
+    assert same_points(drawn.points, [a.at for a in engine])
+    for action in engine:
+        k = int(np.argmin(np.linalg.norm(drawn.points - action.at, axis=1)))
+        assert np.allclose(drawn.vectors[k, :2], action.force[:2], rtol=1e-12, atol=1e-12)
+    xy = drawn_xy(window, "constraint")
+    assert len(xy) and np.all(np.isfinite(xy))
+    assert same_points(np.column_stack((xy[:8:2], np.zeros(4))), np.column_stack((drawn.points[:, :2], np.zeros(4))))
+    assert "N per px" in legend_of(window)
+
+
+def test_each_kind_draws_where_it_applies_and_nothing_where_it_does_not(qtbot, make_window):
+    model = double_compound_pendulum()
+    window = make_window(model)
+    paused_after(qtbot, window, 20)
+    for kind in KINDS:
+        window.arrows.set_enabled(kind, True)
+    window.redraw.redraw_all()
+    row, frame = shown_row(window)
+    sets, problems = window.arrows.sets, window.arrows.problems
+    assert same_points(sets["velocity"].points, frame.mass_centres)
+    sim = Simulation(model)
+    assert np.allclose(sets["velocity"].vectors, sim.mass_centre_velocities(row), atol=1e-12)
+    assert same_points(sets["applied"].points, frame.mass_centres)  # gravity at each mass centre
+    assert np.allclose(sets["applied"].vectors, [[0.0, -9.81, 0.0]] * 2)
+    assert same_points(sets["constraint"].points, frame.origins)
+    for kind in ("omega", "momentum"):  # a planar model: ω and H lie along z, no arrows
+        assert sets[kind].empty and "planar" in problems[kind] and not len(drawn_xy(window, kind))
+    for kind in ("velocity", "applied", "constraint"):
+        xy = drawn_xy(window, kind)
+        assert len(xy) and np.all(np.isfinite(xy)), kind
+    for kind in KINDS:
+        window.arrows.set_enabled(kind, False)
+    window.redraw.redraw_all()
+    assert all(not len(drawn_xy(window, kind)) for kind in KINDS)
+    assert not legend_of(window)
+
+
+def test_absolute_coordinates_draw_the_same_joint_forces(qtbot, make_window):
+    """A run in absolute coordinates: its rows hold the joint columns first, the poses after; the
+    pins' forces still sit at the pins and equal the joint-coordinate ones at the same state."""
+    model = double_compound_pendulum().with_settings(coordinates="absolute")
+    window = make_window(model)
+    paused_after(qtbot, window, 20)
+    window.arrows.set_enabled("constraint", True)
+    window.redraw.redraw_all()
+    row, frame = shown_row(window)
+    assert not window.arrows.problems
+    drawn = window.arrows.sets["constraint"]
+    assert same_points(drawn.points, frame.origins)
+    engine = Simulation(model).constraint_forces(row)
+    assert np.allclose(sorted(np.linalg.norm(drawn.vectors, axis=1)),
+                       sorted(np.linalg.norm([a.force[:2] for a in engine], axis=1)), rtol=1e-12, atol=1e-12)
+
+
+def test_spatial_bodies_get_omega_and_momentum(qtbot, make_window):
+    """Offscreen (no OpenGL) the heavy top is drawn in the 2-D oblique projection: ω and H_G
+    arrows start at its mass centre."""
+    model = heavy_top()
+    window = make_window(model)
+    paused_after(qtbot, window, 20)
+    window.arrows.set_enabled("omega", True)
+    window.arrows.set_enabled("momentum", True)
+    window.redraw.redraw_all()
+    row, frame = shown_row(window)
+    sim = Simulation(model)
+    for kind, expected in (("omega", sim.angular_velocities(row)), ("momentum", sim.angular_momenta(row))):
+        arrow_set = window.arrows.sets[kind]
+        assert same_points(arrow_set.points, frame.mass_centres)
+        assert np.allclose(arrow_set.vectors, expected, atol=1e-12)
+        xy = drawn_xy(window, kind)
+        assert len(xy) and np.all(np.isfinite(xy))
+        tail = window.scene.project(frame.mass_centres)[0]
+        assert np.allclose(xy[0], tail)
+
+
+def test_arrows_follow_the_cursor(qtbot, make_window):
+    window = make_window(double_compound_pendulum())
+    paused_after(qtbot, window, 40)
+    window.arrows.set_enabled("velocity", True)
+    window.session.set_cursor(0.5 * window.session.cursor_time())
+    window.redraw.redraw_all()
+    row, frame = shown_row(window)
+    assert frame.t <= 0.5 * window.session.latest_common_time() + 1e-9
+    assert same_points(window.arrows.sets["velocity"].points, frame.mass_centres)
+
+
+def test_length_control_and_legend_outside_the_view(qtbot, make_window):
+    window = make_window(four_bar())
+    paused_after(qtbot, window, 20)
+    window.arrows.set_enabled("applied", True)
+    window.redraw.redraw_all()
+    before = drawn_xy(window, "applied")
+    window.arrows.set_length_step(4)  # ×2
+    window.redraw.redraw_all()
+    after = drawn_xy(window, "applied")
+    shaft = lambda xy: np.linalg.norm(xy[1::2][:3] - xy[0::2][:3], axis=1)  # noqa: E731
+    assert np.allclose(shaft(after), 2 * shaft(before), rtol=1e-6)
+    plot = window.scene.getPlotItem()  # the legend is the title row, above the view: never over the mechanism
+    assert "applied force" in legend_of(window)
+    assert not plot.titleLabel.sceneBoundingRect().intersects(plot.getViewBox().sceneBoundingRect())
+
+
+def test_a_constraint_without_a_point_is_named_in_the_legend(qtbot, make_window):
+    model = replace(double_compound_pendulum(), constraints=(
+        ExpressionConstraint("level", "upper_theta + lower_theta - 2.5", order=0),))
+    window = make_window(model)
+    paused_after(qtbot, window, 10)
+    window.arrows.set_enabled("constraint", True)
+    window.arrows.set_enabled("applied", True)
+    window.redraw.redraw_all()
+    assert window.arrows.sets["constraint"].empty and "'level'" in window.arrows.problems["constraint"]
+    assert len(window.arrows.sets["applied"].points) == 2
+    assert "'level'" in legend_of(window)
+
+
+def test_couples_are_arcs_round_their_joint(qtbot, make_window):
+    """The driven slider-crank: the servo's drive torque at the crank's pin is a z couple, drawn as
+    an arc (one polyline and two barbs, NaN-separated) with its scale in the legend."""
+    model = driven_crank()
+    window = make_window(model)
+    paused_after(qtbot, window, 20)
+    window.arrows.set_enabled("constraint", True)
+    window.redraw.redraw_all()
+    row, frame = shown_row(window)
+    arrow_set = window.arrows.sets["constraint"]
+    engine = [a for a in Simulation(model).constraint_forces(row) if abs(a.torque[2]) > 1e-9 * max(
+        np.linalg.norm(b.force) for b in Simulation(model).constraint_forces(row))]
+    assert len(arrow_set.couples) == len(engine) >= 1  # the drive torque (a point-mass slider needs no couple)
+    assert same_points(arrow_set.couple_points, [a.at for a in engine])
+    _lines, arcs = window.arrows._painters[id(window.scene)].items["constraint"][0]
+    x, y = arcs.getData()
+    breaks = np.flatnonzero(np.isnan(x))
+    assert len(breaks) == 3 * len(engine) and np.all(np.isfinite(y[~np.isnan(y)]))
+    assert "couples" in legend_of(window) and "N·m per px" in legend_of(window)
+
+
+def test_scales_follow_the_typical_magnitude_in_simulated_time():
+    """A short peak does not set the scale; frames weigh by the simulated time they stand for."""
+    scales = Scales()
+    for k in range(100):
+        scales.see("constraint", np.array([[400.0 if 50 <= k < 55 else 50.0, 0.0, 0.0]]), 0.01)
+    assert scales.per_pixel("constraint", 500.0) == pytest.approx(nice_ceiling(50.0 / 150.0))
+    for _ in range(10):  # ten frames standing for 10 s of peak each (the scale is revised every tenth frame)
+        scales.see("constraint", np.array([[400.0, 0.0, 0.0]]), 10.0)
+    assert scales.per_pixel("constraint", 500.0) == pytest.approx(nice_ceiling(400.0 / 150.0))
+
+
+@pytest.mark.parametrize("x, expected", [(0.0031, 0.004), (0.7, 0.8), (1.0, 1.0), (12.0, 15.0), (48.0, 50.0), (0.09, 0.1)])
+def test_scales_read_well(x, expected):
+    assert nice_ceiling(x) == pytest.approx(expected)
+
+
+@pytest.mark.xvfb
+def test_heavy_top_arrows_in_the_3d_view(tmp_path):
+    """On a real display the heavy top is drawn with OpenGL: ω, H_G, the pivot's force and gravity
+    each draw one arrow, and the picture is saved."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    shot = tmp_path / "top.png"
+    env = dict(os.environ)
+    env.pop("QT_QPA_PLATFORM", None)
+    command = x_display_command() + [sys.executable, os.path.join(root, "tests", "gui", "arrows_shots.py"),
+                                     "heavy_top", str(shot), "omega", "momentum", "constraint", "applied"]
+    done = subprocess.run(command, cwd=root, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "GLError" not in done.stderr and "Error while drawing" not in done.stderr, done.stderr[-3000:]
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["scene"] == "scene3d" and report["saved"] and not report["problems"]
+    assert report["drawn"] == {"omega": 1, "momentum": 1, "constraint": 1, "applied": 1}

@@ -1,0 +1,92 @@
+"""The session's side of run edits (gui/session.py): a held cursor poses every run's own kept
+sample (the timeline, compare mode too), and an edit's answer rewrites the kept samples — later
+rows dropped, the new row appended, the rows a "continue from here" dropped put back on undo."""
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from PySide6.QtCore import Qt
+
+from eomlab.engine.presets import preset
+from eomlab.gui.ring_buffer import RingBuffer
+from eomlab.gui.session import ENDED, PAUSED, Run, RunSeries, Session
+from test_session import COLUMNS, INFO, frame
+
+POSED_INFO = replace(INFO, pose_columns=(1, 2))  # the coordinate "a" is what poses are drawn from
+
+
+def pendulum_run(method: str, run_id: int, angles) -> Run:
+    class Thread:  # what the session asks of a worker here: its id, and the edits it is sent
+        def __init__(self):
+            self.run_id, self.sent = run_id, []
+
+        def edit(self, name, *args):
+            self.sent.append((name, args))
+
+    run = Run(thread=Thread(), method=method, label=method, color="#000", style=Qt.SolidLine,
+              model=preset("simple_pendulum"))
+    run.series = RunSeries(method, POSED_INFO, RingBuffer(len(COLUMNS), 100))
+    rows = np.zeros((len(angles), len(COLUMNS)))
+    rows[:, 0] = 0.1 * np.arange(len(angles))
+    rows[:, 1] = angles
+    run.series.buffer.append(rows)
+    run.frames.extend(frame(t) for t in rows[:, 0])
+    run.latest_frame = run.frames[-1]
+    return run
+
+
+@pytest.fixture
+def session(qapp):
+    s = Session(preset("simple_pendulum"))
+    yield s
+    s.runs = []
+
+
+def test_a_held_cursor_poses_each_runs_own_sample(session):
+    session.runs = [pendulum_run("kane", 1, [0.0, 0.3, 0.6, 0.9]), pendulum_run("maggi", 2, [0.0, -0.2, -0.4])]
+    session.set_cursor(0.1)
+    poses = [f for _run, f in session.frames_at_cursor()]
+    assert [f.t for f in poses] == [pytest.approx(0.1)] * 2
+    for pose, angle in zip(poses, (0.3, -0.2)):  # the bob at l (sin θ, −cos θ), θ from the downward vertical
+        assert pose.mass_centres[0, :2] == pytest.approx([math.sin(angle), -math.cos(angle)], abs=1e-12)
+
+
+def test_an_edit_answer_replaces_the_later_samples(session):
+    session.runs = [pendulum_run("kane", 1, [0.0, 0.3, 0.6, 0.9])]
+    session.state = ENDED
+    edited = []
+    session.edited.connect(lambda run, name, t: edited.append((name, t)))
+    row = np.zeros(len(COLUMNS))
+    row[0], row[1] = 0.1, 1.5
+    session._on_edited(1, "drag_to", row, frame(0.1))
+    data = session.runs[0].series.buffer.view()
+    assert data[:, 0] == pytest.approx([0.0, 0.1]) and data[-1, 1] == 1.5
+    assert [f.t for f in session.runs[0].frames] == [0.0, 0.1] and session.state == PAUSED
+    assert edited == [("drag_to", 0.1)] and session.cursor_time() == pytest.approx(0.1)
+
+
+def test_undoing_continue_from_here_puts_the_dropped_samples_back(session):
+    run = pendulum_run("kane", 1, [0.0, 0.3, 0.6, 0.9])
+    session.runs = [run]
+    kept = run.series.buffer.view().copy()
+    session.continue_from([kept[1]])
+    (name, (sent_row,)), = run.thread.sent
+    assert name == "continue_from" and np.array_equal(sent_row, kept[1])
+    session._on_edited(1, "continue_from", kept[1], frame(0.1))
+    assert len(run.series.buffer) == 2
+    session.continue_from([kept[-1]], put_back=[kept[2:-1]])  # the undo: rows 2 .. and the last again
+    session._on_edited(1, "continue_from", kept[-1], frame(0.3))
+    assert np.array_equal(run.series.buffer.view(), kept)
+
+
+def test_a_parameter_is_checked_before_any_run_is_sent_it(session):
+    session.runs = [pendulum_run("kane", 1, [0.0, 0.3])]
+    with pytest.raises(Exception, match="mass"):
+        session.set_parameter("bodies[0].mass", "heavy")
+    assert session.runs[0].thread.sent == []
+    session.set_parameter("bodies[0].mass", 2.0)
+    assert session.runs[0].model.bodies[0].mass == 2.0
+    assert session.runs[0].thread.sent == [("set_parameter", ("bodies[0].mass", 2.0))]
