@@ -92,6 +92,8 @@ for name in sys.argv[1:]:
     out[name] = dict(frames=shown, worst_ndc=worst, lowest_gap=lowest_gap, trace=[len(t) for t in traces],
                      contact=contact, colours=colours, kept=kept, reframed=reframed, failed=False)
     scene.close()
+    scene.deleteLater()  # one GL widget at a time: a closed one kept alive lost the context of the next mid-paint
+    app.processEvents()
 print(json.dumps(out))
 """
 
