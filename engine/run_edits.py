@@ -102,15 +102,20 @@ def _with_constant(text: str, k: int, value: float, path: str) -> str:
     return "\n".join(lines)
 
 
-def _set_expression_constant(data: dict, parts: list, path: str, value) -> None:
-    """`parts` = [..., "constants", k]: the k-th constant of the expression at parts[:-2]."""
+def _parent_of(data: dict, parts: list, path: str, missing: str):
+    """(the container holding the field `parts` names, its value there), or a ModelError saying `missing`."""
     node = data
     try:
-        for part in parts[:-3]:
+        for part in parts[:-1]:
             node = node[part]
-        text = node[parts[-3]]
+        return node, node[parts[-1]]
     except (KeyError, IndexError, TypeError):
-        raise ModelError(path, "no such expression in this model") from None
+        raise ModelError(path, missing) from None
+
+
+def _set_expression_constant(data: dict, parts: list, path: str, value) -> None:
+    """`parts` = [..., "constants", k]: the k-th constant of the expression at parts[:-2]."""
+    node, text = _parent_of(data, parts[:-2], path, "no such expression in this model")
     if not isinstance(text, str) or isinstance(value, list):
         raise ModelError(path, "constants are numbers of an expression: give one number")
     node[parts[-3]] = _with_constant(text, parts[-1], value, path)
@@ -131,13 +136,7 @@ def model_with_parameter(model, path: str, value):
     if len(parts) >= 4 and parts[-2] == "constants" and isinstance(parts[-1], int):
         _set_expression_constant(data, parts, path, value)
         return model_from_dict(data)
-    node = data
-    try:
-        for part in parts[:-1]:
-            node = node[part]
-        old = node[parts[-1]]
-    except (KeyError, IndexError, TypeError):
-        raise ModelError(path, "no such parameter in this model") from None
+    node, old = _parent_of(data, parts, path, "no such parameter in this model")
     if isinstance(old, (str, bool, dict)) or old is None:
         raise ModelError(path, "not a numeric parameter")
     node[parts[-1]] = value
