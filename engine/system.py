@@ -49,9 +49,7 @@ class Dynamics:
     @property
     def ks(self) -> KinematicState:
         if self._ks is None:
-            kin = self.system.kin
-            self._ks = (kin.evaluate(self.q, self.u) if self._positions is None
-                        else kin.with_velocities(self._positions, self.u))
+            self._ks = self.system.kinematic_state(self.q, self.u, self._positions)
         return self._ks
 
     @property
@@ -148,6 +146,19 @@ class MechanicalSystem:
         return MechanicalSystem(replace(self.model, bodies=tuple(bodies)), self._absolute)
 
     # --- kinematics --------------------------------------------------------------------------
+
+    def kinematic_positions(self, q):
+        """The kinematics' positions stage at q (poses and Jacobians; velocity fields those of u = 0):
+        on the compiled path pinocchio's, formed as the rows read it (engine.compiled_kinematics)."""
+        if self.tree_backend is not None:
+            return self.tree_backend.kinematic_state(q)
+        return self.kin.positions(q)
+
+    def kinematic_state(self, q, u, positions=None):
+        """The kinematic state at (q, u), from `positions` (this system's positions stage at q) if given."""
+        if self.tree_backend is not None:
+            return self.tree_backend.kinematic_state(q, u) if positions is None else positions.with_velocities(u)
+        return self.kin.evaluate(q, u) if positions is None else self.kin.with_velocities(positions, u)
 
     def qdot(self, q, u) -> np.ndarray:
         return self.kin.qdot(q, u) if self.has_body_rates else np.array(u, dtype=float, copy=True)

@@ -117,6 +117,12 @@ class PinocchioTree:
         self._v_gather = np.array(v_gather, dtype=int)
         self._v_scatter = np.argsort(self._v_gather)  # pinocchio's index of each eomlab speed
         self._permuted = not np.array_equal(self._v_gather, np.arange(kin.n_u))
+        # the bodies' frames for their kinematic state (engine.compiled_kinematics)
+        self._kinematics_data = model.createData()  # its own: a state's stages never meet M's calls
+        self._body_joint = np.array([joint_of[b] for b in range(kin.n_bodies)], dtype=int)
+        placed = np.array([frame_of[b].homogeneous for b in range(kin.n_bodies)]).reshape(kin.n_bodies, 4, 4)
+        self._body_frames = None if np.array_equal(placed, np.broadcast_to(np.eye(4), placed.shape)) else placed
+        self.kin = kin
 
     @staticmethod
     def _joint_chain(pin, jl):
@@ -179,6 +185,41 @@ class PinocchioTree:
             v = self._v_gather
             return self.pin.aba(self.model, self.data, q_pin, u[v], tau[v])[self._v_scatter]
         return self.pin.aba(self.model, self.data, q_pin, u, tau).copy()
+
+    # --- the bodies' kinematics, read by engine.compiled_kinematics ------------------------------
+
+    def kinematic_state(self, q: np.ndarray, u: np.ndarray | None = None):
+        """The bodies' poses, Jacobians, velocities and bias accelerations at (q, u), each formed on
+        first use (u None: the positions stage, u = 0)."""
+        from .compiled_kinematics import CompiledKinematicState
+
+        return CompiledKinematicState(self, self.configuration(q), u)
+
+    def poses_and_axes(self, q_pin: np.ndarray):
+        """R (nb, 3, 3) and origin (nb, 3) of every body frame, and each speed's world twist (nu, 6)
+        in eomlab's order: the velocity of the body-fixed point at the world origin, then the
+        angular axis. One pass of pinocchio's joint Jacobians (WORLD)."""
+        data = self._kinematics_data
+        self.pin.computeJointJacobians(self.model, data, q_pin)
+        J = np.array(data.J).reshape(6, self.n_u)  # (a single column comes back 1-D)
+        if self._permuted:
+            J = J[:, self._v_scatter]
+        H = np.array([M.homogeneous for M in data.oMi])[self._body_joint]
+        if self._body_frames is not None:
+            H = H @ self._body_frames
+        return np.ascontiguousarray(H[:, :3, :3]), np.ascontiguousarray(H[:, :3, 3]), J.T
+
+    def bias_twists(self, q_pin: np.ndarray, u: np.ndarray) -> np.ndarray:
+        """(nb, 6) the rate of every body's world twist at u̇ = 0 (linear part at the world origin,
+        then angular): Σ over the speeds that move the body of J̇ u (pinocchio's dJ, WORLD)."""
+        data = self._kinematics_data
+        if self._permuted:
+            self.pin.computeJointJacobiansTimeVariation(self.model, data, q_pin, u[self._v_gather])
+            dJ = data.dJ.reshape(6, self.n_u)[:, self._v_scatter]
+        else:
+            self.pin.computeJointJacobiansTimeVariation(self.model, data, q_pin, u)
+            dJ = data.dJ.reshape(6, self.n_u)
+        return self.kin.moved @ (dJ.T * u[:, None])
 
 
 def _depth_first(parent) -> list[int]:

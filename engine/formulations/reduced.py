@@ -78,7 +78,7 @@ class ReducedFormulation(Formulation):
 
     def _zero_context(self, t, q, ks=None):
         u0 = np.zeros(self.system.n_u)
-        ks = self.system.kin.positions(q) if ks is None else ks
+        ks = self.system.kinematic_positions(q) if ks is None else ks
         W = self.system.kin.rate_matrix(q) if self.system.has_body_rates else None
         return StateContext(t=t, q=q, u=u0, qd=np.zeros(self.system.n_q), W=W, ks=ks)
 
@@ -132,7 +132,7 @@ class ReducedFormulation(Formulation):
         q, ui = y[:n], y[n:]
         if self.dep.size == 0:
             return q, ui, None, None, None
-        positions = self.system.kin.positions(q)
+        positions = self.system.kinematic_positions(q)
         split = self.constraints.evaluate_split(self._zero_context(t, q, positions))
         rows = split.rows
         sel = self.partition_rows

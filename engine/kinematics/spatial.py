@@ -172,13 +172,8 @@ class SpatialKinematics:
 
     def _jacobians(self, axis_w, axis_v, origin, com):
         """Partial (angular) velocities: column s moves body j when its joint lies on j's path."""
-        nb, nu = self.n_bodies, self.n_u
         speed_origin = origin[self.speed_body]
-        lever = com[:, None, :] - speed_origin[None, :, :]  # (nb, nu, 3)
-        moved = self.moved[:, :, None]
-        J_w = (np.broadcast_to(axis_w[None], (nb, nu, 3)) * moved).transpose(0, 2, 1)
-        J_v = ((axis_v[None] + cross(axis_w[None], lever)) * moved).transpose(0, 2, 1)
-        return np.ascontiguousarray(J_w), np.ascontiguousarray(J_v), speed_origin
+        return (*partial_velocities(axis_w, axis_v, speed_origin, com, self.moved), speed_origin)
 
     def with_velocities(self, ks: KinematicState, u: np.ndarray) -> KinematicState:
         """The state at (q, u) from the positions stage at q (which it does not change)."""
@@ -212,3 +207,15 @@ class SpatialKinematics:
         """Rows per speed (nu, 3) summed into rows per body (nb, 3)."""
         return self._speed_incidence @ per_speed
 
+
+
+def partial_velocities(axis_w, axis_v, speed_origin, points, moved):
+    """J_w, J_v (nb, 3, nu) of one point per body (points (nb, 3), world): speed s, a twist of
+    angular axis axis_w[s] whose point speed_origin[s] moves at axis_v[s], moves body j when
+    moved[j, s] is 1."""
+    nb, nu = moved.shape
+    lever = points[:, None, :] - speed_origin[None, :, :]  # (nb, nu, 3)
+    m = moved[:, :, None]
+    J_w = (np.broadcast_to(axis_w[None], (nb, nu, 3)) * m).transpose(0, 2, 1)
+    J_v = ((axis_v[None] + cross(axis_w[None], lever)) * m).transpose(0, 2, 1)
+    return np.ascontiguousarray(J_w), np.ascontiguousarray(J_v)

@@ -15,7 +15,10 @@ import pytest
 
 from eomlab.engine.formulations import make_formulation
 from eomlab.engine.methods import METHODS
-from eomlab.engine.model import GROUND, Model, ModelError
+from eomlab.engine.model import (
+    GROUND, BodyTorque, Coincident, Distance, KnifeEdge, Model, ModelError, PointForce, PointRef, RollingDisk,
+    Spring,
+)
 from eomlab.engine.presets import PRESETS, preset
 from eomlab.engine.presets.parts import _body, _joint
 from eomlab.engine.rotations import axis_angle_matrix
@@ -76,7 +79,38 @@ def _euler_body_rates_top() -> Model:
     return replace(model, bodies=(replace(top, joint=replace(top.joint, speeds="body")),))
 
 
-HIDDEN = {"spatial_tree": spatial_tree, "planar_tree": planar_tree, "top_body_rates": _euler_body_rates_top}
+def closed_spatial_tree() -> Model:
+    """The spatial tree (bodies not in depth-first order) closed by every geometric constraint kind,
+    with a rolling wheel in Euler angles and body rates, and force elements that read the kinematics."""
+    tree = spatial_tree()
+    wheel = _body("wheel", GROUND, _joint("wheel", "free", sequence="zxz", q0=(0.3, -0.2, 0.45, 0.4, 1.3, -0.2)), 1.1,
+                  inertia=(0.05, 0.05, 0.09))
+    constraints = (
+        Coincident("loop", PointRef("finger", (0.1, 0.2, 0.0)), PointRef("drone", (0.0, 0.0, 0.1)), dims=("x", "z")),
+        Distance("tether", PointRef("ground", (0.5, 0.5, 1.0)), PointRef("ball", (0.0, 0.1, -0.3)), 1.2),
+        KnifeEdge("blade", "gimbal", (0.1, 0.0, -0.2), (0.0, 1.0, 0.2)),
+        RollingDisk("roll", "wheel", 0.5),
+    )
+    forces = (
+        Spring("strut", PointRef("arm", (0.3, 0.0, 0.1)), PointRef("drone", (0.1, 0.0, 0.0)), 5.0, 0.4, 0.3),
+        PointForce("push", "slider", (0.0, 0.1, 0.0), ("1.5", "0", "-0.5")),
+        BodyTorque("twist", "ball", ("0.1", "0", "0.2"), frame="body"),
+    )
+    return replace(tree, name="hidden closed spatial tree", bodies=(*tree.bodies, wheel), constraints=constraints,
+                   forces=forces)
+
+
+def closed_planar_tree() -> Model:
+    """The planar tree with a distance between its slider and its link, and a knife edge on the sled."""
+    tree = planar_tree()
+    constraints = (Distance("rod", PointRef("link", (0.6, 0.0, 0.0)), PointRef("piston", (0.0, 0.2, 0.0)), 0.7),
+                   KnifeEdge("runner", "sled", (0.2, 0.0, 0.0), (0.0, 1.0, 0.0)))
+    forces = (Spring("coil", PointRef("ground", (1.0, 1.0, 0.0)), PointRef("link", (0.3, 0.0, 0.0)), 4.0, 0.5, 0.2),)
+    return replace(tree, name="hidden closed planar tree", constraints=constraints, forces=forces)
+
+
+HIDDEN = {"spatial_tree": spatial_tree, "planar_tree": planar_tree, "top_body_rates": _euler_body_rates_top,
+          "closed_spatial_tree": closed_spatial_tree, "closed_planar_tree": closed_planar_tree}
 
 
 def _systems(monkeypatch, model, coordinates):
@@ -106,6 +140,14 @@ def _random_state(formulation, rng):
     return y
 
 
+def _same_partition(f_fast, f_ref):
+    """The reference's dependent and independent speeds on the compiled path too: where two
+    choices are equally good, rounding in A (1e-16) may pick either, and the states differ."""
+    for name in ("dep", "indep", "partition_rows", "_rest_rows", "partition_cond"):
+        if hasattr(f_ref, name):
+            setattr(f_fast, name, getattr(f_ref, name))
+
+
 def _compare_formulations(monkeypatch, model, coordinates):
     try:
         fast, reference = _systems(monkeypatch, model, coordinates)
@@ -116,9 +158,9 @@ def _compare_formulations(monkeypatch, model, coordinates):
     for name in METHODS:
         f_fast = make_formulation(name, fast, model.settings)
         f_ref = make_formulation(name, reference, model.settings)
-        f_fast.initial_state(fast.q0, fast.u0)  # the partition _random_state gives the reference
         for _ in range(2):
             y = _random_state(f_ref, rng)
+            _same_partition(f_fast, f_ref)
             try:
                 ev_ref = f_ref.evaluate(0.0, y)
             except ArithmeticError as error:  # a singular M (point masses in absolute coordinates)
@@ -136,6 +178,8 @@ def _compare_formulations(monkeypatch, model, coordinates):
             if ev_ref.rows is not None:
                 _close(ev_fast.rows.A, ev_ref.rows.A, f"{where}: constraint rows")
                 _close(ev_fast.rows.b, ev_ref.rows.b, f"{where}: constraint right-hand sides")
+                _close(ev_fast.rows.position, ev_ref.rows.position, f"{where}: position residuals")
+                _close(ev_fast.rows.velocity, ev_ref.rows.velocity, f"{where}: velocity residuals")
             x = rng.standard_normal(f_ref.system.n_u)
             _close(ev_fast.dynamics.M @ x, ev_ref.dynamics.M @ x, f"{where}: M-products")
             _close(ev_fast.dynamics.forcing, ev_ref.dynamics.forcing, f"{where}: forcing")
@@ -217,3 +261,35 @@ def test_accelerations_of_an_ill_conditioned_chain_match_a_40_digit_reference(mo
         actual = system.free_accelerations(system.dynamics(0.0, q, u))
         err = np.max(np.abs(actual - expected)) / np.max(np.abs(expected))
         assert err <= 1e-13, f"relative error {err:.2g} at cond(M) = {cond:.2g}"
+
+
+# --- the compiled path's constraint rows never run the numpy kinematics ----------------------------
+
+
+def _numpy_kinematics_refused(system, monkeypatch):
+    def refuse(*_args, **_kwargs):
+        raise AssertionError("the numpy kinematics ran on the compiled path")
+
+    for stage in ("positions", "with_velocities"):
+        monkeypatch.setattr(system.kin.strategy, stage, refuse)
+
+
+@pytest.mark.parametrize(("name", "coordinates"), [
+    ("four_bar", "joint"), ("four_bar", "absolute"), ("rolling_disk_leaning", "joint"), ("rolling_disk_leaning", "absolute"),
+    ("spherical_pendulum_cartesian", "joint"), ("spatial_chain", "absolute"), ("double_pendulum_absolute", "absolute"),
+    ("closed_spatial_tree", "joint"), ("closed_spatial_tree", "absolute"), ("closed_planar_tree", "joint"),
+    ("closed_planar_tree", "absolute")])
+def test_constrained_right_hand_sides_read_the_compiled_kinematics(monkeypatch, name, coordinates):
+    """Geometric constraints, joint rows of absolute coordinates and force elements read pinocchio's
+    kinematics: every formulation's right-hand side and evaluation run with the numpy strategy refused."""
+    model = HIDDEN[name]() if name in HIDDEN else preset(name)
+    monkeypatch.setenv(FAST_PATH_VARIABLE, "1")
+    system = build_system(model, coordinates)
+    assert system.constraints is not None and system.compiled
+    for method in METHODS:
+        formulation = make_formulation(method, system, model.settings)
+        y = formulation.initial_state(system.q0, system.u0)
+        with monkeypatch.context() as refused:
+            _numpy_kinematics_refused(system, refused)
+            assert np.all(np.isfinite(formulation.derivative(0.0, y)))
+            assert np.all(np.isfinite(formulation.evaluate(0.0, y).multipliers))
