@@ -117,6 +117,10 @@ class PinocchioTree:
         self._v_gather = np.array(v_gather, dtype=int)
         self._v_scatter = np.argsort(self._v_gather)  # pinocchio's index of each eomlab speed
         self._permuted = not np.array_equal(self._v_gather, np.arange(kin.n_u))
+        # the same tree without gravity: its RNEA at u̇ = 0 is the velocity-product terms alone
+        self._weightless = model.copy()
+        self._weightless.gravity.linear = np.zeros(3)
+        self._weightless_data = self._weightless.createData()
         # the bodies' frames for their kinematic state (engine.compiled_kinematics)
         self._kinematics_data = model.createData()  # its own: a state's stages never meet M's calls
         self._body_joint = np.array([joint_of[b] for b in range(kin.n_bodies)], dtype=int)
@@ -185,6 +189,18 @@ class PinocchioTree:
             v = self._v_gather
             return self.pin.aba(self.model, self.data, q_pin, u[v], tau[v])[self._v_scatter]
         return self.pin.aba(self.model, self.data, q_pin, u, tau).copy()
+
+    def velocity_products(self, q_pin: np.ndarray, u: np.ndarray) -> np.ndarray:
+        """C (the velocity-product terms alone) by RNEA on the tree without gravity."""
+        if self._permuted:
+            return self.pin.nonLinearEffects(self._weightless, self._weightless_data, q_pin,
+                                             u[self._v_gather])[self._v_scatter]
+        return self.pin.nonLinearEffects(self._weightless, self._weightless_data, q_pin, u).copy()
+
+    def gravity_forces(self, q_pin: np.ndarray) -> np.ndarray:
+        """Q_gravity, the generalized gravity forces (pinocchio's g(q) is the torque that holds them)."""
+        g = self.pin.computeGeneralizedGravity(self.model, self.data, q_pin)
+        return -(g[self._v_scatter] if self._permuted else g)
 
     # --- the bodies' kinematics, read by engine.compiled_kinematics ------------------------------
 

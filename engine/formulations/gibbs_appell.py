@@ -21,6 +21,14 @@ gradient at w = 0 the velocity-product (bias) terms, and Appell's equations
 
 are linear in w. The reactions follow from the unreduced equations: Aᵀλ = ∂S/∂u̇ − F at the
 solution, λ by the second group as for Maggi and Kane.
+
+Expanded in u̇, S = ½ u̇ᵀ M u̇ + Cᵀ u̇ + (terms free of u̇): its Hessian is the tree's mass matrix
+M = Σ_B m_B J_vᵀ J_v + J_ωᵀ I_B J_ω and its gradient at u̇ = 0 the velocity-product terms
+C = Σ_B m_B J_vᵀ a_bias + J_ωᵀ (I_B α_bias + ω_B × I_B ω_B). On the compiled path (engine.tree_backend)
+S is taken in that form (`TreeGibbsFunction`): M by the composite-rigid-body recursion, C by the
+recursive Newton–Euler one on the tree without gravity, F's gravity part by pinocchio's generalized
+gravity; without constraints ∂S/∂u̇ = F is solved by the articulated-body recursion, which solves
+M u̇ = F − C without forming M. The numpy path forms S from the bodies' accelerations (`GibbsFunction`).
 """
 from __future__ import annotations
 
@@ -80,6 +88,27 @@ class GibbsFunction:
                 + Jw.reshape(3 * nb, n).T @ inertial.ravel())
 
 
+class TreeGibbsFunction:
+    """S(u̇) = ½ u̇ᵀ M u̇ + Cᵀ u̇ of the tree at one state, M and C from the compiled recursions (the
+    same S as GibbsFunction's up to terms free of u̇)."""
+
+    def __init__(self, M: np.ndarray, velocity_products: np.ndarray):
+        self.M, self.C = M, velocity_products
+
+    def value(self, u_dot: np.ndarray) -> float:
+        return float(u_dot @ (0.5 * (self.M @ u_dot) + self.C))
+
+    def gradient(self, u_dot: np.ndarray) -> np.ndarray:
+        """∂S/∂u̇ = M u̇ + C."""
+        return self.M @ u_dot + self.C
+
+    def in_quasi_accelerations(self, CN: np.ndarray | None, u_p: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+        """Hessian (CN)ᵀ M (CN) and gradient (CN)ᵀ (M u_p + C) at w = 0 of S(CN w + u_p); CN None: w = u̇."""
+        if CN is None:
+            return self.M, self.C
+        return CN.T @ (self.M @ CN), CN.T @ self.gradient(u_p)
+
+
 class GibbsAppell(ReducedFormulation):
     name = "gibbs_appell"
     tree_equations_when_free = False
@@ -91,14 +120,23 @@ class GibbsAppell(ReducedFormulation):
         lv = level[linear_rows]
         return linear_rows[(lv == HOLONOMIC) | (lv == VELOCITY)]
 
-    def gibbs_function(self, state) -> GibbsFunction:
-        return GibbsFunction(self.system.kin.mass, self.system.kin.inertia_body, state.ks)
+    def gibbs_function(self, state) -> GibbsFunction | TreeGibbsFunction:
+        """S at the state: from M and C by the compiled recursions, else from the bodies' accelerations."""
+        backend = self.system.tree_backend
+        if backend is None:
+            return GibbsFunction(self.system.kin.mass, self.system.kin.inertia_body, state.ks)
+        q_pin = backend.configuration(state.q)
+        return TreeGibbsFunction(backend.mass_matrix(q_pin), backend.velocity_products(q_pin, state.u))
 
     def active_forces(self, state) -> np.ndarray:
         """F in the speeds: gravity Σ_B J_vᵀ m_B g and every force element's virtual power."""
-        ks, kin = state.ks, self.system.kin
-        weights = kin.mass[:, None] * self.system.gravity[None, :]
-        F = ks.J_v.reshape(3 * kin.n_bodies, -1).T @ weights.ravel()
+        backend = self.system.tree_backend
+        if backend is not None:
+            F = backend.gravity_forces(backend.configuration(state.q))
+        else:
+            ks, kin = state.ks, self.system.kin
+            weights = kin.mass[:, None] * self.system.gravity[None, :]
+            F = ks.J_v.reshape(3 * kin.n_bodies, -1).T @ weights.ravel()
         for element in self.system.forces:
             F = F + element.generalized(state)
         return F
@@ -111,7 +149,10 @@ class GibbsAppell(ReducedFormulation):
         return hessian, (F if CN is None else CN.T @ F) - gradient_at_zero
 
     def unconstrained_accelerations(self, dyn, state):
-        """Its own equations ∂S/∂u̇ = F even without constraints (the Gibbs function is the method)."""
+        """Its own equations ∂S/∂u̇ = F even without constraints (the Gibbs function is the method):
+        M u̇ = F − C, by the articulated-body recursion on the compiled path."""
+        if self.system.tree_backend is not None:
+            return self.system.free_accelerations(dyn)
         return self.system.solve_mass(*self.reduced_equations(dyn, state, None, None))
 
     def constraint_force(self, dyn, state, u_dot):

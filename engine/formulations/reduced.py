@@ -183,7 +183,7 @@ class ReducedFormulation(Formulation):
         """`factor`: the _PartitionFactor of A_L at this q, if the caller has it."""
         if rows is None:
             return self.unconstrained_accelerations(dyn, state), np.zeros(0), {}
-        n = dyn.M.shape[0]
+        n = dyn.u.shape[0]  # (M itself only if the reduced equations ask for it)
         sel, rest = self.partition_rows, self._rest_rows
         l = len(self.indep)
         if sel.size:

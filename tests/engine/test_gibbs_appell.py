@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from eomlab.engine.formulations.gibbs_appell import GibbsAppell, GibbsFunction
+from eomlab.engine.formulations.gibbs_appell import GibbsAppell, GibbsFunction, TreeGibbsFunction
 from eomlab.engine.presets import preset
 from eomlab.engine.simulation import Simulation
 
@@ -125,7 +125,42 @@ def test_it_is_its_own_formulation():
     dyn.forcing = np.full_like(dyn.forcing, np.nan)
     again = f.reduced_equations(dyn, state, None, None)
     assert all(np.array_equal(a, b) for a, b in zip(reference, again))
-    assert isinstance(f.gibbs_function(state), GibbsFunction)
+    assert isinstance(f.gibbs_function(state), TreeGibbsFunction if f.system.compiled else GibbsFunction)
+
+
+@pytest.mark.parametrize("coordinates", ["joint", "absolute"])
+@pytest.mark.parametrize("name", SPATIAL + ["knife_edge", "double_pendulum_absolute"])
+def test_the_recursions_give_the_bodies_gibbs_function(monkeypatch, name, coordinates):
+    """On the compiled path S is ½ u̇ᵀ M u̇ + Cᵀ u̇ with M (CRBA) and C (RNEA without gravity) from
+    pinocchio: its Hessian, its gradient and its differences equal those of S formed from the bodies'
+    accelerations, and F equals the bodies' Σ J_vᵀ m g (plus elements), to 1e-11 of the scale."""
+    pytest.importorskip("pinocchio")
+    from eomlab.engine.system import build_system
+    from eomlab.engine.tree_backend import FAST_PATH_VARIABLE
+
+    monkeypatch.setenv(FAST_PATH_VARIABLE, "1")
+    system = build_system(preset(name), coordinates)
+    model = preset(name)
+    f = GibbsAppell(system, model.settings)
+    rng = np.random.default_rng(11)
+    q = system.kin.normalised(system.q0 + 0.1 * rng.standard_normal(system.n_q))
+    u = rng.standard_normal(system.n_u)
+    state = system.dynamics(0.3, q, u)
+    tree = f.gibbs_function(state)
+    bodies = GibbsFunction(system.kin.mass, system.kin.inertia_body, system.kin.evaluate(q, u))
+    assert isinstance(tree, TreeGibbsFunction)
+    u_dot, CN = rng.standard_normal(system.n_u), rng.standard_normal((system.n_u, max(1, system.n_u - 2)))
+
+    def close(a, b):
+        assert np.max(np.abs(a - b)) <= 1e-11 * max(1.0, np.max(np.abs(b)))
+
+    close(tree.in_quasi_accelerations(None, None)[0], bodies.in_quasi_accelerations(None, None)[0])
+    close(tree.gradient(u_dot), bodies.gradient(u_dot))
+    for a, b in zip(tree.in_quasi_accelerations(CN, u_dot), bodies.in_quasi_accelerations(CN, u_dot)):
+        close(a, b)
+    close(np.array(tree.value(u_dot) - tree.value(-u_dot)), np.array(bodies.value(u_dot) - bodies.value(-u_dot)))
+    ks = system.kin.evaluate(q, u)
+    close(f.active_forces(state), ks.J_v.reshape(-1, system.n_u).T @ (system.kin.mass[:, None] * system.gravity).ravel())
 
 
 # --- the symbolic form ----------------------------------------------------------------------------
