@@ -18,8 +18,8 @@ class ProjectionFailure(ArithmeticError):
 
 
 def _rows(system, t, q, u):
-    ks = system.kin.evaluate(q, u)
-    W = system.kin.rate_matrix(q) if system.has_body_rates else None
+    ks = system.kinematic_state(q, u)  # pinocchio's on the compiled path
+    W = system.rate_matrix(q) if system.has_body_rates else None
     qd = W @ u if W is not None else u
     return system.constraints.evaluate(StateContext(t=t, q=q, u=u, qd=qd, W=W, ks=ks)), W
 

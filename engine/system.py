@@ -160,6 +160,10 @@ class MechanicalSystem:
             return self.tree_backend.kinematic_state(q, u) if positions is None else positions.with_velocities(u)
         return self.kin.evaluate(q, u) if positions is None else self.kin.with_velocities(positions, u)
 
+    def rate_matrix(self, q) -> np.ndarray:
+        """W(q) with q̇ = W u: each block in closed form on the compiled path, the numpy reference otherwise."""
+        return self.kin.rate_matrix_closed_form(q) if self.tree_backend is not None else self.kin.rate_matrix(q)
+
     def qdot(self, q, u) -> np.ndarray:
         return self.kin.qdot(q, u) if self.has_body_rates else np.array(u, dtype=float, copy=True)
 
@@ -174,7 +178,7 @@ class MechanicalSystem:
     def dynamics(self, t: float, q: np.ndarray, u: np.ndarray, positions: KinematicState | None = None) -> Dynamics:
         """The dynamics at (t, q, u), formed on first use; `positions` (the kinematics' first
         stage at q) saves recomputing the poses when the caller has them."""
-        W = self.kin.rate_matrix(q) if self.has_body_rates else None
+        W = self.rate_matrix(q) if self.has_body_rates else None
         qd = W @ u if W is not None else u
         return Dynamics(self, t, q, u, qd, W, positions)
 

@@ -79,7 +79,7 @@ class ReducedFormulation(Formulation):
     def _zero_context(self, t, q, ks=None):
         u0 = np.zeros(self.system.n_u)
         ks = self.system.kinematic_positions(q) if ks is None else ks
-        W = self.system.kin.rate_matrix(q) if self.system.has_body_rates else None
+        W = self.system.rate_matrix(q) if self.system.has_body_rates else None
         return StateContext(t=t, q=q, u=u0, qd=np.zeros(self.system.n_q), W=W, ks=ks)
 
     def _velocity_matrix(self, t, q, ks=None):

@@ -60,6 +60,40 @@ class KinematicEquations:
             W[qb, ub] = E if jl.quaternion else np.linalg.inv(E)
         return W
 
+    def rate_matrix_closed_form(self, q: np.ndarray) -> np.ndarray:
+        """W(q) as `rate_matrix` (which stays the reference), each block in closed form: the
+        Euler-parameter blocks of all joints in two numpy operations, each Euler-angle block E_b⁻¹
+        from plain floats (`_body_rates_to_angle_rates`) instead of three turns, a stack and an
+        inverse in numpy. The compiled path's (engine.system)."""
+        layout = self.__dict__.get("_closed_form_layout") or self._make_closed_form_layout()
+        W = layout["plain"].copy()
+        if layout["quaternion_q"] is not None:
+            p = q[layout["quaternion_q"]]  # (k, 4)
+            W[layout["quaternion_rows"], layout["quaternion_cols"]] = layout["quaternion_sign"] * p[:, _QUATERNION_PICK]
+        for jl, qb, ub, axes in layout["euler"]:
+            theta, phi = float(q[qb.start + 1]), float(q[qb.start + 2])
+            self._check_gimbal(jl, theta)
+            W[qb, ub] = _body_rates_to_angle_rates(axes, theta, phi)
+        return W
+
+    def _make_closed_form_layout(self) -> dict:
+        plain = np.zeros((self.n_q, self.n_u))
+        plain[self._plain_q, self._plain_u] = 1.0
+        quaternions = [jl for jl in self.joints if jl.quaternion]
+        layout = {"plain": plain, "quaternion_q": None,
+                  "euler": [(jl, slice(jl.q_slice.stop - 3, jl.q_slice.stop), slice(jl.u_slice.stop - 3, jl.u_slice.stop),
+                             tuple(tuple(float(x) for x in e) for e in (jl.euler.e_a, jl.euler.e_b, jl.euler.e_c)))
+                            for jl in self.joints if jl.euler is not None and jl.body_rates]}
+        if quaternions:
+            q0 = np.array([jl.q_slice.stop - 4 for jl in quaternions])
+            u0 = np.array([jl.u_slice.stop - 3 for jl in quaternions])
+            layout["quaternion_q"] = q0[:, None] + np.arange(4)  # (k, 4)
+            layout["quaternion_rows"] = np.broadcast_to(layout["quaternion_q"][:, :, None], (len(quaternions), 4, 3))
+            layout["quaternion_cols"] = np.broadcast_to((u0[:, None] + np.arange(3))[:, None, :], (len(quaternions), 4, 3))
+            layout["quaternion_sign"] = 0.5 * _QUATERNION_SIGN
+        self._closed_form_layout = layout
+        return layout
+
     def quaternion_rates_bias(self, qd: np.ndarray, u: np.ndarray) -> np.ndarray:
         """Ẇ u (n_q) on the Euler-parameter rows: q̈ = W u̇ + Ẇ u, and W is linear in p there,
         so Ẇ u = ½ Q(ṗ) ω. Zero on every other row (Euler-angle body-rate blocks excluded)."""
@@ -130,3 +164,39 @@ class KinematicEquations:
             if jl.euler is not None:
                 self._check_gimbal(jl, q[jl.q_slice][-2], tol)
 
+
+
+# ṗ = ½ p ⊗ (0, ω): entry (i, j) of engine.rotations.quaternion_rate_matrix is ½ sign · e_pick
+_QUATERNION_PICK = np.array([[1, 2, 3], [0, 3, 2], [3, 0, 1], [2, 1, 0]])
+_QUATERNION_SIGN = np.array([[-1.0, -1.0, -1.0], [1.0, -1.0, 1.0], [1.0, 1.0, -1.0], [-1.0, 1.0, 1.0]])
+
+
+def _cross(a, b):
+    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
+
+
+def _dot(a, b) -> float:
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+def _body_rates_to_angle_rates(axes, theta: float, phi: float):
+    """E_b⁻¹ (rows) for R = R_a(ψ) R_b(θ) R_c(φ) about the unit axes (e_a, e_b, e_c), with
+    ω_body = E_b (ψ̇, θ̇, φ̇) and E_b's columns c0 = R_cᵀ R_bᵀ e_a, c1 = R_cᵀ e_b, c2 = e_c.
+    c1 and c2 are orthonormal (e_b ⟂ e_c), so with n = c1 × c2 the rows are n / (n·c0) and
+    c_i − (c_i·c0) n / (n·c0) for i = 1, 2; n·c0 vanishes at gimbal lock (checked before)."""
+    ea, eb, ec = axes
+    ct, st, cp, sp = math.cos(theta), math.sin(theta), math.cos(phi), math.sin(phi)
+    ba = _cross(eb, ea)
+    v = (ct * ea[0] - st * ba[0], ct * ea[1] - st * ba[1], ct * ea[2] - st * ba[2])  # R_bᵀ e_a (e_a ⟂ e_b)
+    cv, along = _cross(ec, v), (1.0 - cp) * _dot(ec, v)
+    c0 = (cp * v[0] - sp * cv[0] + along * ec[0], cp * v[1] - sp * cv[1] + along * ec[1],
+          cp * v[2] - sp * cv[2] + along * ec[2])
+    cb = _cross(ec, eb)
+    c1 = (cp * eb[0] - sp * cb[0], cp * eb[1] - sp * cb[1], cp * eb[2] - sp * cb[2])
+    n = _cross(c1, ec)
+    d = _dot(n, c0)
+    r0 = (n[0] / d, n[1] / d, n[2] / d)
+    k1, k2 = _dot(c1, c0), _dot(ec, c0)
+    return (r0,
+            (c1[0] - k1 * r0[0], c1[1] - k1 * r0[1], c1[2] - k1 * r0[2]),
+            (ec[0] - k2 * r0[0], ec[1] - k2 * r0[1], ec[2] - k2 * r0[2]))
