@@ -158,7 +158,7 @@ def test_3d_view_reports_its_mechanism_and_reach_in_presentation(tmp_path):
     x, y, w, h = view["rect"]
     assert w * h >= 0.6 * 1920 * 1080, view
     assert view["mechanism"] and view["reach"], view
-    # the camera frames the chain (and its shadow, which takes some of the height) inside the view
+    # the camera frames the chain (not its shadow) inside the view
     assert rect(view["rect"]).contains(rect(view["mechanism"])), view
     assert rect(view["reach"]).adjusted(-2, -2, 2, 2).contains(rect(view["mechanism"])), view
     _, _, reach_w, reach_h = view["reach"]
