@@ -167,7 +167,7 @@ def make_scene3d(parent=None):
             turn = self.turn
             rotations = turn @ frame.rotations
             centres = frame.mass_centres @ turn.T
-            picture = drawing(self.model, rotations, frame.origins @ turn.T, centres)
+            picture = drawing(self.model, rotations, frame.origins @ turn.T, centres, turn)
             self._sweep(self._extent_points(picture, centres, rotations))
             if self.framing is None:
                 self._frame_view(picture, centres)

@@ -62,7 +62,7 @@ for name in sys.argv[1:]:
         app.processEvents()
         turn = scene.turn
         points = scene._extent_points(__import__("eomlab.gui.geometry", fromlist=["drawing"]).drawing(
-            model, turn @ frame.rotations, frame.origins @ turn.T, frame.mass_centres @ turn.T),
+            model, turn @ frame.rotations, frame.origins @ turn.T, frame.mass_centres @ turn.T, turn),
             frame.mass_centres @ turn.T, turn @ frame.rotations)
         box = scene.report_boxes()["mechanism"]  # how much of the view the mechanism takes now
         fill = max(fill, box[2] / scene.width(), box[3] / scene.height())
