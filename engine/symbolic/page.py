@@ -253,10 +253,12 @@ def html_document(page: Page) -> str:
 
 # --- for the window: plain data (the window process never loads sympy) ------------------------
 
-def page_data(page: Page) -> dict:
-    """The page as builtins: blocks as tuples, its formulas, its LaTeX and HTML documents, and
-    for each role the page has (about.ROLES order) its label, colour, the formulas the
-    side-by-side view shows and (caption, characters) of those too long to show there."""
+def page_data(page: Page, html: bool = True) -> dict:
+    """The page as builtins: blocks as tuples, its formulas, its LaTeX and (`html`; else None)
+    HTML documents, and for each role the page has (about.ROLES order) its label, colour, the
+    formulas the side-by-side view shows and (caption, characters) of those too long to show
+    there. The HTML converts every formula to MathML, up to half a second for a four-bar: the
+    window's deriver sends it after the page (`html_document`)."""
     blocks = []
     for block in page.blocks:
         if isinstance(block, Heading):
@@ -272,5 +274,5 @@ def page_data(page: Page) -> dict:
     roles = [(role, label, colour, [formulas.index(f.latex) for f in _of_role(page, role)],
               _too_long_for_role(page, role)) for role, (label, colour) in ROLES.items()]
     return {"title": page.title, "method": page.method, "model": page.model_name, "blocks": blocks,
-            "formulas": formulas, "latex": latex_document(page), "html": html_document(page),
+            "formulas": formulas, "latex": latex_document(page), "html": html_document(page) if html else None,
             "roles": [r for r in roles if r[3] or r[4]]}
