@@ -102,6 +102,7 @@ def label_axes(plots: dict, time_plots, log_plots, q_unit: str, phase, phase_uni
     for key in time_plots:
         plots[key].setLabel("bottom", "t", units="s")
     plots["motion"].setLabel("left", "coordinate", units=q_unit)
+    plots["motion"].getAxis("left").short_text = "q"
     plots["phase"].setLabel("bottom", phase[0], units=phase_units[0])
     plots["phase"].setLabel("left", phase[1], units=phase_units[1])
     plots["phase"].getAxis("left").short_text = "rate"  # the coordinate's own: the bottom axis names it
