@@ -3,9 +3,11 @@
 All in view coordinates (z against gravity, see `gui.geometry.up_basis`). The ground is the plane
 a disk rolls on; else the pivot plane when the mechanism starts standing on its pivots (a top);
 else just below everything the mechanism can swing to, so a hanging chain hangs above it instead
-of seeming to lie on it. The camera looks at the middle of the mechanism and its shadow from a
-fixed elevation and backs off as far as needed to show them all (`Framing.needed_distance`);
-during a run it only ever backs off further, and a travelling body is followed.
+of seeming to lie on it. The camera looks at the middle of the mechanism from a fixed elevation
+and backs off as far as needed to show all of it (`Framing.needed_distance`); during a run it only
+ever backs off further, as the mechanism reaches further, and a travelling body is followed. The
+shadow is not framed: it lies a mechanism's height below a top, and framing it too left the
+mechanism half the view's height (it may be cut at the view's edge).
 """
 from __future__ import annotations
 
@@ -84,10 +86,10 @@ class Framing:
     ground_centre: np.ndarray = field(default_factory=lambda: np.zeros(3))
 
     @classmethod
-    def of(cls, model: Model, points: np.ndarray, floor_z: float, reach: float, width: int, height: int,
+    def of(cls, model: Model, points: np.ndarray, reach: float, width: int, height: int,
            fov: float) -> "Framing":
-        """Look at the middle of the pose and its shadow; back off until both fit."""
-        shown = with_shadows(points, floor_z)
+        """Look at the middle of the pose; back off until all of it fits."""
+        shown = points if len(points) else np.zeros((1, 3))
         low, high = shown.min(axis=0), shown.max(axis=0)
         centre = 0.5 * (low + high)
         radius = max(float(np.max(high - low)) / 2, 0.1 * reach, 1e-3)
@@ -117,15 +119,6 @@ class Framing:
         depth = q @ back  # towards the camera: such a point needs the camera further back
         need = np.maximum(np.abs(q @ right) / tan_h, np.abs(q @ up) / tan_v) + depth
         return float(max(np.max(need), 0.5 * self.radius))
-
-
-def with_shadows(points: np.ndarray, floor_z: float) -> np.ndarray:
-    """The points and their feet on the ground: what a framing has to show."""
-    if not len(points):
-        return np.zeros((1, 3))
-    feet = points.copy()
-    feet[:, 2] = floor_z
-    return np.concatenate([points, feet])
 
 
 def screen_box(points: np.ndarray | None, matrix: np.ndarray, width: int, height: int) -> tuple | None:

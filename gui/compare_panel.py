@@ -12,7 +12,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QGridLayout, QHeaderView, Q
 from eomlab.engine.model import INTEGRATORS, STABILIZATIONS, Model
 from eomlab.gui.compare_math import RunSettings, coordinate_difference, largest_drifts
 from eomlab.gui.method_styles import available_methods, method_ink, method_label, method_note, method_style
-from eomlab.gui.plot_style import without_si_prefix
+from eomlab.gui.plot_style import plot_widget, without_si_prefix
 
 #: log plots cannot show zero: identical samples are drawn at this floor
 DIFFERENCE_FLOOR = 1e-17
@@ -76,7 +76,7 @@ class ComparePanel(QWidget):
         self.settings_table.setVisible(False)
         self.own_editors: dict[str, dict[str, QComboBox]] = {}
 
-        self.difference_plot = pg.PlotWidget()
+        self.difference_plot = plot_widget()
         self.difference_plot.setObjectName("plot_difference")
         item = self.difference_plot.getPlotItem()
         item.setTitle(DIFFERENCE_TITLE, size="9pt")

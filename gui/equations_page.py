@@ -295,6 +295,17 @@ class PageView(QWidget):
             slots[index].show_note(f"This formula could not be typeset ({note}); Copy as LaTeX has it.")
 
 
+def _too_long_note(long: list, side: str) -> QLabel:
+    """What stands in a side-by-side row for a term too long to set there: its name, its length
+    and where it is written out in full (the left side is the window's own formulation)."""
+    caption = next((c for c, _n in long if c), "")
+    chars = sum(n for _c, n in long)
+    where = "on the Equations tab" if side == "left" else "on its own page (choose it as the formulation)"
+    name = f"{caption[:1].upper()}{caption[1:]}: " if caption else ""
+    return _label(f"{name}too long to set beside the other ({chars:,} characters); written out in full {where}.",
+                  "equations_prose")
+
+
 class CompareView(QWidget):
     """Two formulations side by side: one row per corresponding term, in the role's colour."""
 
@@ -319,12 +330,12 @@ class CompareView(QWidget):
         self.clear()
         self._put(_heading(left["title"], 2, self.font()), 0, 0)
         self._put(_heading(right["title"], 2, self.font()), 0, 1)
-        mine = {role: (label, colour, indices) for role, label, colour, indices in left["roles"]}
-        theirs = {role: (label, colour, indices) for role, label, colour, indices in right["roles"]}
+        mine = {role: (label, colour, indices, long) for role, label, colour, indices, long in left["roles"]}
+        theirs = {role: (label, colour, indices, long) for role, label, colour, indices, long in right["roles"]}
         order = list(mine) + [role for role in theirs if role not in mine]
         line = 1
         for role in order:
-            label, colour, _ = mine.get(role) or theirs[role]
+            label, colour, *_ = mine.get(role) or theirs[role]
             tag = _heading(label, 0, self.font(), "role_tag")
             tag.setStyleSheet(f"color: {colour}; border-bottom: 2px solid {colour};")
             tag.setProperty("role", role)
@@ -334,10 +345,13 @@ class CompareView(QWidget):
                 cell = QWidget()
                 layout = QVBoxLayout(cell)
                 layout.setContentsMargins(0, 0, 0, 0)
-                for index in found.get(role, ("", "", []))[2]:
+                indices, long = found.get(role, ("", "", [], []))[2:]
+                for index in indices:
                     slot = FormulaSlot()
                     layout.addWidget(_role_frame(role, label, colour, slot, tagged=False))
                     self.slots.append((side, index, line, slot))
+                if not indices and long:  # the term is there, only too long for a row
+                    layout.addWidget(_role_frame(role, label, colour, _too_long_note(long, side), tagged=False))
                 if role not in found:
                     layout.addWidget(_label("no term of this kind", "equations_prose"))
                 self._put(cell, line, column, top=True)

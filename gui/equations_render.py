@@ -117,17 +117,17 @@ def numeric_snapshot(model: Model, method: str, state):
 
 
 def symbolic_page(model: Model, method: str):
-    """Derive and lay out (plain data, `page_data`); raises SymbolicTooLarge (a ModelError) for a
-    model too large."""
+    """Derive and lay out (`engine.symbolic.page.Page`); raises SymbolicTooLarge (a ModelError)
+    for a model too large."""
     from eomlab.engine import symbolic
 
-    return symbolic.page_data(symbolic.build_page(symbolic.derive(model, method, parameters="numbers"), model.name))
+    return symbolic.build_page(symbolic.derive(model, method, parameters="numbers"), model.name)
 
 
 def derive_answer(request, results) -> None:
     """(generation, model, method, state, what) with `what` ⊆ {"numbers", "symbols"}: the numbers
-    page first, then the page's general part (no model in it), then the symbolic page or the reason
-    it is refused."""
+    page first, then the page's general part (no model in it), then the symbolic page and its HTML
+    export, or the reason it is refused."""
     generation, model, method, state, what = request
     if "numbers" in what:
         try:
@@ -151,7 +151,10 @@ def derive_answer(request, results) -> None:
     except Exception as error:  # noqa: BLE001 - a sympy failure is shown, not raised
         results.put(("refused", generation, f"the derivation failed: {type(error).__name__}: {error}"))
         return
-    results.put(("page", generation, page))
+    # the page without its HTML export first: MathML of every formula (0.2 s for the four-bar's
+    # Maggi page, 0.4 s for Gibbs–Appell's) would otherwise hold up the first screen
+    results.put(("page", generation, symbolic.page_data(page, html=False)))
+    results.put(("html", generation, symbolic.html_document(page)))
 
 
 def _lower_priority() -> None:

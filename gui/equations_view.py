@@ -215,11 +215,15 @@ class EquationsView(QObject):
             if kind == "general":
                 self._typeset_ahead(generation, value)
                 continue
-            if kind == "page":
+            if kind == "page":  # the deriver goes on to its HTML export (still deriving)
                 entry.page = value
                 self.workers.typesetter.tell(("drop", generation, "numbers"))  # the page replaces them
                 self.waiting[generation] = {job for job in self.waiting[generation] if job[0] != "numbers"}
                 self._send(generation, "page", value, entry.svgs)
+                changed = True
+                continue
+            if kind == "html":
+                entry.page["html"] = value
             elif kind == "refused":
                 entry.refused = value
                 self.workers.typesetter.tell(("drop", generation, None))
@@ -408,9 +412,12 @@ class EquationsView(QObject):
             self.window.statusBar().showMessage("Copied the equations as LaTeX", 5000)
 
     def export(self, path: str) -> None:
-        """The whole page as a standalone LaTeX file (.tex) or HTML with MathML (anything else)."""
+        """The whole page as a standalone LaTeX file (.tex) or HTML with MathML (anything else);
+        OSError if the HTML has not come from the deriver yet (it follows the page)."""
         page = self.current_page()
         text = page["latex"] if path.lower().endswith(".tex") else page["html"]
+        if text is None:
+            raise OSError(0, "the HTML is still being written, a moment after the page")
         partial = path + ".part"
         with open(partial, "w", encoding="utf-8") as out:
             out.write(text)

@@ -35,15 +35,26 @@ class Drawing:
         return np.concatenate(parts) if parts else np.zeros((0, 3))
 
 
-def drawing(model: Model, rotations: np.ndarray, origins: np.ndarray, mass_centres: np.ndarray) -> Drawing:
+def drawing(model: Model, rotations: np.ndarray, origins: np.ndarray, mass_centres: np.ndarray,
+            turn: np.ndarray | None = None) -> Drawing:
     """Place every body's shape with its pose (rotations (nb,3,3), hinge origins (nb,3), mass
-    centres (nb,3), in the order of `model.bodies`)."""
+    centres (nb,3), in the order of `model.bodies`; `turn` (3×3) is the rotation the pose was
+    given from world coordinates, e.g. the 3-D view's z against gravity).
+
+    A root joint's ground point is where the model fixes it (its `at` on the ground); a slide's
+    body moves away from it along the rail, drawn as a thin line from that point."""
     index = {b.name: i for i, b in enumerate(model.bodies)}
     rods, outlines, links, hinges, ground, coms, sizes = [], [], [], [], [], [], []
     for i, body in enumerate(model.bodies):
         R, o, c = rotations[i], origins[i], mass_centres[i]
         if body.parent == GROUND:
-            if body.joint.type not in ("free",):
+            if body.joint.type == "prismatic":
+                anchor = np.asarray(body.joint.at, dtype=float)
+                anchor = anchor if turn is None else turn @ anchor
+                ground.append(anchor)
+                if np.linalg.norm(o - anchor) > 1e-12:
+                    links.append(np.array([anchor, o]))
+            elif body.joint.type not in ("free",):
                 ground.append(o)
         else:
             p = index.get(body.parent)

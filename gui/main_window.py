@@ -330,6 +330,20 @@ class MainWindow(QMainWindow):
         for box in list(self.message_boxes):
             box.close()
         event.accept()
+        self._release_scene3d()
+
+    def _release_scene3d(self) -> None:
+        """A closed window's OpenGL view goes with the close, not when Python collects the window:
+        a closed QOpenGLWidget kept alive keeps its context, and a next 3-D view (another window
+        in this process) was seen to paint without a current one (tests/gui/test_scene3d.py)."""
+        scene = self.scene3d
+        if scene is None:
+            return
+        self.scene = self.scene2d
+        self.scene_stack.setCurrentWidget(self.scene2d)
+        self.scene_stack.removeWidget(scene)
+        self.scene3d = None
+        scene.deleteLater()
 
     @property
     def confirm_discard(self):

@@ -48,6 +48,17 @@ class Mesh:
     def extent(self) -> float:
         return float(np.max(np.linalg.norm(self.triangles.reshape(-1, 3), axis=1))) if len(self.triangles) else 0.0
 
+    @property
+    def box_corners(self) -> np.ndarray:
+        """The 8 corners (8, 3) of the box round the mesh in body axes: a flat disk's box is flat,
+        where its bounding sphere would be as tall as it is wide."""
+        vertices = self.triangles.reshape(-1, 3).astype(float)
+        if not len(vertices):
+            return np.zeros((0, 3))
+        low, high = vertices.min(axis=0), vertices.max(axis=0)
+        return np.array([[(low, high)[i][0], (low, high)[j][1], (low, high)[k][2]]
+                         for i in (0, 1) for j in (0, 1) for k in (0, 1)])
+
 
 def body_mesh(shape: Shape | None, index: int, point_radius: float) -> Mesh | None:
     """The mesh of a body's shape (`index` picks its colour pair); a point mass is a small ball

@@ -8,6 +8,9 @@ import numpy as np
 
 #: a y range that must grow takes this much extra room (fraction of the span; decades on log plots)
 Y_GROWTH_ROOM = 0.15
+#: data never comes closer than this to a range's edge (fraction of the range): a curve drawn on
+#: the frame of its plot cannot be told from it
+EDGE_ROOM = 0.04
 #: the smallest y span shown, relative to the values' magnitude: a constant 24.372107 is drawn on
 #: an axis of a few labelled ticks, not at 1e-12 resolution with twelve-digit tick labels
 MIN_RELATIVE_SPAN = 1e-3
@@ -61,7 +64,7 @@ class PlotRanges:
 
     def grow_y(self, key: str, low: float, high: float, axis: str = "y") -> None:
         """Fit the y range to [low, high] with room to grow (Y_GROWTH_ROOM), but change it only
-        when the data leaves it or fills less than half of it. A range the user set (mouse) is
+        when the data comes within EDGE_ROOM of its edge or fills less than half of it. A range the user set (mouse) is
         left alone until the plot's auto-range button is pressed."""
         if not self._y_managed.get(key, True) or not (np.isfinite(low) and np.isfinite(high)):
             return
@@ -73,9 +76,11 @@ class PlotRanges:
             middle = 0.5 * (low + high)
             low, high, span = middle - 0.5 * least, middle + 0.5 * least, least
         current = self._y_ranges.get((key, axis))
-        if current is not None and current[0] <= low and high <= current[1] and \
-                span >= 0.5 * (current[1] - current[0]) - 1e-300:
-            return
+        if current is not None:
+            edge = EDGE_ROOM * (current[1] - current[0])
+            if current[0] + edge <= low and high <= current[1] - edge and \
+                    span >= 0.5 * (current[1] - current[0]) - 1e-300:
+                return
         room = Y_GROWTH_ROOM * span
         self.set_y(key, low - room, high + room, axis)
 

@@ -1,8 +1,11 @@
-"""How plots look and read: pyqtgraph's colours, axes without misleading SI prefixes, and the
-unit of a coordinate."""
+"""How plots look and read: pyqtgraph's colours, axes without misleading SI prefixes whose labels
+are always shown whole, and the unit of a coordinate."""
 from __future__ import annotations
 
 import pyqtgraph as pg
+
+#: what stands for the cut end of a label that fits no other way
+ELLIPSIS = "…"
 
 
 def configure_pyqtgraph() -> None:
@@ -37,13 +40,72 @@ def without_si_prefix(axis: pg.AxisItem) -> None:
     axis._updateLabel()
 
 
+class WholeLabelAxis(pg.AxisItem):
+    """An axis whose label is never cut off by the plot's edge: pyqtgraph centres the label on
+    the axis and clips whatever is longer than the axis. When "name (units)" is too long for the
+    axis it becomes the name over the units, then the `short_text` (if set) likewise, and only
+    then a name cut short with an ellipsis — the units always stay whole."""
+
+    #: a shorter name for the quantity, used when the full one does not fit
+    short_text = ""
+    _fitted_room = None  # the room the label was last fitted to
+
+    def label_room(self) -> float:
+        """The length the label may take: the axis' own length along its direction."""
+        size = self.size()
+        return size.height() if self.orientation in ("left", "right") else size.width()
+
+    def _html_width(self, html: str) -> float:
+        document = self.label.document().clone()
+        document.setHtml(html)
+        return document.size().width()
+
+    def _forms(self, text: str, units: str) -> list[str]:
+        return [f"{text} {units}".strip()] + ([f"{text}<br>{units}"] if units and text else [])
+
+    def labelString(self) -> str:
+        units = f"({self.labelUnitPrefix}{self.labelUnits})" if self.labelUnits else ""
+        style = ";".join(f"{k}: {v}" for k, v in self.labelStyle.items())
+        room = self.label_room()
+        candidates = self._forms(self.labelText, units)
+        if self.short_text:
+            candidates += self._forms(self.short_text, units)
+        spans = [f"<span style='{style}'>{c}</span>" for c in candidates]
+        if room <= 0:  # not laid out yet: the full label
+            return spans[0]
+        for span in spans:
+            if self._html_width(span) <= room:
+                return span
+        text = self.short_text or self.labelText
+        for keep in range(len(text) - 1, 0, -1):  # the name cut short, the units kept whole
+            span = f"<span style='{style}'>{text[:keep]}{ELLIPSIS}{'<br>' + units if units else ''}</span>"
+            if self._html_width(span) <= room:
+                return span
+        return span
+
+    def resizeEvent(self, ev=None) -> None:
+        room = self.label_room()
+        if self.label is not None and room != self._fitted_room:
+            self._fitted_room = room
+            self.label.setHtml(self.labelString())
+            self._adjustSize()
+        super().resizeEvent(ev)
+
+
+def plot_widget() -> pg.PlotWidget:
+    """A plot whose axis labels are kept whole (`WholeLabelAxis`)."""
+    return pg.PlotWidget(axisItems={side: WholeLabelAxis(side) for side in ("left", "bottom")})
+
+
 def label_axes(plots: dict, time_plots, log_plots, q_unit: str, phase, phase_units) -> None:
     """The axis labels of the panel's plots (and log axes, without SI prefixes)."""
     for key in time_plots:
         plots[key].setLabel("bottom", "t", units="s")
     plots["motion"].setLabel("left", "coordinate", units=q_unit)
+    plots["motion"].getAxis("left").short_text = "q"
     plots["phase"].setLabel("bottom", phase[0], units=phase_units[0])
     plots["phase"].setLabel("left", phase[1], units=phase_units[1])
+    plots["phase"].getAxis("left").short_text = "rate"  # the coordinate's own: the bottom axis names it
     plots["energy"].setLabel("left", "energy", units="J")
     plots["energy_bars"].setLabel("left", "energy", units="J")
     plots["energy_drift"].setLabel("left", "|E − E₀| / |E₀|")

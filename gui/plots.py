@@ -33,7 +33,8 @@ from eomlab.gui.plot_data import (LOG_FLOOR, curve_values, has_constraint_rows, 
 from eomlab.gui.plot_legend import methods_key, title_with_key
 from eomlab.gui.plot_ranges import PlotRanges, widen
 from eomlab.gui.plot_spin import SpinAxis
-from eomlab.gui.plot_style import configure_pyqtgraph, coordinate_unit, label_axes, without_si_prefix  # noqa: F401
+from eomlab.gui.plot_style import (configure_pyqtgraph, coordinate_unit, label_axes, plot_widget,  # noqa: F401
+                                  without_si_prefix)
 from eomlab.gui.session import RunSeries  # noqa: F401 - the plots draw these
 
 #: at most this many multiplier curves are drawn (a 50-link chain in absolute coordinates has 100)
@@ -117,7 +118,7 @@ class PlotPanel(QWidget):
         self.grid.setContentsMargins(0, 0, 0, 0)
         self.grid.setSpacing(2)
         for key in PLOT_TITLES:
-            plot = pg.PlotWidget()
+            plot = plot_widget()
             plot.setObjectName(f"plot_{key}")
             plot.setMinimumSize(QSize(200, 150))
             item = plot.getPlotItem()
@@ -335,6 +336,7 @@ class PlotPanel(QWidget):
         pu = coordinate_unit(phase_name, self.model)
         self._label_axes(", ".join(sorted(units)) or "rad", (phase_name, phase_speed or "speed"), (pu, f"{pu}/s"))
         if rates and len(rates) == len(self.chosen_coordinates):  # body rates (Euler-parameter bodies)
+            self.plots["motion"].getAxis("left").short_text = "ω"
             self.plots["motion"].setLabel("left", "body rate", units=", ".join(sorted(units)))
 
         def add(s: RunSeries, key: str, curve_key: str, name: str, color: str, style=None, width=CURVE_WIDTH,

@@ -4,10 +4,11 @@ legend are. Written by `eomlab gui ... --report R.json`; the tests read it too.
 
     {"window": [w, h],
      "views": [{"name", "t", "rect", "mechanism", "reach"}, ...],
-     "plots": [{"name", "rect", "legend", "data"}, ...]}
+     "plots": [{"name", "rect", "legend", "data", "labels"}, ...]}
 
 Rectangles are [x, y, w, h] in window pixels. In compare mode every method's mechanism is a view
-of its own (in the overlay they share the rectangle, each with its own t)."""
+of its own (in the overlay they share the rectangle, each with its own t). A plot's "labels" give
+each axis label's text, its rectangle and its axis' rectangle ("left", "bottom")."""
 from __future__ import annotations
 
 import math
@@ -95,10 +96,22 @@ def views(window) -> list[dict]:
     return result
 
 
+def _axis_labels(plot: pg.PlotWidget, window) -> dict:
+    labels = {}
+    for side in ("left", "bottom"):
+        axis = plot.getPlotItem().getAxis(side)
+        if axis.isVisible() and axis.label.isVisible():
+            labels[side] = {"text": axis.label.toPlainText(),
+                            "rect": scene_rect(plot, window, axis.label.sceneBoundingRect()),
+                            "axis": scene_rect(plot, window, axis.sceneBoundingRect())}
+    return labels
+
+
 def _plot_entry(name: str, plot: pg.PlotWidget, window, legend_rect) -> dict:
     item = plot.getPlotItem()
     data = scene_rect(plot, window, item.getViewBox().sceneBoundingRect())
-    return {"name": name, "rect": _rect(plot, window), "legend": legend_rect, "data": data}
+    return {"name": name, "rect": _rect(plot, window), "legend": legend_rect, "data": data,
+            "labels": _axis_labels(plot, window)}
 
 
 def plots(window) -> list[dict]:

@@ -4,7 +4,7 @@ Xvfb; `opengl_available()` says whether to use it or the 2-D projection fallback
 Each body is a lit, striped solid (`gui.meshes`) uploaded once and moved by a 4×4 transform per
 frame; its shadow is the same mesh flattened onto the ground plane by one more matrix. The ground
 lies below everything the mechanism can reach (or is the plane a disk rolls on); rolling disks
-leave their contact trace on it. The camera (`gui.camera3d`) frames the mechanism and its shadow,
+leave their contact trace on it. The camera (`gui.camera3d`) frames the mechanism (not its shadow),
 backs off when a part would leave the view and follows a travelling body, until the user turns or
 zooms the view; a fresh run (Reset, an edit) frames it again. Right-click: body axes, trails,
 shadows, reset camera.
@@ -18,7 +18,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QActionGroup, QGuiApplication, QMatrix4x4
 from PySide6.QtWidgets import QLabel, QMenu
 
-from eomlab.gui.camera3d import MARGIN_RUN, Framing, anchors, floor_height, screen_box, travels, with_shadows
+from eomlab.gui.camera3d import MARGIN_RUN, Framing, anchors, floor_height, screen_box, travels
 from eomlab.gui.geometry import drawing, reach, up_basis
 from eomlab.gui.meshes import body_mesh
 
@@ -86,7 +86,7 @@ def make_scene3d(parent=None):
             self.show_axes = False
             self.show_shadows = True
             self.trail_choice = "last body"
-            self.solids: list[tuple[int, float]] = []  # bodies drawn: index, extent of the mesh
+            self.solids: list[tuple[int, float, np.ndarray]] = []  # bodies drawn: index, extent, box corners
             self.trails: list[deque] = []
             self.traces: list[tuple] = []  # rolling disks: body index, radius, axis (body), contact points
             self.floor = gl.GLMeshItem(vertexes=np.zeros((2, 3, 3)), color=(0.9, 0.9, 0.9, 1), shader=None,
@@ -126,7 +126,7 @@ def make_scene3d(parent=None):
                 point_radius = 0.035 * r * np.cbrt(body.mass) if body.mass > 0 else 0.0  # a massless frame: none
                 mesh = body_mesh(body.shape, i, point_radius)
                 if mesh is not None:
-                    self.solids.append((i, mesh.extent))
+                    self.solids.append((i, mesh.extent, mesh.box_corners))
                     meshes.append(mesh)
             self.solid_item.set_meshes(meshes)
             self.traces = [(model.body_index(c.body), float(c.radius), np.asarray(c.axis, dtype=float),
@@ -167,13 +167,13 @@ def make_scene3d(parent=None):
             turn = self.turn
             rotations = turn @ frame.rotations
             centres = frame.mass_centres @ turn.T
-            picture = drawing(self.model, rotations, frame.origins @ turn.T, centres)
-            self._sweep(self._extent_points(picture, centres))
+            picture = drawing(self.model, rotations, frame.origins @ turn.T, centres, turn)
+            self._sweep(self._extent_points(picture, centres, rotations))
             if self.framing is None:
                 self._frame_view(picture, centres)
             flatten = np.eye(4)
             flatten[2, 2], flatten[2, 3] = 0.0, self.floor_z + 0.003 * self.framing.radius
-            self.solid_item.set_poses([_matrix(rotations[i], centres[i]) for i, _extent in self.solids],
+            self.solid_item.set_poses([_matrix(rotations[i], centres[i]) for i, *_mesh in self.solids],
                                       QMatrix4x4(*flatten.ravel()) if self.show_shadows else None)
             self.links.setData(pos=_segments(picture.links))
             hinges = np.concatenate([picture.hinges, picture.ground_hinges])
@@ -205,7 +205,7 @@ def make_scene3d(parent=None):
 
         def _update_axes(self, rotations: np.ndarray, centres: np.ndarray) -> None:
             points, colours = [], []
-            for i, extent in self.solids:
+            for i, extent, _corners in self.solids:
                 for k, colour in enumerate(((0.85, 0.1, 0.1, 1), (0.1, 0.6, 0.1, 1), (0.1, 0.25, 0.9, 1))):
                     points += [centres[i], centres[i] + 1.3 * extent * rotations[i][:, k]]
                     colours += [colour, colour]
@@ -223,19 +223,19 @@ def make_scene3d(parent=None):
             # a post from each anchor above the ground down to it: what a chain hangs from
             posts = [np.array([a, [a[0], a[1], self.floor_z]]) for a in fixed if a[2] > self.floor_z + 1e-6]
             self.posts.setData(pos=_segments(posts))
-            self.framing = Framing.of(model, points, self.floor_z, r, self.width(), self.height(), self.opts["fov"])
+            self.framing = Framing.of(model, points, r, self.width(), self.height(), self.opts["fov"])
             self._place_ground()
             if not self.user_camera:
                 f = self.framing
                 self.setCameraPosition(pos=Vector(*f.centre), distance=f.distance, elevation=f.elevation,
                                        azimuth=f.azimuth)
 
-        def _extent_points(self, picture, centres: np.ndarray) -> np.ndarray:
-            """Points that bound what is drawn: hinges, link ends and each solid's bounding sphere
-            (as the six points of its axes' ends)."""
+        def _extent_points(self, picture, centres: np.ndarray, rotations: np.ndarray) -> np.ndarray:
+            """Points that bound what is drawn: hinges, link ends and the corners of each solid's
+            box in its body axes."""
             parts = [picture.points()]
-            for i, extent in self.solids:
-                parts.append(centres[i] + extent * np.concatenate([np.eye(3), -np.eye(3)]))
+            for i, _extent, corners in self.solids:
+                parts.append(centres[i] + corners @ rotations[i].T)
             parts = [p.reshape(-1, 3) for p in parts if len(p)]
             return np.concatenate(parts) if parts else np.zeros((0, 3))
 
@@ -276,7 +276,7 @@ def make_scene3d(parent=None):
             self.grid.translate(x0, y0, self.floor_z + 0.0015 * f.radius)
 
         def _follow(self, picture, centres: np.ndarray) -> None:
-            """Keep the mechanism and its shadow in view: follow a travelling one's mass centre
+            """Keep the mechanism in view: follow a travelling one's mass centre
             (within a slack round the middle), and back off when a part would leave the view."""
             f = self.framing
             moved = False
@@ -291,8 +291,7 @@ def make_scene3d(parent=None):
                     if np.max(np.abs(f.centre[:2] - f.ground_centre[:2])) > 0.2 * f.ground_size:
                         f.ground_centre = f.centre.copy()
                         self._place_ground()
-            shown = with_shadows(self.drawn_points, self.floor_z)
-            needed = f.needed_distance(shown, self.width(), self.height(), self.opts["fov"], MARGIN_RUN)
+            needed = f.needed_distance(self.drawn_points, self.width(), self.height(), self.opts["fov"], MARGIN_RUN)
             if needed > f.distance:
                 f.distance = needed
                 self.opts["distance"] = needed

@@ -153,3 +153,39 @@ def test_the_panel_lays_out_every_page_without_markup_or_missing_glyphs(qtbot):
                 assert not missing_glyphs(latex2mathml.converter.convert(latex)), (preset, method, latex)
         texts = [label.text() for label in view.findChildren(QLabel)]
         assert texts and not [t for t in texts if re.search(r"\\|\*\*|Matrix\(|\ufffd", t)], (preset, method)
+
+
+@pytest.mark.parametrize("left,right", [("kane", "maggi"), ("lagrange", "gibbs_appell")])
+def test_side_by_side_never_calls_a_long_term_absent(qtbot, left, right):
+    """Maggi's forcing on the four-bar (9 583 characters) is too long for its row: the row names
+    it and says where it is written out, and says "no term of this kind" only of a page that has
+    no formula of that role."""
+    from PySide6.QtWidgets import QLabel
+
+    from eomlab.engine.symbolic import page_data
+    from eomlab.engine.symbolic.page import ROLE_CHARS
+    from eomlab.gui.equations_page import CompareView
+
+    pages = {side: page("four_bar.eom.json", method) for side, method in (("left", left), ("right", right))}
+    view = CompareView()
+    qtbot.addWidget(view)
+    view.show_rows(page_data(pages["left"]), page_data(pages["right"]))
+    grid = view.grid
+    for row in range(1, grid.rowCount()):
+        tag = grid.itemAtPosition(row - 1, 0)
+        if tag is None or not tag.widget().property("role"):
+            continue
+        role = tag.widget().property("role")
+        for column, side in enumerate(("left", "right")):
+            cell = grid.itemAtPosition(row, column).widget()
+            texts = [label.text() for label in cell.findChildren(QLabel)]
+            has = [b for b in pages[side].blocks if isinstance(b, Formula) and b.role == role]
+            slots = [slot for s_side, _i, s_row, slot in view.slots if s_side == side and s_row == row]
+            if "no term of this kind" in texts:
+                assert not has, (side, role)
+            elif has and not slots:  # only long formulas: named, with where they are written out
+                assert all(len(b.latex) > ROLE_CHARS for b in has), (side, role)
+                assert any("too long" in t and "written out in full" in t for t in texts), (side, role, texts)
+    if right == "maggi":  # the case the classroom saw: Maggi's forcing named, not denied
+        notes = [label.text() for label in view.findChildren(QLabel) if "too long" in label.text()]
+        assert any("forces in the allowed directions" in n.lower() for n in notes), notes

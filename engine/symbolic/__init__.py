@@ -5,13 +5,14 @@ Never on the path from Run to motion: nothing in the numeric engine imports this
     derive(model, method=None, parameters="numbers", cancel=None) -> Equations
     equations_text(model, method=None, fmt="text"|"latex"|"html"|"json", parameters="numbers") -> str
     page_data(build_page(derive(model, method), model.name)) -> dict  # the equations panel's page
+    html_document(page) -> str  # the page as HTML with MathML (page_data(page, html=False) leaves it out)
     SymbolicTree(model, parameters="numbers")  # the tree kinematics as sympy expressions
 """
 from .base import Equations, Item, Section
 from .derive import FORMULATIONS, SYMBOLIC_METHODS, derive, symbolic_tree
 from .errors import DOF_LIMIT, DerivationCancelled, SymbolicTooLarge
 from .kinematics import SymbolicTree
-from .page import build_page, general_page, numeric_page, page_data
+from .page import build_page, general_page, html_document, numeric_page, page_data
 from .render import display_names, equations_text, latex_item, pretty, render
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "Section",
     "build_page",
     "general_page",
+    "html_document",
     "numeric_page",
     "page_data",
     "SymbolicTooLarge",

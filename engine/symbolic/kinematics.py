@@ -128,7 +128,10 @@ def quick_trigsimp(expr):
     reduced = _pythagoras(sp.expand(expr))
     if len(sp.Add.make_args(reduced)) > FOLD_TERM_LIMIT:
         return reduced  # TR10i pairs terms: quadratic and slow on long sums
-    folded = sp.expand(TR10i(reduced))
+    folded = TR10i(reduced)
+    if folded == reduced:  # nothing to fold (about 3 calls in 4): expanding and counting again changes nothing
+        return reduced
+    folded = sp.expand(folded)
     return folded if sp.count_ops(folded) <= sp.count_ops(reduced) else reduced
 
 

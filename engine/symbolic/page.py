@@ -158,6 +158,13 @@ def _of_role(page: Page, role: str) -> list[Formula]:
     return found[:ROLE_FORMULAS]
 
 
+def _too_long_for_role(page: Page, role: str) -> list[tuple[str, int]]:
+    """(caption, characters) of the formulas of `role` too long to set side by side: the page
+    has such a term even when none of its formulas fits the row."""
+    return [(b.caption, len(b.latex)) for b in page.blocks
+            if isinstance(b, Formula) and b.role == role and len(b.latex) > ROLE_CHARS]
+
+
 def corresponding(left: Page, right: Page) -> list[tuple[str, list[Formula], list[Formula]]]:
     """(role, left formulas, right formulas) for each role either page marks, in ROLES order."""
     rows = []
@@ -246,9 +253,12 @@ def html_document(page: Page) -> str:
 
 # --- for the window: plain data (the window process never loads sympy) ------------------------
 
-def page_data(page: Page) -> dict:
-    """The page as builtins: blocks as tuples, its formulas, its LaTeX and HTML documents, and
-    for each role (about.ROLES order) its label, colour and the formulas the side-by-side view shows."""
+def page_data(page: Page, html: bool = True) -> dict:
+    """The page as builtins: blocks as tuples, its formulas, its LaTeX and (`html`; else None)
+    HTML documents, and for each role the page has (about.ROLES order) its label, colour, the
+    formulas the side-by-side view shows and (caption, characters) of those too long to show
+    there. The HTML converts every formula to MathML, up to half a second for a four-bar: the
+    window's deriver sends it after the page (`html_document`)."""
     blocks = []
     for block in page.blocks:
         if isinstance(block, Heading):
@@ -261,8 +271,8 @@ def page_data(page: Page) -> dict:
             role = ROLES.get(block.role)
             blocks.append(("formula", block.caption, block.role if role else "", *(role or ("", ""))))
     formulas = page.formulas()
-    roles = [(role, label, colour, [formulas.index(f.latex) for f in _of_role(page, role)])
-             for role, (label, colour) in ROLES.items()]
+    roles = [(role, label, colour, [formulas.index(f.latex) for f in _of_role(page, role)],
+              _too_long_for_role(page, role)) for role, (label, colour) in ROLES.items()]
     return {"title": page.title, "method": page.method, "model": page.model_name, "blocks": blocks,
-            "formulas": formulas, "latex": latex_document(page), "html": html_document(page),
-            "roles": [r for r in roles if r[3]]}
+            "formulas": formulas, "latex": latex_document(page), "html": html_document(page) if html else None,
+            "roles": [r for r in roles if r[3] or r[4]]}

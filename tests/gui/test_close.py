@@ -1,12 +1,22 @@
-"""Closing and stopping during a run: workers joined quickly, no QThread warning."""
+"""Closing and stopping during a run: workers joined quickly, no QThread warning; a closed window
+keeps no OpenGL view alive."""
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 import time
+
+import pytest
 
 from eomlab.engine.presets import preset
 from eomlab.gui.main_window import MainWindow
 
+from conftest import x_display_command
 from gui_helpers import wait_for_samples
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def test_close_during_run_joins_the_worker(qtbot, qtlog, settings_store):
@@ -47,3 +57,65 @@ def test_window_stays_responsive_with_a_50_link_chain(qtbot, make_window):
     assert gaps[len(gaps) // 2] < 0.1, f"the event loop lags: median {gaps[len(gaps) // 2]:.3f} s"
     assert gaps[-1] < 1.0, f"the GUI thread froze for {gaps[-1]:.3f} s"
     assert window.frames_drawn > frames
+
+
+GL_SCRIPT = r"""
+import json, sys, time
+from PySide6.QtCore import QCoreApplication, QEvent, QSettings, Qt
+from PySide6.QtOpenGLWidgets import QOpenGLWidget
+from PySide6.QtWidgets import QApplication
+QCoreApplication.setAttribute(Qt.AA_ShareOpenGLContexts)  # as gui/app.py
+app = QApplication(sys.argv[:1])
+from eomlab.engine.presets import preset
+from eomlab.gui.main_window import MainWindow
+
+def spin(seconds):
+    end = time.time() + seconds
+    while time.time() < end:
+        app.processEvents()
+        time.sleep(0.01)
+
+def gl_alive():
+    return sum(isinstance(w, QOpenGLWidget) for w in QApplication.allWidgets())
+
+out = []
+for _ in range(2):
+    window = MainWindow(preset("heavy_top"), run=False, settings=QSettings(sys.argv[1], QSettings.IniFormat))
+    window.confirm_discard = lambda: True
+    window.resize(1000, 700)
+    window.show()
+    spin(0.4)
+    # 3-D -> 2-D -> 3-D, and in and out of compare mode: one GL view per window, reused
+    window.document.load(preset("double_compound_pendulum"), None, "a planar model")
+    spin(0.2)
+    window.document.load(preset("spatial_chain"), None, "a 3-D model")
+    window.set_compare(True)
+    spin(0.4)
+    window.set_compare(False)
+    spin(0.3)
+    window.redraw.redraw_all()
+    image = window.scene.grab().toImage()
+    colours = len({image.pixel(x, y) for x in range(0, image.width(), 9) for y in range(0, image.height(), 9)})
+    open_views = gl_alive()
+    window.close()
+    QCoreApplication.sendPostedEvents(None, QEvent.DeferredDelete)
+    out.append(dict(colours=colours, open_views=open_views, after_close=gl_alive()))
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.xvfb
+def test_a_closed_window_keeps_no_3d_view_alive_and_the_next_one_paints(tmp_path):
+    """A window reuses its one 3-D view across 2-D/3-D models and compare mode; closing it deletes
+    the view at once (it stayed alive, context and all, until Python collected the window)."""
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    env.pop("QT_QPA_PLATFORM", None)  # a real display: OpenGL
+    done = subprocess.run(x_display_command() + [sys.executable, "-c", GL_SCRIPT, str(tmp_path / "s.ini")],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stderr[-3000:]  # a SIGSEGV shows as -11
+    rounds = json.loads([line for line in done.stdout.splitlines() if line.startswith("[")][-1])
+    for r in rounds:
+        assert r["open_views"] == 1, rounds
+        assert r["after_close"] == 0, rounds
+        assert r["colours"] > 30, rounds  # the next window's 3-D view painted (lit solids on a ground)

@@ -134,3 +134,35 @@ def test_the_typesetting_speedup_changes_no_output(monkeypatch):
     assert mnode._node_classes["mrow"] is equations_render.fast_rows()  # registered through ziamath's hook
     monkeypatch.setitem(mnode._node_classes, "mrow", Mrow)  # ziamath's own rows
     assert equations_render.typeset(latex) == fast
+
+
+def test_the_deriver_sends_the_page_then_its_unchanged_html_export(qtbot, make_window, tmp_path):
+    """The HTML export (MathML of every formula: 0.2–0.4 s of the four-bar's Maggi and Gibbs–Appell
+    pages) follows the page instead of holding it up; it is the same HTML, and the panel takes it
+    in; an export asked for before it comes says so in one line."""
+    from eomlab.engine import symbolic
+
+    model = preset("simple_pendulum")
+    sent = []
+
+    class Results:
+        def put(self, message):
+            sent.append(message)
+
+    equations_render.derive_answer((7, model, "lagrange", None, {"symbols"}), Results())
+    kinds = [kind for kind, _generation, _value in sent]
+    assert kinds[-2:] == ["page", "html"] and all(generation == 7 for _k, generation, _v in sent), kinds
+    page, html = sent[-2][2], sent[-1][2]
+    whole = symbolic.page_data(symbolic.build_page(symbolic.derive(model, "lagrange"), model.name))
+    assert page["html"] is None and html == whole["html"]
+    assert {k: v for k, v in page.items() if k != "html"} == {k: v for k, v in whole.items() if k != "html"}
+    # the panel: an export before the HTML has come is refused, not written empty
+    window = make_window(model.with_settings(method="lagrange"))
+    view = window.equations_view
+    view.show()
+    settled(qtbot, view)
+    assert view.current_page()["html"] == html
+    view.current_page()["html"] = None
+    with pytest.raises(OSError, match="still being written"):
+        view.export(str(tmp_path / "eq.html"))
+    assert not (tmp_path / "eq.html").exists()

@@ -158,7 +158,7 @@ def test_3d_view_reports_its_mechanism_and_reach_in_presentation(tmp_path):
     x, y, w, h = view["rect"]
     assert w * h >= 0.6 * 1920 * 1080, view
     assert view["mechanism"] and view["reach"], view
-    # the camera frames the chain (and its shadow, which takes some of the height) inside the view
+    # the camera frames the chain (not its shadow) inside the view
     assert rect(view["rect"]).contains(rect(view["mechanism"])), view
     assert rect(view["reach"]).adjusted(-2, -2, 2, 2).contains(rect(view["mechanism"])), view
     _, _, reach_w, reach_h = view["reach"]
@@ -212,4 +212,43 @@ def test_compare_in_presentation_keys_the_methods_in_one_row_and_shows_every_cos
     for view in tiles:  # two columns of low, wide tiles gave the reach about 12 % of a tile; three, 40 %
         _, _, w, h = view["rect"]
         assert view["reach"][2] * view["reach"][3] >= 0.25 * w * h, view
+    window.presentation.leave()
+
+
+def label_runs_past_its_axis(plot: dict) -> list:
+    """The axis labels of a report's plot that run past their axis (a cut-off label) or out of
+    the plot, with the rectangles that show it."""
+    cut = []
+    for side, label in plot["labels"].items():
+        (x, y, w, h), (ax, ay, aw, ah) = label["rect"], label["axis"]
+        px, py, pw, ph = plot["rect"]
+        # along the axis the label stays within it (pyqtgraph centres it there and clips the rest)
+        along = (ay - 1 <= y and y + h <= ay + ah + 1) if side == "left" else (ax - 1 <= x and x + w <= ax + aw + 1)
+        inside = py <= y and y + h <= py + ph if side == "left" else px <= x and x + w <= px + pw
+        if not (along and inside):
+            cut.append((plot["name"], side, label))
+    return cut
+
+
+def test_every_axis_label_is_whole_in_compare_mode_normal_and_presented(qtbot, make_window):
+    # the four-bar's phase portrait read "crank_theta_dot (rad/" in compare mode: cut at the top
+    window = make_window(load_model(FOUR_BAR).with_settings(t_end=1000.0), compare=True)
+    window.resize(1920, 1080)
+    run_fast(window)
+    qtbot.waitUntil(lambda: all(r.series is not None and len(r.series.buffer) > 2 for r in window.runs),
+                    timeout=30000)
+    window.pause()
+    for enter in (False, True):
+        if enter:
+            window.presentation.enter((1920, 1080))
+            window.plots.choose(["motion", "phase", "energy"])  # presentation's own choice, with the portrait
+        qtbot.wait(100)  # the layout settles
+        report = redraw(window)
+        phase = [p for p in report["plots"] if p["name"] == "phase"]
+        assert phase and phase[0]["labels"]["left"]["text"], report["plots"]  # the phase portrait is in
+        for plot in report["plots"]:
+            assert not label_runs_past_its_axis(plot), (enter, label_runs_past_its_axis(plot))
+            for label in plot["labels"].values():  # never an empty label, and the units kept whole
+                assert label["text"].strip(), plot
+                assert "(" not in label["text"] or label["text"].rstrip().endswith(")"), plot
     window.presentation.leave()

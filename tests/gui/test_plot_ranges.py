@@ -1,0 +1,50 @@
+"""The plots' ranges (gui/plot_ranges.py): data never sits on a plot's edge, the knife-edge's
+phase portrait included (its x came right up to the right edge: a range was kept as long as the
+data stayed inside it, however close)."""
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+
+from eomlab.engine.presets import preset
+from eomlab.gui.plot_ranges import EDGE_ROOM, PlotRanges
+
+from gui_helpers import run_fast, wait_for_samples
+
+
+def gaps_to_edges(plot: pg.PlotWidget, x: np.ndarray, y: np.ndarray) -> list[float]:
+    """The room between the data and the plot's four edges, as fractions of the range shown."""
+    (x0, x1), (y0, y1) = plot.getPlotItem().getViewBox().viewRange()
+    return [(x.min() - x0) / (x1 - x0), (x1 - x.max()) / (x1 - x0),
+            (y.min() - y0) / (y1 - y0), (y1 - y.max()) / (y1 - y0)]
+
+
+def test_a_range_grows_before_the_data_reaches_its_edge(qtbot):
+    plot = pg.PlotWidget()
+    qtbot.addWidget(plot)
+    ranges = PlotRanges({"phase": plot}, (), ())
+    ranges.reset()
+    # a curve that creeps out to the right and up in small steps, as a run's samples come in
+    t = np.linspace(0.0, 6.0, 600)
+    x, y = 2.0 * np.sin(0.3 * t) + 0.1 * t, np.cos(t) * (1 + 0.2 * t)
+    for n in range(5, len(t), 7):
+        ranges.grow_y("phase", float(x[:n].min()), float(x[:n].max()), axis="x")
+        ranges.grow_y("phase", float(y[:n].min()), float(y[:n].max()))
+        gaps = gaps_to_edges(plot, x[:n], y[:n])
+        assert min(gaps) >= 0.5 * EDGE_ROOM, (n, gaps)  # half the room: the margin is of the range grown
+
+
+def test_knife_edge_phase_portrait_keeps_off_its_edges_as_its_samples_come_in(qtbot, make_window):
+    window = make_window(preset("knife_edge").with_settings(t_end=10.0))
+    run_fast(window)
+    wait_for_samples(qtbot, window, 10)
+    qtbot.waitUntil(lambda: window.state != "running", timeout=30000)
+    # replay the run's redraws: the plots drawn up to a cursor that moves on, ranges from afresh
+    panel, worst = window.plots, 1.0
+    panel.ranges.reset()
+    for until in np.linspace(0.2, 10.0, 50):
+        panel.time_limit = lambda until=until: until
+        panel.refresh(["phase"])
+        x, y = panel.series[0].curves["phase"].getData()
+        worst = min(worst, *gaps_to_edges(panel.plots["phase"], x, y))
+    assert worst >= 0.5 * EDGE_ROOM, worst
