@@ -10,6 +10,7 @@ a one-line message and keeps every sample it had.
 """
 from __future__ import annotations
 
+import math
 import time
 from contextlib import contextmanager
 from dataclasses import replace
@@ -187,23 +188,27 @@ class Simulation(RunEdits, Manipulation, SampleQuantities, StartChecks):
 
     def _sample(self, t: float, y: np.ndarray) -> np.ndarray:
         f = self.formulation
-        ev = f.evaluate(t, y)
         self.rhs_evals_sampling += 1
-        ks = ev.dynamics.ks  # every formulation's system has the model's bodies
-        T, V = f.system.energy_at(ks, ev.q)
-        u_model = f.model_speeds(ev.q, ev.u)
-        com = ks.com.ravel()
         drift_pos = drift_vel = 0.0
-        if ev.rows is not None:
-            drift_pos, drift_vel = ev.rows.drift_position, ev.rows.drift_velocity
-            self._watch_condition(ev.rows.A)
+        if f.n_rows == 0 and f.system.joint_coordinates is None:  # no rows: nothing to evaluate but T, V, c
+            q, u = f.state_to_qu(t, y)
+            T, V, com = f.system.energy_and_centres(q, u)  # the compiled path's forward pass when it runs
+            joint_values, multipliers = (), ()
+        else:
+            ev = f.evaluate(t, y)
+            q, u, ks = ev.q, ev.u, ev.dynamics.ks  # every formulation's system has the model's bodies
+            (T, V), com, multipliers = f.system.energy_at(ks, q), ks.com, ev.multipliers
+            joint_values = self._joint_values(t, q, u, ks)
+            if ev.rows is not None:
+                drift_pos, drift_vel = ev.rows.drift_position, ev.rows.drift_velocity
+                self._watch_condition(ev.rows.A)
         if self._quaternions:  # the normalisation constraints count among the holonomic rows
-            drift_pos = max(drift_pos, float(np.max(np.abs(f.system.kin.normalisation_residuals(ev.q)))))
+            drift_pos = max(drift_pos, float(np.max(np.abs(f.system.kin.normalisation_residuals(q)))))
         E = T + V
         if self.E0 is None:
             self.E0, self.T0, self.V0 = E, T, V
-        return np.concatenate(([t], *self._joint_values(t, ev.q, ev.u, ks), ev.q, u_model, com,
-                               [T, V, E, drift_pos, drift_vel], ev.multipliers))
+        return np.concatenate(([t], *joint_values, q, f.model_speeds(q, u), com.ravel(),
+                               [T, V, E, drift_pos, drift_vel], multipliers))
 
     def _joint_values(self, t, q, u, ks) -> tuple:
         """In absolute coordinates the joint coordinates and speeds at this sample, each angle on
@@ -309,6 +314,8 @@ class Simulation(RunEdits, Manipulation, SampleQuantities, StartChecks):
     def _checked_derivative(self, t: float, y: np.ndarray) -> np.ndarray:
         """The formulation's derivative, remembering when it was last NaN or infinite."""
         dy = self.formulation.derivative(t, y)
+        if not math.isfinite(np.add.reduce(dy)):  # one reduction: cheaper than isfinite on each entry
+            dy = self.formulation.checked_derivative(t, y)  # the compiled path's NaN: a singular M is named here
         if not np.all(np.isfinite(dy)):
             self._nonfinite_at = t
             self._nonfinite_trials += 1

@@ -105,6 +105,9 @@ class PinocchioTree:
                 model.appendBodyToJoint(joint_id, inertia, frame)
             joint_of[b] = joint_id
             frame_of[b] = frame
+        self._body_frames = [(joint_of[b], frame_of[b]) for b in range(kin.n_bodies)]  # for `sample_quantities`
+        self._com_body = kin.com_body.copy()
+        self._centres = None
         if model.nv != kin.n_u:
             raise ValueError(f"pinocchio tree has {model.nv} speeds, the model {kin.n_u}")
         self.model, self.data = model, model.createData()
@@ -179,6 +182,52 @@ class PinocchioTree:
             v = self._v_gather
             return self.pin.aba(self.model, self.data, q_pin, u[v], tau[v])[self._v_scatter]
         return self.pin.aba(self.model, self.data, q_pin, u, tau).copy()
+
+
+    def free_state_derivative(self):
+        """y = (q, u) ↦ (q̇ = u, u̇ by ABA) of the unconstrained tree under no extra forces, for
+        joints whose rates are their speeds: one function bound once, as the integrator calls it
+        thousands of times a second. A fresh array per call (the solvers keep earlier ones); no
+        finiteness check (a singular M gives NaN here: the caller names it by the Cholesky path)."""
+        aba, model, data = self.pin.aba, self.model, self.data
+        n = self.n_u
+        no_effort = np.zeros(n)
+        if self._same and not self._permuted:  # revolute and prismatic chains: pinocchio's q is eomlab's
+
+            def derivative(y):
+                out = np.empty(2 * n)
+                out[:n] = y[n:]
+                out[n:] = aba(model, data, y[:n], y[n:], no_effort)
+                return out
+        else:
+            configuration, accelerations = self.configuration, self.accelerations
+
+            def derivative(y):
+                out = np.empty(2 * n)
+                u = y[n:]
+                out[:n] = u
+                out[n:] = accelerations(configuration(y[:n]), u, no_effort)
+                return out
+        return derivative
+
+    def sample_quantities(self, q_pin: np.ndarray, u: np.ndarray) -> tuple[float, float, np.ndarray]:
+        """Kinetic energy, gravity's potential energy (−Σ m g·c) and every body's mass centre
+        (n_bodies, 3), in one forward pass over a copy of the tree with a frame at each mass centre
+        (its own data: the dynamics' stays as it was)."""
+        pin = self.pin
+        if self._centres is None:
+            model = pin.Model(self.model)
+            first = model.nframes
+            for b, (joint, placement) in enumerate(self._body_frames):
+                at = placement * pin.SE3(np.eye(3), self._com_body[b])
+                model.addFrame(pin.Frame(f"mass_centre_{b}", joint, at, pin.FrameType.OP_FRAME))
+            self._centres = (model, model.createData(), first)
+        model, data, first = self._centres
+        v = u[self._v_gather] if self._permuted else u
+        pin.computeMechanicalEnergy(model, data, q_pin, v)
+        pin.updateFramePlacements(model, data)
+        com = np.array([placement.translation for placement in data.oMf])[first:]
+        return float(data.kinetic_energy), float(data.potential_energy), com
 
 
 def _depth_first(parent) -> list[int]:
