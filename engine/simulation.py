@@ -27,7 +27,7 @@ from .model import Model, ModelError, Stabilization
 from .projection import ProjectionFailure, project_positions, project_velocities
 from .manipulation import Manipulation
 from .oscillation import Oscillation, measure_oscillation, small_oscillation_period  # noqa: F401  (for the window)
-from .quantities import RunQuantities, SampleQuantities, state_columns  # noqa: F401  (RunQuantities: for the window)
+from .quantities import RunQuantities, SampleQuantities, csv_columns, state_columns  # noqa: F401  (RunQuantities: for the window)
 from .run_edits import RunEdits, expression_constants, model_with_parameter  # noqa: F401  (for the window)
 from .start_checks import StartChecks
 from .system import SingularMassMatrix, build_system
@@ -81,21 +81,6 @@ def _refused_at_start():
     except RUN_ERRORS as err:
         raise ModelError("", f"at t = 0: the equations of motion cannot be evaluated ({err}): "
                          "a number of the model out of range?") from None
-
-
-def csv_columns(system, formulation) -> list[str]:
-    """t, the joint coordinates and speeds; in absolute coordinates then the poses
-    (`<body>.pose_x`…, engine.absolute) and their speeds; mass centres, energies, drifts and
-    multipliers."""
-    cols = ["t"]
-    joint = system.joint_coordinates
-    if joint is not None:  # absolute coordinates: the joint coordinates, recovered from the poses
-        cols += [*joint.coordinate_names, *joint.speed_names]
-    cols += [*system.coordinate_names, *system.speed_names]
-    for name in system.body_names:
-        cols += [f"{name}.x", f"{name}.y", f"{name}.z"]
-    cols += ["T", "V", "E", "drift_pos", "drift_vel"]
-    return cols + list(formulation.multiplier_names)
 
 
 class Simulation(RunEdits, Manipulation, SampleQuantities, StartChecks):
@@ -313,9 +298,12 @@ class Simulation(RunEdits, Manipulation, SampleQuantities, StartChecks):
 
     def _checked_derivative(self, t: float, y: np.ndarray) -> np.ndarray:
         """The formulation's derivative, remembering when it was last NaN or infinite."""
-        dy = self.formulation.derivative(t, y)
-        if not math.isfinite(np.add.reduce(dy)):  # one reduction: cheaper than isfinite on each entry
-            dy = self.formulation.checked_derivative(t, y)  # the compiled path's NaN: a singular M is named here
+        f = self.formulation
+        dy = f.derivative(t, y)
+        if math.isfinite(np.add.reduce(dy)):  # one reduction: cheaper than isfinite on each entry
+            return dy
+        if f.derivative != f.checked_derivative:  # the compiled tree's NaN: a singular M is named here
+            dy = f.checked_derivative(t, y)
         if not np.all(np.isfinite(dy)):
             self._nonfinite_at = t
             self._nonfinite_trials += 1

@@ -105,9 +105,7 @@ class PinocchioTree:
                 model.appendBodyToJoint(joint_id, inertia, frame)
             joint_of[b] = joint_id
             frame_of[b] = frame
-        self._body_frames = [(joint_of[b], frame_of[b]) for b in range(kin.n_bodies)]  # for `sample_quantities`
-        self._com_body = kin.com_body.copy()
-        self._centres = None
+        self._first_centre = self._add_mass_centre_frames(model, kin, joint_of, frame_of)
         if model.nv != kin.n_u:
             raise ValueError(f"pinocchio tree has {model.nv} speeds, the model {kin.n_u}")
         self.model, self.data = model, model.createData()
@@ -210,23 +208,24 @@ class PinocchioTree:
                 return out
         return derivative
 
+    def _add_mass_centre_frames(self, model, kin, joint_of, frame_of) -> int:
+        """A frame at each body's mass centre (for `sample_quantities`), added before the model's
+        Data is made: pinocchio's Data holds nv³ tensors (about 0.5 GB and 1 s at 200 joints), so a
+        second one is not an option. The index of the first."""
+        pin = self.pin
+        first = model.nframes
+        for b in range(kin.n_bodies):
+            at = frame_of[b] * pin.SE3(np.eye(3), kin.com_body[b].copy())
+            model.addFrame(pin.Frame(f"{kin.body_names[b]}_mass_centre", joint_of[b], at, pin.FrameType.OP_FRAME))
+        return first
+
     def sample_quantities(self, q_pin: np.ndarray, u: np.ndarray) -> tuple[float, float, np.ndarray]:
         """Kinetic energy, gravity's potential energy (−Σ m g·c) and every body's mass centre
-        (n_bodies, 3), in one forward pass over a copy of the tree with a frame at each mass centre
-        (its own data: the dynamics' stays as it was)."""
-        pin = self.pin
-        if self._centres is None:
-            model = pin.Model(self.model)
-            first = model.nframes
-            for b, (joint, placement) in enumerate(self._body_frames):
-                at = placement * pin.SE3(np.eye(3), self._com_body[b])
-                model.addFrame(pin.Frame(f"mass_centre_{b}", joint, at, pin.FrameType.OP_FRAME))
-            self._centres = (model, model.createData(), first)
-        model, data, first = self._centres
-        v = u[self._v_gather] if self._permuted else u
-        pin.computeMechanicalEnergy(model, data, q_pin, v)
+        (n_bodies, 3), from one forward pass."""
+        pin, model, data = self.pin, self.model, self.data
+        pin.computeMechanicalEnergy(model, data, q_pin, u[self._v_gather] if self._permuted else u)
         pin.updateFramePlacements(model, data)
-        com = np.array([placement.translation for placement in data.oMf])[first:]
+        com = np.array([placement.translation for placement in data.oMf])[self._first_centre:]
         return float(data.kinetic_energy), float(data.potential_energy), com
 
 
