@@ -59,10 +59,11 @@ def mujoco_chain(n: int):
 
 
 def per_call(fn, calls: int) -> float:
-    t0 = time.perf_counter()
+    """Process CPU seconds per call (a busy machine's other processes do not count)."""
+    t0 = time.process_time()
     for _ in range(calls):
         fn()
-    return (time.perf_counter() - t0) / calls
+    return (time.process_time() - t0) / calls
 
 
 def rhs_section(sizes, rounds: int) -> list[list[str]]:
@@ -264,7 +265,7 @@ def render(rhs, accuracy, big, first, drift, args) -> str:
     out = [MARK_BEGIN, "### Compiled tree path (bench_compiled.py)", "",
            f"Load average at the end: {load[0]:.2f}, {load[1]:.2f}, {load[2]:.2f} (`uptime`, 2 cores shared). "
            "Planar chains of uniform rods, 0.5 rad per joint, at rest; BLAS limited to one thread.", "",
-           f"One right-hand side, medians of {args.rounds} interleaved rounds; ratios to pinocchio `aba` taken "
+           f"One right-hand side (process CPU time), medians of {args.rounds} interleaved rounds; ratios to pinocchio `aba` taken "
            "inside each round:", "",
            table(["n", "kane (pinocchio path)", "lagrange (pinocchio path)", "kane (numpy path)", "pinocchio aba",
                   "MuJoCo mj_forward", "kane / aba", "lagrange / aba", "numpy kane / aba", "mj_forward / aba"], rhs), "",
