@@ -1,7 +1,7 @@
 """The compiled tree-dynamics path (engine.tree_backend, pinocchio) against pinocchio and MuJoCo
 (measurement, never a test). Planar chains of uniform rods, 0.5 rad per joint, released at rest.
 
-    .venv/bin/python bench/bench_compiled.py            # every section (about 5 minutes on a free machine)
+    .venv/bin/python bench/bench_compiled.py            # every section (about 6 minutes on a free machine)
     .venv/bin/python bench/bench_compiled.py --quick    # fewer rounds, shorter runs
     .venv/bin/python bench/bench_compiled.py --write    # also replace its section in bench/README.md
 
