@@ -1,7 +1,7 @@
 """The compiled tree-dynamics path (engine.tree_backend, pinocchio) against pinocchio and MuJoCo
 (measurement, never a test). Planar chains of uniform rods, 0.5 rad per joint, released at rest.
 
-    .venv/bin/python bench/bench_compiled.py            # every section (about 5 minutes on a free machine)
+    .venv/bin/python bench/bench_compiled.py            # every section (about 6 minutes on a free machine)
     .venv/bin/python bench/bench_compiled.py --quick    # fewer rounds, shorter runs
     .venv/bin/python bench/bench_compiled.py --write    # also replace its section in bench/README.md
 
@@ -10,7 +10,10 @@
 2. equal accuracy: simulated seconds per wall second at max |E − E₀| / |E₀| ≤ 1e-8 over 10 s, eomlab
    DOP853 (loosest rtol = atol in 1e-7 … 1e-13 that meets it) vs MuJoCo RK4 (largest step 2⁻ᵏ·10 ms);
 3. the 200-link chain's real-time factor at rtol = atol = 1e-8 (kane, DOP853, samples every 10 ms);
-4. file to first step in a fresh process at n = 10 and 100, imports (pinocchio's included) counted.
+4. file to first step in a fresh process at n = 10 and 100, imports (pinocchio's included) counted;
+5. the drift floor at n = 50: max |E − E₀| / |E₀| over 10 s on the compiled path (kane, DOP853) for rtol = atol
+   from 1e-9 down to 3e-14 (scipy's floor is 100 ε), the loosest meeting 1e-10 and its simulated seconds per wall
+   second; beside it the round-off of one sampled E (pinocchio's against the numpy path's at the same state).
 """
 from __future__ import annotations
 
@@ -36,6 +39,8 @@ from eomlab.engine.tree_backend import FAST_PATH_VARIABLE  # noqa: E402
 
 MARK_BEGIN, MARK_END = "<!-- bench_compiled: begin -->", "<!-- bench_compiled: end -->"
 DRIFT_BOUND = 1e-8
+FINE_DRIFT_BOUND = 1e-10  # section 5: reachable at n = 50 (issue 17)
+FINE_TOLERANCES = (1e-9, 1e-10, 1e-11, 1e-12, 3e-13, 1e-13, 3e-14)
 WALL_BUDGET = 60.0  # s per run in the equal-accuracy search
 
 
@@ -54,10 +59,11 @@ def mujoco_chain(n: int):
 
 
 def per_call(fn, calls: int) -> float:
-    t0 = time.perf_counter()
+    """Process CPU seconds per call (a busy machine's other processes do not count)."""
+    t0 = time.process_time()
     for _ in range(calls):
         fn()
-    return (time.perf_counter() - t0) / calls
+    return (time.process_time() - t0) / calls
 
 
 def rhs_section(sizes, rounds: int) -> list[list[str]]:
@@ -97,11 +103,16 @@ def rhs_section(sizes, rounds: int) -> list[list[str]]:
     return rows
 
 
+def eomlab_simulation(n: int, t_end: float, tol: float, wall_budget: float = WALL_BUDGET):
+    """One kane DOP853 run to t_end (or the budget), samples every 10 ms, and its max relative energy drift."""
+    sim = Simulation(chain_model(n), method="kane", integrator="DOP853", rtol=tol, atol=tol, t_end=t_end, dt_out=0.01)
+    sim.advance(t_end, wall_budget=wall_budget)
+    return sim, float(np.max(sim.relative_energy_drift(sim.samples()[:, sim.column_index("E")])))
+
+
 def eomlab_run(n: int, t_end: float, tol: float):
     """(wall seconds, relative energy drift, finished) of one kane DOP853 run, samples every 10 ms."""
-    sim = Simulation(chain_model(n), method="kane", integrator="DOP853", rtol=tol, atol=tol, t_end=t_end, dt_out=0.01)
-    sim.advance(t_end, wall_budget=WALL_BUDGET)
-    drift = float(np.max(sim.relative_energy_drift(sim.samples()[:, sim.column_index("E")])))
+    sim, drift = eomlab_simulation(n, t_end, tol)
     return sim.wall_time, drift, sim.t >= t_end and sim.failure is None
 
 
@@ -186,6 +197,37 @@ def big_chain_section(n: int, t_end: float) -> list[list[str]]:
     return rows
 
 
+def energy_round_off(n: int) -> float:
+    """|E(pinocchio) − E(numpy path)| / |E| at a state of the run (0.3 rad per joint, speeds of 1 rad/s):
+    the noise the sampled energy itself carries, far below the bound if the drift has no floor there."""
+    sim = Simulation(chain_model(n), method="kane")
+    system = sim.formulation.system
+    q, u = np.full(n, 0.3), np.linspace(-1.0, 1.0, n)
+    T, V, _ = system.energy_and_centres(q, u)
+    T_ref, V_ref = system.energy_at(system.kin.evaluate(q, u), q)
+    return abs((T + V) - (T_ref + V_ref)) / abs(T_ref + V_ref)
+
+
+def drift_floor_section(n: int, t_end: float) -> tuple[list[list[str]], str]:
+    """One run per tolerance in FINE_TOLERANCES on the compiled path, all of them (a floor would show
+    as the drift ceasing to fall); the summary names the loosest meeting FINE_DRIFT_BOUND."""
+    rows, loosest = [], None
+    with BLAS.limit(limits=1):
+        os.environ[FAST_PATH_VARIABLE] = "1"
+        for tol in FINE_TOLERANCES:
+            sim, drift = eomlab_simulation(n, t_end, tol, wall_budget=4 * WALL_BUDGET)
+            met = drift <= FINE_DRIFT_BOUND and sim.t >= t_end and sim.failure is None
+            loosest = loosest or (tol if met else None)
+            rows.append([f"{tol:g}", f"{drift:.2e}", "yes" if met else "no", f"{sim.t / sim.wall_time:.3g}",
+                         str(sim.stats["rhs_evals"]), f"{sim.t:g} s"])
+            print("  drift floor", rows[-1], flush=True)
+        os.environ.pop(FAST_PATH_VARIABLE)
+        noise = energy_round_off(n)
+    summary = (f"loosest rtol = atol meeting {FINE_DRIFT_BOUND:g}: {loosest:g}" if loosest else
+               f"{FINE_DRIFT_BOUND:g} not met down to rtol {FINE_TOLERANCES[-1]:g}")
+    return rows, f"{summary}; round-off of one sampled E (pinocchio vs numpy path): {noise:.1e}"
+
+
 FIRST_STEP = """
 import time, sys
 t0 = time.perf_counter()
@@ -218,12 +260,12 @@ def first_step_section(sizes, repeats: int) -> list[list[str]]:
     return rows
 
 
-def render(rhs, accuracy, big, first, args) -> str:
+def render(rhs, accuracy, big, first, drift, args) -> str:
     load = os.getloadavg()
     out = [MARK_BEGIN, "### Compiled tree path (bench_compiled.py)", "",
            f"Load average at the end: {load[0]:.2f}, {load[1]:.2f}, {load[2]:.2f} (`uptime`, 2 cores shared). "
            "Planar chains of uniform rods, 0.5 rad per joint, at rest; BLAS limited to one thread.", "",
-           f"One right-hand side, medians of {args.rounds} interleaved rounds; ratios to pinocchio `aba` taken "
+           f"One right-hand side (process CPU time), medians of {args.rounds} interleaved rounds; ratios to pinocchio `aba` taken "
            "inside each round:", "",
            table(["n", "kane (pinocchio path)", "lagrange (pinocchio path)", "kane (numpy path)", "pinocchio aba",
                   "MuJoCo mj_forward", "kane / aba", "lagrange / aba", "numpy kane / aba", "mj_forward / aba"], rhs), "",
@@ -238,7 +280,12 @@ def render(rhs, accuracy, big, first, args) -> str:
            "File to first step in a fresh process (load_model + Simulation + one DOP853 step; best of "
            f"{args.repeats}; \"first\" is the first process, imports included — pinocchio has no JIT, so a fresh "
            "install pays only its import):", "",
-           table(["n", "path", "file to first step", "imports", "first process, all in"], first), MARK_END]
+           table(["n", "path", "file to first step", "imports", "first process, all in"], first), "",
+           f"Drift floor at n = 50 on the pinocchio path: max |E − E₀|/|E₀| over {args.t_end:g} s (kane, DOP853, "
+           "samples every 10 ms) for each rtol = atol, every one run (a floor would show as the drift ceasing to "
+           f"fall); {drift[1]}:", "",
+           table(["rtol = atol", "max relative drift", f"≤ {FINE_DRIFT_BOUND:g}", "simulated s per wall s", "RHS",
+                  "simulated"], drift[0]), MARK_END]
     return "\n".join(out)
 
 
@@ -257,7 +304,9 @@ def main(argv=None) -> int:
     big = big_chain_section(200, 2.0 if args.quick else 5.0)
     print("section 4: file to first step", flush=True)
     first = first_step_section((10, 100), args.repeats)
-    text = render(rhs, accuracy, big, first, args)
+    print("section 5: drift floor at n = 50", flush=True)
+    drift = drift_floor_section(50, args.t_end)
+    text = render(rhs, accuracy, big, first, drift, args)
     print(text)
     if args.write:
         readme = os.path.join(HERE, "README.md")

@@ -21,8 +21,23 @@ from .momenta import angular_momenta, angular_velocities, mass_centre_velocities
 from .system import build_system
 
 
+def csv_columns(system, formulation) -> list[str]:
+    """t, the joint coordinates and speeds; in absolute coordinates then the poses
+    (`<body>.pose_x`…, engine.absolute) and their speeds; mass centres, energies, drifts and
+    multipliers."""
+    cols = ["t"]
+    joint = system.joint_coordinates
+    if joint is not None:  # absolute coordinates: the joint coordinates, recovered from the poses
+        cols += [*joint.coordinate_names, *joint.speed_names]
+    cols += [*system.coordinate_names, *system.speed_names]
+    for name in system.body_names:
+        cols += [f"{name}.x", f"{name}.y", f"{name}.z"]
+    cols += ["T", "V", "E", "drift_pos", "drift_vel"]
+    return cols + list(formulation.multiplier_names)
+
+
 def state_columns(system) -> tuple[slice, slice]:
-    """The columns of a sample row (`simulation.csv_columns`) that hold the integrated coordinates
+    """The columns of a sample row (`csv_columns`) that hold the integrated coordinates
     and the model's speeds: after t, and in absolute coordinates after the joint columns."""
     joint = system.joint_coordinates
     first = 1 + (len(joint.coordinate_names) + len(joint.speed_names) if joint else 0)

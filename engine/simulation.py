@@ -10,6 +10,7 @@ a one-line message and keeps every sample it had.
 """
 from __future__ import annotations
 
+import math
 import time
 from contextlib import contextmanager
 from dataclasses import replace
@@ -26,7 +27,7 @@ from .model import Model, ModelError, Stabilization
 from .projection import ProjectionFailure, project_positions, project_velocities
 from .manipulation import Manipulation
 from .oscillation import Oscillation, measure_oscillation, small_oscillation_period  # noqa: F401  (for the window)
-from .quantities import RunQuantities, SampleQuantities, state_columns  # noqa: F401  (RunQuantities: for the window)
+from .quantities import RunQuantities, SampleQuantities, csv_columns, state_columns  # noqa: F401  (RunQuantities: for the window)
 from .run_edits import RunEdits, expression_constants, model_with_parameter  # noqa: F401  (for the window)
 from .start_checks import StartChecks
 from .system import SingularMassMatrix, build_system
@@ -80,21 +81,6 @@ def _refused_at_start():
     except RUN_ERRORS as err:
         raise ModelError("", f"at t = 0: the equations of motion cannot be evaluated ({err}): "
                          "a number of the model out of range?") from None
-
-
-def csv_columns(system, formulation) -> list[str]:
-    """t, the joint coordinates and speeds; in absolute coordinates then the poses
-    (`<body>.pose_x`…, engine.absolute) and their speeds; mass centres, energies, drifts and
-    multipliers."""
-    cols = ["t"]
-    joint = system.joint_coordinates
-    if joint is not None:  # absolute coordinates: the joint coordinates, recovered from the poses
-        cols += [*joint.coordinate_names, *joint.speed_names]
-    cols += [*system.coordinate_names, *system.speed_names]
-    for name in system.body_names:
-        cols += [f"{name}.x", f"{name}.y", f"{name}.z"]
-    cols += ["T", "V", "E", "drift_pos", "drift_vel"]
-    return cols + list(formulation.multiplier_names)
 
 
 class Simulation(RunEdits, Manipulation, SampleQuantities, StartChecks):
@@ -187,23 +173,27 @@ class Simulation(RunEdits, Manipulation, SampleQuantities, StartChecks):
 
     def _sample(self, t: float, y: np.ndarray) -> np.ndarray:
         f = self.formulation
-        ev = f.evaluate(t, y)
         self.rhs_evals_sampling += 1
-        ks = ev.dynamics.ks  # every formulation's system has the model's bodies
-        T, V = f.system.energy_at(ks, ev.q)
-        u_model = f.model_speeds(ev.q, ev.u)
-        com = ks.com.ravel()
         drift_pos = drift_vel = 0.0
-        if ev.rows is not None:
-            drift_pos, drift_vel = ev.rows.drift_position, ev.rows.drift_velocity
-            self._watch_condition(ev.rows.A)
+        if f.n_rows == 0 and f.system.joint_coordinates is None:  # no rows: nothing to evaluate but T, V, c
+            q, u = f.state_to_qu(t, y)
+            T, V, com = f.system.energy_and_centres(q, u)  # the compiled path's forward pass when it runs
+            joint_values, multipliers = (), ()
+        else:
+            ev = f.evaluate(t, y)
+            q, u, ks = ev.q, ev.u, ev.dynamics.ks  # every formulation's system has the model's bodies
+            (T, V), com, multipliers = f.system.energy_at(ks, q), ks.com, ev.multipliers
+            joint_values = self._joint_values(t, q, u, ks)
+            if ev.rows is not None:
+                drift_pos, drift_vel = ev.rows.drift_position, ev.rows.drift_velocity
+                self._watch_condition(ev.rows.A)
         if self._quaternions:  # the normalisation constraints count among the holonomic rows
-            drift_pos = max(drift_pos, float(np.max(np.abs(f.system.kin.normalisation_residuals(ev.q)))))
+            drift_pos = max(drift_pos, float(np.max(np.abs(f.system.kin.normalisation_residuals(q)))))
         E = T + V
         if self.E0 is None:
             self.E0, self.T0, self.V0 = E, T, V
-        return np.concatenate(([t], *self._joint_values(t, ev.q, ev.u, ks), ev.q, u_model, com,
-                               [T, V, E, drift_pos, drift_vel], ev.multipliers))
+        return np.concatenate(([t], *joint_values, q, f.model_speeds(q, u), com.ravel(),
+                               [T, V, E, drift_pos, drift_vel], multipliers))
 
     def _joint_values(self, t, q, u, ks) -> tuple:
         """In absolute coordinates the joint coordinates and speeds at this sample, each angle on
@@ -308,7 +298,12 @@ class Simulation(RunEdits, Manipulation, SampleQuantities, StartChecks):
 
     def _checked_derivative(self, t: float, y: np.ndarray) -> np.ndarray:
         """The formulation's derivative, remembering when it was last NaN or infinite."""
-        dy = self.formulation.derivative(t, y)
+        f = self.formulation
+        dy = f.derivative(t, y)
+        if math.isfinite(np.add.reduce(dy)):  # one reduction: cheaper than isfinite on each entry
+            return dy
+        if f.derivative != f.checked_derivative:  # the compiled tree's NaN: a singular M is named here
+            dy = f.checked_derivative(t, y)
         if not np.all(np.isfinite(dy)):
             self._nonfinite_at = t
             self._nonfinite_trials += 1

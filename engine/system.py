@@ -203,6 +203,13 @@ class MechanicalSystem:
         dyn = self.dynamics(t, q, u)
         return np.concatenate((dyn.qd, self.free_accelerations(dyn)))
 
+    def free_state_derivative(self):
+        """The compiled path's y = (q, u) ↦ (q̇, u̇) of the unconstrained tree without force
+        elements, bound once (engine.tree_backend), or None (numpy path, or q̇ ≠ u: body rates)."""
+        if self.tree_backend is None or self.has_body_rates:
+            return None
+        return self.tree_backend.free_state_derivative()
+
     def free_accelerations(self, dyn: Dynamics) -> np.ndarray:
         """u_dot of the unconstrained tree, M⁻¹ forcing: by the articulated-body algorithm on the
         compiled path (M never formed), by Cholesky of M on the numpy path or when ABA fails."""
@@ -273,6 +280,14 @@ class MechanicalSystem:
         rot = np.einsum("bi,bij,bj->b", ks.omega, I_w, ks.omega)
         trans = self.kin.mass * np.einsum("bi,bi->b", ks.v_com, ks.v_com)
         return 0.5 * float(np.sum(trans + rot))
+
+    def energy_and_centres(self, q, u) -> tuple[float, float, np.ndarray]:
+        """T, V and every body's mass centre (n_bodies, 3): in one pass of the compiled path when it
+        runs and no force element adds a potential, else from the numpy kinematics."""
+        if self.tree_backend is None or self.forces:
+            ks = self.kin.evaluate(q, u)
+            return *self.energy_at(ks, q), ks.com
+        return self.tree_backend.sample_quantities(self.tree_backend.configuration(q), u)
 
     def energy(self, t, q, u) -> tuple[float, float]:
         """Kinetic and potential energy (gravity, springs, joint springs)."""

@@ -105,6 +105,7 @@ class PinocchioTree:
                 model.appendBodyToJoint(joint_id, inertia, frame)
             joint_of[b] = joint_id
             frame_of[b] = frame
+        self._first_centre = self._add_mass_centre_frames(model, kin, joint_of, frame_of)
         if model.nv != kin.n_u:
             raise ValueError(f"pinocchio tree has {model.nv} speeds, the model {kin.n_u}")
         self.model, self.data = model, model.createData()
@@ -117,12 +118,9 @@ class PinocchioTree:
         self._v_gather = np.array(v_gather, dtype=int)
         self._v_scatter = np.argsort(self._v_gather)  # pinocchio's index of each eomlab speed
         self._permuted = not np.array_equal(self._v_gather, np.arange(kin.n_u))
-        # the same tree without gravity: its RNEA at u̇ = 0 is the velocity-product terms alone
-        self._weightless = model.copy()
-        self._weightless.gravity.linear = np.zeros(3)
-        self._weightless_data = self._weightless.createData()
-        # the bodies' frames for their kinematic state (engine.compiled_kinematics)
-        self._kinematics_data = model.createData()  # its own: a state's stages never meet M's calls
+        # one Data for every call (pinocchio's holds nv³ tensors: about 0.5 GB and 1 s to make at 200
+        # joints); each method reads what it needs from it before it returns
+        self._weightless, self._gravity = pin.Motion.Zero(), pin.Motion(model.gravity)  # copies
         self._body_joint = np.array([joint_of[b] for b in range(kin.n_bodies)], dtype=int)
         placed = np.array([frame_of[b].homogeneous for b in range(kin.n_bodies)]).reshape(kin.n_bodies, 4, 4)
         self._body_frames = None if np.array_equal(placed, np.broadcast_to(np.eye(4), placed.shape)) else placed
@@ -191,11 +189,12 @@ class PinocchioTree:
         return self.pin.aba(self.model, self.data, q_pin, u, tau).copy()
 
     def velocity_products(self, q_pin: np.ndarray, u: np.ndarray) -> np.ndarray:
-        """C (the velocity-product terms alone) by RNEA on the tree without gravity."""
-        if self._permuted:
-            return self.pin.nonLinearEffects(self._weightless, self._weightless_data, q_pin,
-                                             u[self._v_gather])[self._v_scatter]
-        return self.pin.nonLinearEffects(self._weightless, self._weightless_data, q_pin, u).copy()
+        """C (the velocity-product terms alone) by RNEA with gravity switched off for the call."""
+        self.model.gravity = self._weightless
+        try:
+            return self.bias_forces(q_pin, u)
+        finally:
+            self.model.gravity = self._gravity
 
     def gravity_forces(self, q_pin: np.ndarray) -> np.ndarray:
         """Q_gravity, the generalized gravity forces (pinocchio's g(q) is the torque that holds them)."""
@@ -215,7 +214,7 @@ class PinocchioTree:
         """R (nb, 3, 3) and origin (nb, 3) of every body frame, and each speed's world twist (nu, 6)
         in eomlab's order: the velocity of the body-fixed point at the world origin, then the
         angular axis. One pass of pinocchio's joint Jacobians (WORLD)."""
-        data = self._kinematics_data
+        data = self.data
         self.pin.computeJointJacobians(self.model, data, q_pin)
         J = np.array(data.J).reshape(6, self.n_u)  # (a single column comes back 1-D)
         if self._permuted:
@@ -228,7 +227,7 @@ class PinocchioTree:
     def bias_twists(self, q_pin: np.ndarray, u: np.ndarray) -> np.ndarray:
         """(nb, 6) the rate of every body's world twist at u̇ = 0 (linear part at the world origin,
         then angular): Σ over the speeds that move the body of J̇ u (pinocchio's dJ, WORLD)."""
-        data = self._kinematics_data
+        data = self.data
         if self._permuted:
             self.pin.computeJointJacobiansTimeVariation(self.model, data, q_pin, u[self._v_gather])
             dJ = data.dJ.reshape(6, self.n_u)[:, self._v_scatter]
@@ -236,6 +235,53 @@ class PinocchioTree:
             self.pin.computeJointJacobiansTimeVariation(self.model, data, q_pin, u)
             dJ = data.dJ.reshape(6, self.n_u)
         return self.kin.moved @ (dJ.T * u[:, None])
+
+
+    def free_state_derivative(self):
+        """y = (q, u) ↦ (q̇ = u, u̇ by ABA) of the unconstrained tree under no extra forces, for
+        joints whose rates are their speeds: one function bound once, as the integrator calls it
+        thousands of times a second. A fresh array per call (the solvers keep earlier ones); no
+        finiteness check (a singular M gives NaN here: the caller names it by the Cholesky path)."""
+        aba, model, data = self.pin.aba, self.model, self.data
+        n = self.n_u
+        no_effort = np.zeros(n)
+        if self._same and not self._permuted:  # revolute and prismatic chains: pinocchio's q is eomlab's
+
+            def derivative(y):
+                out = np.empty(2 * n)
+                out[:n] = y[n:]
+                out[n:] = aba(model, data, y[:n], y[n:], no_effort)
+                return out
+        else:
+            configuration, accelerations = self.configuration, self.accelerations
+
+            def derivative(y):
+                out = np.empty(2 * n)
+                u = y[n:]
+                out[:n] = u
+                out[n:] = accelerations(configuration(y[:n]), u, no_effort)
+                return out
+        return derivative
+
+    def _add_mass_centre_frames(self, model, kin, joint_of, frame_of) -> int:
+        """A frame at each body's mass centre (for `sample_quantities`), added before the model's
+        Data is made: pinocchio's Data holds nv³ tensors (about 0.5 GB and 1 s at 200 joints), so a
+        second one is not an option. The index of the first."""
+        pin = self.pin
+        first = model.nframes
+        for b in range(kin.n_bodies):
+            at = frame_of[b] * pin.SE3(np.eye(3), kin.com_body[b].copy())
+            model.addFrame(pin.Frame(f"{kin.body_names[b]}_mass_centre", joint_of[b], at, pin.FrameType.OP_FRAME))
+        return first
+
+    def sample_quantities(self, q_pin: np.ndarray, u: np.ndarray) -> tuple[float, float, np.ndarray]:
+        """Kinetic energy, gravity's potential energy (−Σ m g·c) and every body's mass centre
+        (n_bodies, 3), from one forward pass."""
+        pin, model, data = self.pin, self.model, self.data
+        pin.computeMechanicalEnergy(model, data, q_pin, u[self._v_gather] if self._permuted else u)
+        pin.updateFramePlacements(model, data)
+        com = np.array([placement.translation for placement in data.oMf])[self._first_centre:]
+        return float(data.kinetic_energy), float(data.potential_energy), com
 
 
 def _depth_first(parent) -> list[int]:

@@ -39,35 +39,38 @@ def drawing(model: Model, rotations: np.ndarray, origins: np.ndarray, mass_centr
             turn: np.ndarray | None = None) -> Drawing:
     """Place every body's shape with its pose (rotations (nb,3,3), hinge origins (nb,3), mass
     centres (nb,3), in the order of `model.bodies`; `turn` (3×3) is the rotation the pose was
-    given from world coordinates, e.g. the 3-D view's z against gravity).
+    given from world coordinates, e.g. the 3-D view's z against gravity). Hinges, links, rods and
+    mass centres are stacked over all bodies at once (a 200-link chain is drawn every frame); only
+    disks, spheres and boxes are placed one by one.
 
     A root joint's ground point is where the model fixes it (its `at` on the ground); a slide's
     body moves away from it along the rail, drawn as a thin line from that point."""
-    index = {b.name: i for i, b in enumerate(model.bodies)}
-    rods, outlines, links, hinges, ground, coms, sizes = [], [], [], [], [], [], []
-    for i, body in enumerate(model.bodies):
-        R, o, c = rotations[i], origins[i], mass_centres[i]
-        if body.parent == GROUND:
-            if body.joint.type == "prismatic":
-                anchor = np.asarray(body.joint.at, dtype=float)
-                anchor = anchor if turn is None else turn @ anchor
-                ground.append(anchor)
-                if np.linalg.norm(o - anchor) > 1e-12:
-                    links.append(np.array([anchor, o]))
-            elif body.joint.type not in ("free",):
-                ground.append(o)
-        else:
-            p = index.get(body.parent)
-            if p is not None and np.linalg.norm(origins[p] - o) > 1e-12:
-                links.append(np.array([origins[p], o]))
-            if body.joint.type != "fixed":
-                hinges.append(o)
-        shape = body.shape
-        kind = shape.kind if shape is not None else "point"
-        if kind == "rod" and shape.length > 0:
-            half = 0.5 * shape.length * R[:, 0]
-            rods.append(np.array([c - half, c + half]))
-        elif kind == "disk" and shape.radius > 0:
+    bodies = model.bodies
+    rotations, origins, mass_centres = (np.asarray(a, dtype=float).reshape(len(bodies), *shape)
+                                        for a, shape in ((rotations, (3, 3)), (origins, (3,)), (mass_centres, (3,))))
+    index = {b.name: i for i, b in enumerate(bodies)}
+    on_ground = np.array([b.parent == GROUND for b in bodies], dtype=bool)
+    parent = np.array([-1 if b.parent == GROUND else index.get(b.parent, -1) for b in bodies], dtype=int)
+    fixed = np.array([b.joint.type == "fixed" for b in bodies], dtype=bool)
+    free = np.array([b.joint.type == "free" for b in bodies], dtype=bool)
+    shapes = [b.shape for b in bodies]
+    kinds = [shape.kind if shape is not None else "point" for shape in shapes]
+    mass = np.array([b.mass for b in bodies], dtype=float)
+    # thin links, in each body's order: parent hinge to hinge, then hinge to a shape's centre
+    parent_origins = origins[np.maximum(parent, 0)]
+    to_parent = (parent >= 0) & (np.linalg.norm(parent_origins - origins, axis=1) > 1e-12)
+    centred = np.array([k in ("point", "disk", "sphere", "box") for k in kinds], dtype=bool)
+    to_centre = centred & (np.linalg.norm(mass_centres - origins, axis=1) > 1e-12)
+    segments = np.stack((np.stack((parent_origins, origins), axis=1), np.stack((origins, mass_centres), axis=1)), axis=1)
+    links = list(segments[np.stack((to_parent, to_centre), axis=1)])
+    lengths = np.array([s.length if k == "rod" else 0.0 for s, k in zip(shapes, kinds)], dtype=float)
+    rod = lengths > 0
+    half = 0.5 * lengths[rod, None] * rotations[rod, :, 0]
+    rods = list(np.stack((mass_centres[rod] - half, mass_centres[rod] + half), axis=1))
+    outlines = []
+    for i, (shape, kind) in enumerate(zip(shapes, kinds)):
+        R, c = rotations[i], mass_centres[i]
+        if kind == "disk" and shape.radius > 0:
             outlines.append(_circle(c, R[:, 0], R[:, 1], shape.radius))
             outlines.append(np.array([c, c + shape.radius * R[:, 0]]))  # a spoke shows the turning
         elif kind == "sphere" and shape.radius > 0:
@@ -75,13 +78,16 @@ def drawing(model: Model, rotations: np.ndarray, origins: np.ndarray, mass_centr
                 outlines.append(_circle(c, R[:, a], R[:, b], shape.radius))
         elif kind == "box" and any(shape.size):
             outlines.extend(_box_edges(c, R, np.asarray(shape.size, dtype=float)))
-        if kind in ("point", "disk", "sphere", "box") and np.linalg.norm(c - o) > 1e-12:
-            links.append(np.array([o, c]))
-        if body.mass > 0:
-            coms.append(c)
-            sizes.append(7.0 + 5.0 * np.cbrt(body.mass))
-    as3 = lambda rows: np.asarray(rows, dtype=float).reshape(-1, 3)
-    return Drawing(rods, outlines, links, as3(hinges), as3(ground), as3(coms), np.asarray(sizes, dtype=float))
+    hinges = origins[~on_ground & ~fixed]
+    slide = on_ground & np.array([b.joint.type == "prismatic" for b in bodies], dtype=bool)
+    ground = origins[on_ground & ~free & ~slide]
+    if slide.any():  # a slide's ground point stays at its anchor; the rail runs from it to the body
+        anchors = np.array([bodies[i].joint.at for i in np.flatnonzero(slide)], dtype=float).reshape(-1, 3)
+        anchors = anchors if turn is None else anchors @ np.asarray(turn, dtype=float).T
+        ground = np.concatenate((ground, anchors))
+        links += [np.array([a, o]) for a, o in zip(anchors, origins[slide]) if np.linalg.norm(o - a) > 1e-12]
+    weighty = mass > 0
+    return Drawing(rods, outlines, links, hinges, ground, mass_centres[weighty], 7.0 + 5.0 * np.cbrt(mass[weighty]))
 
 
 def _circle(centre, e1, e2, radius) -> np.ndarray:

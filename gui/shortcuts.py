@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from PySide6.QtCore import QEvent, QObject, Qt
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction, QKeyEvent, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractSpinBox,
     QComboBox,
@@ -118,6 +118,10 @@ class KeyRouter(QObject):
         return None
 
     def eventFilter(self, target, event) -> bool:
+        # this filter sees every event of the application (thousands a second while a run draws):
+        # isinstance costs well under a microsecond, event.type()'s Python enum about ten
+        if not isinstance(event, QKeyEvent):
+            return False
         kind = event.type()
         if kind not in (QEvent.KeyPress, QEvent.ShortcutOverride):
             return False

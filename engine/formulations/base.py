@@ -56,6 +56,9 @@ class Formulation(ABC):
         self.baumgarte = (stab.alpha, stab.beta) if stab.kind == "baumgarte" else None
         # no rows on the compiled path: the right-hand side is (q̇, ABA), nothing else to form
         self._free_tree = self.n_rows == 0 and system.compiled and self.tree_equations_when_free
+        tree_derivative = system.free_state_derivative() if self._free_tree else None
+        if tree_derivative is not None:
+            self.derivative = self._bound_tree_derivative(tree_derivative)
 
     # --- the state it integrates ----------------------------------------------------------
 
@@ -87,8 +90,9 @@ class Formulation(ABC):
 
     # --- evaluation -----------------------------------------------------------------------
 
-    def derivative(self, t: float, y: np.ndarray) -> np.ndarray:
-        """The integrator's right-hand side: no multipliers (they are needed at samples only)."""
+    def checked_derivative(self, t: float, y: np.ndarray) -> np.ndarray:
+        """The integrator's right-hand side: no multipliers (they are needed at samples only); a
+        singular M raises SingularMassMatrix naming the speed that moves no mass."""
         self.rhs_evals += 1
         if self._free_tree:  # (q, u) is the whole state when there are no rows
             n = self.system.n_q
@@ -99,6 +103,23 @@ class Formulation(ABC):
         finally:
             self.multipliers_wanted = True
         return self.state_derivative(ev)
+
+    #: the integrator's right-hand side; on the compiled path without rows an instance binds its
+    #: own (`_bound_tree_derivative`), which may give NaN where `checked_derivative` would raise
+    derivative = checked_derivative
+
+    def _bound_tree_derivative(self, tree_derivative):
+        """(q̇, ABA) straight from y, with no per-call branching but for force elements a pull or
+        push appends during a run (those take the general path)."""
+        forces, general = self.system.forces, self.checked_derivative
+
+        def derivative(t: float, y: np.ndarray) -> np.ndarray:
+            if forces:
+                return general(t, y)
+            self.rhs_evals += 1
+            return tree_derivative(y)
+
+        return derivative
 
     def state_derivative(self, ev: Evaluation) -> np.ndarray:
         return np.concatenate((ev.dynamics.qd, ev.u_dot))

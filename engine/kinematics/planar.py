@@ -31,9 +31,10 @@ class PlanarKinematics:
         self._origin_z = T.T @ at[:, 2]  # heights never change
 
     def poses(self, q: np.ndarray):
-        """World rotation (nb, 3, 3) and hinge origin (nb, 3) of every body."""
-        ks = self.positions(q)
-        return ks.R, ks.origin
+        """World rotation (nb, 3, 3) and hinge origin (nb, 3) of every body (no Jacobians: what a
+        drawn frame needs, O(n) but for one product with the path matrix)."""
+        e, _, _, origin_c = self._complex_poses(q)
+        return self._rotations(e), self._spatial(origin_c, self._origin_z)
 
     @staticmethod
     def _layout(tree):
@@ -60,29 +61,41 @@ class PlanarKinematics:
                 slide[k], slide[k + 1] = (1.0, 0.0), (0.0, 1.0)
         return beta, theta_map, dx_map, dy_map, rot_sign, slide
 
-    def positions(self, q: np.ndarray) -> KinematicState:
-        """Poses and partial velocities at q, in complex numbers; the velocity fields are those of u = 0."""
-        beta, rot_sign = self._beta, self._rot_sign
-        nb, nu = self.n_bodies, self.n_u
-        T_t = self.path_matrix.T
+    def _complex_poses(self, q: np.ndarray):
+        """(e^{iφ} of each body, of its joint frame, origin − parent's origin, origin), complex."""
+        nb = self.n_bodies
         maps = self._planar_maps @ q  # relative angle and joint-frame translation, stacked
         theta_rel, d = maps[:nb], maps[nb : 2 * nb] + 1j * maps[2 * nb :]
-        phi = T_t @ (beta + theta_rel)  # absolute body angles
+        phi = self.path_matrix.T @ (self._beta + theta_rel)  # absolute body angles
         e = np.exp(1j * phi)
         e_J = e * np.exp(-1j * theta_rel)  # the joint frames
-        e_p = parent_values_complex(e, self.parent)
-        r = e_p * self._at_complex + e_J * d  # origin_i − origin_parent
-        origin_c = self._path_complex_t @ r
-        com_c = origin_c + e * self._com_complex
-        origin = np.empty((nb, 3))
-        origin[:, 0], origin[:, 1], origin[:, 2] = origin_c.real, origin_c.imag, self._origin_z
-        com = np.empty((nb, 3))
-        com[:, 0], com[:, 1], com[:, 2] = com_c.real, com_c.imag, self._origin_z + self.com_body[:, 2]
-        R = np.zeros((nb, 3, 3))
+        r = parent_values_complex(e, self.parent) * self._at_complex + e_J * d  # origin_i − origin_parent
+        return e, e_J, r, self._path_complex_t @ r
+
+    @staticmethod
+    def _spatial(points_c: np.ndarray, z: np.ndarray) -> np.ndarray:
+        out = np.empty((points_c.size, 3))
+        out[:, 0], out[:, 1], out[:, 2] = points_c.real, points_c.imag, z
+        return out
+
+    @staticmethod
+    def _rotations(e: np.ndarray) -> np.ndarray:
+        R = np.zeros((e.size, 3, 3))
         R[:, 0, 0] = R[:, 1, 1] = e.real
         R[:, 1, 0] = e.imag
         R[:, 0, 1] = -e.imag
         R[:, 2, 2] = 1.0
+        return R
+
+    def positions(self, q: np.ndarray) -> KinematicState:
+        """Poses and partial velocities at q, in complex numbers; the velocity fields are those of u = 0."""
+        rot_sign = self._rot_sign
+        nb, nu = self.n_bodies, self.n_u
+        e, e_J, r, origin_c = self._complex_poses(q)
+        com_c = origin_c + e * self._com_complex
+        origin = self._spatial(origin_c, self._origin_z)
+        com = self._spatial(com_c, self._origin_z + self.com_body[:, 2])
+        R = self._rotations(e)
         # partial velocities (columns of J): turning speeds i σ (c_j − o_s), sliding speeds their axis
         sb = self.speed_body
         slide_c = e_J[sb] * self._slide_complex

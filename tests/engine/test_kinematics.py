@@ -34,6 +34,8 @@ def test_planar_path_equals_the_general_recursion(name):
         a, b = kin.evaluate(q, u), general.evaluate(q, u)
         for f in FIELDS:
             assert np.allclose(getattr(a, f), getattr(b, f), atol=1e-13, rtol=0), f
+        R, origin = kin.poses(q)  # the planar path's poses alone, without its Jacobians
+        assert np.allclose(R, b.R, atol=1e-13, rtol=0) and np.allclose(origin, b.origin, atol=1e-13, rtol=0)
 
 
 @pytest.mark.parametrize("name", ["planar_chain", "spatial_chain", "heavy_top", "rolling_disk_leaning"])

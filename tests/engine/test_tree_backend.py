@@ -199,6 +199,52 @@ def test_hidden_trees_agree_with_the_numpy_path(monkeypatch, name, coordinates):
     _compare_formulations(monkeypatch, HIDDEN[name](), coordinates)
 
 
+@pytest.mark.parametrize("name", sorted(PRESETS) + sorted(HIDDEN))
+def test_sample_energies_and_mass_centres_agree_with_the_numpy_path(monkeypatch, name):
+    """T, gravity's V and the mass centres a sample row holds, from pinocchio's one forward pass."""
+    model = HIDDEN[name]() if name in HIDDEN else preset(name)
+    fast, reference = _systems(monkeypatch, model, "joint")
+    rng = np.random.default_rng(5)
+    for _ in range(2):
+        q = fast.q0 + 0.05 * rng.standard_normal(fast.n_q)
+        u = fast.u0 + 0.5 * rng.standard_normal(fast.n_u)
+        backend = fast.tree_backend
+        T, V, com = backend.sample_quantities(backend.configuration(q), u)
+        ks = reference.kin.evaluate(q, u)
+        V_ref = -float(np.sum(reference.kin.mass * (ks.com @ reference.gravity)))
+        _close(T, reference.kinetic_energy(q, u), f"{name}: kinetic energy")
+        _close(V, V_ref, f"{name}: potential energy of gravity")
+        _close(com, ks.com, f"{name}: mass centres")
+
+
+def test_the_bound_right_hand_side_counts_and_hands_a_force_element_to_the_general_path(monkeypatch):
+    model = preset("planar_chain", n=4)
+    fast, reference = _systems(monkeypatch, model, "joint")
+    f_fast, f_ref = make_formulation("kane", fast, model.settings), make_formulation("kane", reference, model.settings)
+    assert f_fast.derivative != f_fast.checked_derivative  # bound once on the compiled path
+    y = _random_state(f_ref, np.random.default_rng(2))
+    free = f_fast.derivative(0.0, y)
+    _close(free, f_ref.derivative(0.0, y), "right-hand side")
+    assert f_fast.rhs_evals == 1
+    fast.forces.append(_TorqueOnFirstSpeed())  # as a pull appends one during a run
+    reference.forces.append(_TorqueOnFirstSpeed())
+    pushed = f_fast.derivative(0.0, y)
+    assert abs(pushed[4] - free[4]) > 1.0  # the torque acts
+    _close(pushed, f_ref.derivative(0.0, y), "right-hand side with a force element appended")
+    assert f_fast.rhs_evals == 2  # each call counted once, on either path
+
+
+class _TorqueOnFirstSpeed:
+    """A force element of constant generalized force on the first speed (as a pull adds one mid-run)."""
+
+    conservative = False
+
+    def generalized(self, ctx):
+        Q = np.zeros(len(ctx.u))
+        Q[0] = 3.0
+        return Q
+
+
 def test_the_environment_switches_the_path_off(monkeypatch):
     monkeypatch.setenv(FAST_PATH_VARIABLE, "0")
     system = build_system(preset("planar_chain", n=3))
