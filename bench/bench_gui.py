@@ -146,7 +146,7 @@ def measure(links: int, seconds: float, spatial: bool = False, profile: str | No
         proc = subprocess.run([*display_prefix(), sys.executable, script, str(links), str(seconds),
                                *(["spatial"] if spatial else []), *(["arrows"] if arrows else [])],
                               capture_output=True, text=True, cwd=ROOT, timeout=seconds + 120,
-                              env={**os.environ, "PYTHONPATH": str(ROOT),
+                              env={**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (str(ROOT), os.environ.get("PYTHONPATH")))),
                                    **({"EOMLAB_BENCH_PROFILE": os.path.abspath(profile)} if profile else {})})
     finally:
         os.unlink(script)

@@ -13,10 +13,10 @@ from dataclasses import replace
 
 import numpy as np
 
-from .actions import Action
-from .applied_forces import applied_forces
+from .actions import Action, ActionArrays
+from .applied_forces import applied_force_arrays
 from .formulations import make_formulation
-from .joint_forces import constraint_forces, joint_forces_by_body
+from .joint_forces import constraint_force_arrays, joint_forces_by_body
 from .momenta import angular_momenta, angular_velocities, mass_centre_velocities
 from .system import build_system
 
@@ -38,15 +38,25 @@ class SampleQuantities:
 
     def constraint_forces(self, row=None) -> list[Action]:
         """Reactions at the joints and the forces of every constraint, where they act (N, N·m)."""
-        t, evaluation = self._evaluated(row)
-        return list(self._derived("constraint", lambda: constraint_forces(
-            self.formulation.system, evaluation, t, self._time_eps(), self.applied_forces(row))))
+        arrays = self.constraint_force_arrays(row)
+        return list(self._derived("constraint actions", arrays.actions))
 
     def applied_forces(self, row=None) -> list[Action]:
         """Gravity, springs and dampers, efforts, loads and active pushes, where they act."""
+        arrays = self.applied_force_arrays(row)
+        return list(self._derived("applied actions", arrays.actions))
+
+    def constraint_force_arrays(self, row=None) -> ActionArrays:
+        """`constraint_forces` as rows of arrays (what a picture of all of them reads)."""
         t, evaluation = self._evaluated(row)
-        return list(self._derived("applied", lambda: applied_forces(self.formulation.system, evaluation, t,
-                                                                       self._time_eps())))
+        return self._derived("constraint", lambda: constraint_force_arrays(
+            self.formulation.system, evaluation, t, self._time_eps(), self.applied_force_arrays(row)))
+
+    def applied_force_arrays(self, row=None) -> ActionArrays:
+        """`applied_forces` as rows of arrays."""
+        t, evaluation = self._evaluated(row)
+        return self._derived("applied", lambda: applied_force_arrays(self.formulation.system, evaluation, t,
+                                                                     self._time_eps()))
 
     def joint_forces(self, row=None) -> np.ndarray:
         """(n_bodies, 3) world forces (N) on each body from its parent through its joint, e.g. a

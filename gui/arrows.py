@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QSlider, QWidget, QWid
 
 from eomlab.engine.model import ModelError, is_planar
 from eomlab.engine.simulation import RunQuantities
-from eomlab.gui.arrow_sets import COUPLE_UNIT, KINDS, Scales, arrow_sets, couple_key, scale_text
+from eomlab.gui.arrow_sets import COUPLE_UNIT, KINDS, ArrowSet, Scales, arrow_sets, couple_key, moving_and_spinning, scale_text
 from eomlab.gui.arrows_draw import FlatArrows, SpaceArrows
 
 #: the arrow-length control: a factor from 1/4 to 4, in steps of 2^(1/4)
@@ -39,6 +39,8 @@ class Arrows(QObject):
         self.problems: dict = {}
         self._quantities = None
         self._quantities_key = None
+        self._model_facts = (None, None)  # (model, (planar, its bodies with mass / with inertia))
+        self._sample_key = None  # the sample `sets` were computed at: a repaint of it reuses them
         self._painters: dict = {}
         self._legends: dict = {}
         self._title = None  # (text, font px) of the 2-D scene's title row while it holds the legend
@@ -114,15 +116,26 @@ class Arrows(QObject):
         if not self.enabled or row is None:
             painter.clear()
             self.hide_legends()
-            self.sets, self.problems = {}, {}
+            self.sets, self.problems, self._sample_key = {}, {}, None
             return
         model = self.session.model
-        planar = is_planar(model) and scene is self.window.scene2d
+        planar_model, bodies = self._facts_of(model)
+        planar = planar_model and scene is self.window.scene2d
         quantities, problem = self._quantities_for(model)
-        if quantities is None:
-            self.sets, self.problems = {}, {kind: problem for kind in self.enabled}
-        else:
-            self.sets, self.problems = arrow_sets(quantities, row, frame, model, planar, self.enabled)
+        sample = (row.tobytes(), quantities, problem, planar)
+        if sample != self._sample_key:  # a new sample (or model, method, view): the engine computes
+            self._sample_key, self.sets, self.problems = sample, {}, {}
+        wanted = [kind for kind in self.enabled if kind not in self.sets]  # a repaint reuses what it has
+        if wanted and quantities is None:
+            self.problems.update({kind: problem for kind in wanted})
+            self.sets.update({kind: ArrowSet() for kind in wanted})
+        elif wanted:
+            sets, problems = arrow_sets(quantities, row, frame, bodies, planar, wanted)
+            self.sets.update(sets)
+            self.problems.update(problems)
+        if len(self.sets) > len(self.enabled):  # a kind switched off
+            self.sets = {kind: s for kind, s in self.sets.items() if kind in self.enabled}
+            self.problems = {kind: p for kind, p in self.problems.items() if kind in self.enabled}
         if row[0] != self._seen_t:  # each sample counts once towards the scales (not each repaint),
             # weighted by the simulated time since the last (a scrub backwards counts one output step)
             step = row[0] - self._seen_t if self._seen_t is not None and row[0] > self._seen_t else None
@@ -135,6 +148,12 @@ class Arrows(QObject):
         painter.restyle(look.line_scale() if look is not None else 1.0)
         painter.draw(self.sets, self.scales)
         self._show_legend(legend, painter, scene)
+
+    def _facts_of(self, model) -> tuple[bool, tuple]:
+        """(whether the model is planar, `moving_and_spinning` of it), once per model."""
+        if self._model_facts[0] is not model:
+            self._model_facts = (model, (is_planar(model), moving_and_spinning(model)))
+        return self._model_facts[1]
 
     def _row_at(self, frame) -> np.ndarray | None:
         """The main run's sample row of the pose `frame` (the one at or before its time)."""

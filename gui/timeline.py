@@ -69,6 +69,7 @@ class Timeline(QWidget):
         # Run goes on from the runs' latest samples: the picture follows them again
         session.state_changed.connect(lambda state: state == RUNNING and session.follow_latest())
         self._syncing = False
+        self._shown = None  # (samples, cursor, held) the slider and label show
         self._sync()
 
     def _times(self) -> np.ndarray:
@@ -83,6 +84,12 @@ class Timeline(QWidget):
         held = not self.session.following
         runs = self.session.runs
         count = len(runs[0].series.buffer) if runs and runs[0].series is not None else 0
+        # a batch moves the cursor and then says it advanced: one update (a full buffer keeps its
+        # count while its samples move on: the latest time tells)
+        shown = (count, t, held, id(runs[0].series) if runs else None, runs[0].latest_time if count else None)
+        if shown == self._shown:
+            return
+        self._shown = shown
         self._syncing = True
         self.slider.setRange(0, max(count - 1, 0))
         if held and count:  # the times only when the cursor is held: a wrapped buffer's view is a copy

@@ -154,6 +154,44 @@ def test_arrows_follow_the_cursor(qtbot, make_window):
     assert same_points(window.arrows.sets["velocity"].points, frame.mass_centres)
 
 
+def test_arrows_are_computed_once_per_sample_and_redrawn_only_where_they_changed(qtbot, make_window, monkeypatch):
+    """A repaint of the same sample asks the engine nothing and sets no item again; another sample
+    is computed and drawn at its own pose; a kind switched off empties its item alone, and on
+    again is drawn at the sample shown."""
+    import eomlab.gui.arrows as arrows_module
+
+    computed = []
+    real = arrows_module.arrow_sets
+    monkeypatch.setattr(arrows_module, "arrow_sets", lambda *a: computed.append(a[1][0]) or real(*a))
+    window = make_window(double_compound_pendulum())
+    paused_after(qtbot, window, 40)
+    for kind in ("velocity", "applied", "constraint"):
+        window.arrows.set_enabled(kind, True)
+    window.redraw.redraw_all()
+    assert len(computed) == 1
+    items = window.arrows._painters[id(window.scene)].items
+    held = {kind: items[kind][0][0].getData()[0] for kind in ("velocity", "applied", "constraint")}
+    window.redraw.redraw_all()  # the same sample again (a pan, a repaint)
+    assert len(computed) == 1
+    assert all(items[kind][0][0].getData()[0] is held[kind] for kind in held)
+    window.session.set_cursor(0.5 * window.session.cursor_time())
+    window.redraw.redraw_all()
+    row, frame = shown_row(window)
+    assert computed[-1] == row[0] and len(computed) == 2
+    assert same_points(window.arrows.sets["velocity"].points, frame.mass_centres)
+    assert np.allclose(drawn_xy(window, "velocity")[0], window.scene.project(frame.mass_centres)[0])
+    held = {kind: items[kind][0][0].getData()[0] for kind in held}
+    window.arrows.set_enabled("applied", False)
+    window.redraw.redraw_all()
+    assert not len(drawn_xy(window, "applied")) and "applied" not in window.arrows.sets
+    assert items["velocity"][0][0].getData()[0] is held["velocity"]  # unchanged: not set again
+    window.arrows.set_enabled("applied", True)
+    window.redraw.redraw_all()
+    gravity = Simulation(double_compound_pendulum()).applied_forces(row)
+    assert same_points(window.arrows.sets["applied"].points, [a.at for a in gravity])
+    assert len(drawn_xy(window, "applied")) == 6 * len(gravity)  # a shaft and two barbs each
+
+
 def test_length_control_and_legend_outside_the_view(qtbot, make_window):
     window = make_window(four_bar())
     paused_after(qtbot, window, 20)
