@@ -24,6 +24,9 @@ from eomlab.gui.arrows_draw import FlatArrows, SpaceArrows
 LENGTH_STEPS = 8
 #: the 3-D legend keeps this far from the view's edges (px)
 LEGEND_MARGIN = 10
+#: QSettings keys: the kinds shown (a list of KINDS keys) and the arrow-length step
+KINDS_KEY = "arrows/kinds"
+LENGTH_KEY = "arrows/length_step"
 
 
 class Arrows(QObject):
@@ -57,6 +60,36 @@ class Arrows(QObject):
         self.length_slider = self._length_control()
         self.menu.addAction("Rescale from the shown instant on", self.rescale)
         self.session.runs_started.connect(self.rescale)
+        self._restore_settings()
+
+    def _restore_settings(self) -> None:
+        """The kinds and the length the user chose last time (QSettings, as the plots' choice)."""
+        store = getattr(self.window, "settings_store", None)
+        if store is None:
+            return
+        kinds = store.value(KINDS_KEY, [])
+        kinds = [kinds] if isinstance(kinds, str) else list(kinds or [])
+        try:
+            step = int(store.value(LENGTH_KEY, 0))
+        except (TypeError, ValueError):
+            step = 0
+        # both read before either is set: setting one saves both
+        self.set_length_step(max(-LENGTH_STEPS, min(LENGTH_STEPS, step)))
+        for kind in [k for k in KINDS if k in kinds]:
+            self.set_enabled(kind, True)
+
+    def _save_settings(self) -> None:
+        store = getattr(self.window, "settings_store", None)
+        if store is None:
+            return
+        store.setValue(KINDS_KEY, [k for k in KINDS if k in self.enabled] or "")
+        store.setValue(LENGTH_KEY, self.length_slider.value())
+        store.sync()
+
+    def _mark_dirty(self) -> None:
+        redraw = getattr(self.window, "redraw", None)  # none yet while the window is built
+        if redraw is not None:
+            redraw.mark_dirty()
 
     def _length_control(self) -> QSlider:
         holder = QWidget(self.menu)
@@ -86,7 +119,8 @@ class Arrows(QObject):
             self.enabled.remove(kind)
         if self.actions[kind].isChecked() != on:
             self.actions[kind].setChecked(on)
-        self.window.redraw.mark_dirty()
+        self._save_settings()
+        self._mark_dirty()
 
     def set_length_step(self, step: int) -> None:
         """Arrow length × 2^(step/4) (the slider's value)."""
@@ -94,15 +128,14 @@ class Arrows(QObject):
         self.length_label.setText(f"×{self.scales.factor:.2g}")
         if self.length_slider.value() != step:
             self.length_slider.setValue(step)
-        self.window.redraw.mark_dirty()
+        self._save_settings()
+        self._mark_dirty()
 
     def rescale(self) -> None:
         """Scales from the magnitudes seen from now on (a fresh run does this)."""
         self.scales.clear()
         self._seen_t = None
-        redraw = getattr(self.window, "redraw", None)  # none yet while the window is built
-        if redraw is not None:
-            redraw.mark_dirty()
+        self._mark_dirty()
 
     # --- drawing ------------------------------------------------------------------------------------
 

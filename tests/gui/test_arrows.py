@@ -274,3 +274,23 @@ def test_heavy_top_arrows_in_the_3d_view(tmp_path):
     report = json.loads(done.stdout.strip().splitlines()[-1])
     assert report["scene"] == "scene3d" and report["saved"] and not report["problems"]
     assert report["drawn"] == {"omega": 1, "momentum": 1, "constraint": 1, "applied": 1}
+
+
+def test_arrow_choices_come_back_in_the_next_window(qtbot, make_window, settings_store):
+    """View ▸ Arrows' kinds and length are kept in the window's QSettings (the test's own file)."""
+    first = make_window(double_compound_pendulum())
+    assert first.arrows.enabled == []
+    first.arrows.actions["constraint"].trigger()  # as the menu does
+    first.arrows.length_slider.setValue(3)
+    first.close()
+    second = make_window(double_compound_pendulum())
+    assert second.arrows.enabled == ["constraint"] and second.arrows.actions["constraint"].isChecked()
+    assert second.arrows.length_slider.value() == 3 and second.arrows.scales.factor == pytest.approx(2 ** 0.75)
+    second.arrows.actions["velocity"].trigger()
+    second.arrows.actions["constraint"].trigger()
+    second.close()
+    third = make_window(double_compound_pendulum())
+    assert third.arrows.enabled == ["velocity"] and not third.arrows.actions["constraint"].isChecked()
+    third.arrows.actions["velocity"].trigger()
+    third.close()
+    assert make_window(double_compound_pendulum()).arrows.enabled == []
