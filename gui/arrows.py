@@ -197,14 +197,17 @@ class Arrows(QObject):
         return rows[-1] if len(rows) else None
 
     def _quantities_for(self, model):
-        """The engine's reader of the main run's rows (rebuilt when the model or method changes)."""
-        method = self.session.runs[0].method
-        key = (id(model), method)
+        """The engine's reader of the main run's rows: each row with the parameters in force at its
+        time (the run's ModelHistory; rebuilt when the runs, their history or the method change)."""
+        run = self.session.runs[0]
+        models = run.models
+        key = (id(models), run.method)
         if key != self._quantities_key:
             self._quantities_key = key
+            first = models.items()[0][1] if models is not None else model
             try:
-                self._quantities, self._problem = RunQuantities(model, method=method), ""
-                columns = self.session.runs[0].series.info.columns  # the rows' layout must be the reader's
+                self._quantities, self._problem = RunQuantities(first, method=run.method, models=models), ""
+                columns = run.series.info.columns  # the rows' layout must be the reader's
                 if tuple(columns[self._quantities.state_columns[0]]) != tuple(self._quantities.system.coordinate_names):
                     self._quantities, self._problem = None, "the run's coordinates differ from the model's"
             except (ModelError, ArithmeticError, ValueError) as err:

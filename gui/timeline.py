@@ -13,11 +13,13 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QUndoCommand
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSlider, QWidget
 
+from eomlab.engine.simulation import ModelHistory
 from eomlab.gui.session import RUNNING, Session
 
 
 class ContinueFromHere(QUndoCommand):
-    """The runs go on from their samples at `t`; undo gives back the samples dropped."""
+    """The runs go on from their samples at `t` (with the parameters in force there); undo gives
+    back the samples dropped and the parameters the runs had."""
 
     def __init__(self, session: Session, t: float):
         super().__init__(f"Continue from t = {t:.3f} s")
@@ -27,6 +29,7 @@ class ContinueFromHere(QUndoCommand):
         for run, row in zip(session.runs, self.rows):
             data = run.series.buffer.view() if run.series is not None else np.zeros((0, 0))
             self.dropped.append(data[data[:, 0] > row[0]].copy() if row is not None and len(data) else None)
+        self.histories = [run.models.items() for run in session.runs]
 
     def redo(self) -> None:
         self.session.follow_latest()
@@ -34,7 +37,8 @@ class ContinueFromHere(QUndoCommand):
 
     def undo(self) -> None:
         back = [d[-1] if d is not None and len(d) else None for d in self.dropped]
-        self.session.continue_from(back, put_back=[d[:-1] if d is not None else None for d in self.dropped])
+        self.session.continue_from(back, put_back=[d[:-1] if d is not None else None for d in self.dropped],
+                                   models=[ModelHistory.of(items) for items in self.histories])
 
 
 class Timeline(QWidget):

@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 from eomlab.engine.model import ExpressionConstraint
-from eomlab.engine.presets import double_compound_pendulum, driven_crank, four_bar, heavy_top
+from eomlab.engine.presets import double_compound_pendulum, driven_crank, four_bar, heavy_top, simple_pendulum
+from eomlab.engine.run_edits import model_with_parameter
 from eomlab.engine.simulation import Simulation
 from eomlab.gui.arrow_sets import KINDS, Scales, nice_ceiling
 
@@ -294,3 +295,43 @@ def test_arrow_choices_come_back_in_the_next_window(qtbot, make_window, settings
     third.arrows.actions["velocity"].trigger()
     third.close()
     assert make_window(double_compound_pendulum()).arrows.enabled == []
+
+
+def test_scrubbing_back_across_a_parameter_change_shows_the_arrows_of_before(qtbot, make_window):
+    """The bob's mass goes 1.5 → 4 kg mid-run: a sample before the change shows the pivot's pull of
+    1.5 kg, one after it that of 4 kg (the engine's at each sample, 1e-12); "Continue from here"
+    before the change takes the old mass back, and its undo the new one."""
+    model = simple_pendulum(mass=1.5, theta0=1.0).with_settings(t_end=1e3)  # never ends before the pause
+    heavier = model_with_parameter(model, "bodies[0].mass", 4.0)
+    window = make_window(model)
+    paused_after(qtbot, window, 30)
+    window.arrows.set_enabled("constraint", True)
+    edits = []
+    window.session.edited.connect(lambda _run, name, t: edits.append((name, t)))
+    window.session.set_parameter("bodies[0].mass", 4.0)
+    qtbot.waitUntil(lambda: bool(edits), timeout=5000)
+    t_edit = edits[0][1]
+    run_fast(window)
+    wait_for_samples(qtbot, window, len(window.samples()[1]) + 30)
+    window.pause()
+    qtbot.waitUntil(lambda: window.state == "paused", timeout=5000)
+    rows = window.samples()[1]
+    before, after = rows[rows[:, 0] < t_edit - 1e-9][-5], rows[rows[:, 0] > t_edit + 1e-9][5]
+    for row, in_force, other in ((before, model, heavier), (after, heavier, model)):
+        window.session.set_cursor(float(row[0]))
+        window.redraw.redraw_all()
+        shown, _frame = shown_row(window)
+        assert shown[0] == row[0]
+        drawn = window.arrows.sets["constraint"].vectors[0]
+        assert np.allclose(drawn[:2], Simulation(in_force).constraint_forces(row)[0].force[:2], rtol=1e-12, atol=1e-12)
+        assert not np.allclose(drawn[:2], Simulation(other).constraint_forces(row)[0].force[:2], rtol=1e-3)
+    window.session.set_cursor(float(before[0]))
+    window.timeline.continue_here()
+    run = window.runs[0]
+    qtbot.waitUntil(lambda: len(edits) == 2, timeout=5000)
+    assert run.model.bodies[0].mass == 1.5 and len(run.models) == 1
+    assert window.parameter_panel.rows["bodies[0].mass"][2].text() == "1.5"  # the panel shows it
+    window.document.undo_stack.undo()
+    qtbot.waitUntil(lambda: len(edits) == 3, timeout=5000)
+    assert run.model.bodies[0].mass == 4.0 and run.model_at(float(after[0])) is run.model
+    assert run.model_at(float(before[0])).bodies[0].mass == 1.5
