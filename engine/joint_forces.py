@@ -17,6 +17,7 @@ M u̇ = f + Aᵀλ — physical forces and couples at points, not the raw λ.
 """
 from __future__ import annotations
 
+import weakref
 from functools import lru_cache
 
 import numpy as np
@@ -48,19 +49,31 @@ def constraint_force_arrays(system, evaluation, t: float, eps: float = 0.0,
                             applied: ActionArrays | None = None) -> ActionArrays:
     """`constraint_forces` as rows of arrays (`applied`: `applied_force_arrays` at this state)."""
     ks = evaluation.dynamics.ks
-    view = getattr(system, "joint_coordinates", None)
-    through_joints = view is not None and _acts_through_joint_coordinates(system)
-    kinds = system.constraints.kinds if system.constraints is not None else []
-    if through_joints:
-        kinds = [k for k in kinds if not isinstance(k, JOINT_ROWS)]
+    kinds, tree, joints = _reaction_plan(system)
     from_kinds = ActionArrays.of(multiplier_forces(system, ks, evaluation.multipliers, kinds))
-    tree = view.kin if through_joints else system.kin
-    joints = [jl.body for jl in tree.joints if not _free(tree, jl)]
     if not joints:
         return from_kinds
     known = ActionArrays.joined(applied_force_arrays(system, evaluation, t, eps) if applied is None else applied,
                                 from_kinds)
     return ActionArrays.joined(joint_reactions(system, evaluation, known, joints, tree.parent), from_kinds)
+
+
+_PLANS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _reaction_plan(system) -> tuple[list, object, list[int]]:
+    """(the constraint kinds whose multipliers give forces, the tree whose joints' reactions come
+    from Newton–Euler, those joints' bodies) of `system`, worked out once per system."""
+    plan = _PLANS.get(system)
+    if plan is None:
+        view = getattr(system, "joint_coordinates", None)
+        through_joints = view is not None and _acts_through_joint_coordinates(system)
+        kinds = system.constraints.kinds if system.constraints is not None else []
+        if through_joints:
+            kinds = [k for k in kinds if not isinstance(k, JOINT_ROWS)]
+        tree = view.kin if through_joints else system.kin
+        plan = _PLANS[system] = (kinds, tree, [jl.body for jl in tree.joints if not _free(tree, jl)])
+    return plan
 
 
 def _acts_through_joint_coordinates(system) -> bool:

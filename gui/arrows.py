@@ -193,8 +193,8 @@ class Arrows(QObject):
         runs = self.session.runs
         if frame is None or not runs or runs[0].series is None:
             return None
-        rows = runs[0].series.rows_until(frame.t + 1e-9)
-        return rows[-1] if len(rows) else None
+        rows = runs[0].series.buffer.tail_until(frame.t + 1e-9, 1)
+        return rows[0] if len(rows) else None
 
     def _quantities_for(self, model):
         """The engine's reader of the main run's rows: each row with the parameters in force at its
@@ -277,7 +277,7 @@ class Arrows(QObject):
         look = getattr(self.window, "presentation", None)
         # the window's font (24 px and more in presentation), at least the 3-D clock's size
         font_px = max(14, round(scene.height() / 42), look.font_px() if look is not None else 0)
-        lines = self.legend_lines(painter.view_pixels())
+        lines = self.legend_lines(painter.drawn_pixels)  # the view's size the arrows were drawn for
         if scene is self.window.scene2d:
             self._show_title(scene, lines, font_px)
             return

@@ -68,6 +68,7 @@ class FlatArrows:
             self.items[kind] = [(lines, arcs)]
         self._holding: set = set()  # the items that hold data (an empty one is not set again)
         self._drawn: dict = {}  # kind → (its ArrowSet, project, scales and pixel size) it was drawn with
+        self.drawn_pixels = 0.0  # the view's smaller side at the last draw (the legend's scales)
         self.line_scale = 1.0
 
     def restyle(self, line_scale: float) -> None:
@@ -100,7 +101,7 @@ class FlatArrows:
         zoom are those it shows already is left as it is: a pan or a repaint of the same sample)."""
         view = self.scene.getPlotItem().getViewBox()
         px = view.viewPixelSize()[0] or 1.0  # data units per pixel (the aspect is locked)
-        pixels = self.view_pixels()
+        pixels = self.drawn_pixels = self.view_pixels()
         project = self.scene.project
         for kind, pairs in self.items.items():
             arrow_set = sets.get(kind)
@@ -209,6 +210,7 @@ class SpaceArrows:
             scene.addItem(item)
             self.items[kind] = (halos[kind], item)
         self._drawn: dict = {}  # kind → (its ArrowSet, scales and camera) shown; None: shows nothing
+        self.drawn_pixels = 0.0
         self.line_scale = 1.0
 
     def restyle(self, line_scale: float) -> None:
@@ -246,7 +248,7 @@ class SpaceArrows:
         and camera is left as it is)."""
         turn = self.scene.turn
         px = self.world_per_pixel()
-        pixels = self.view_pixels()
+        pixels = self.drawn_pixels = self.view_pixels()
         for kind in self.items:
             arrow_set = sets.get(kind)
             if arrow_set is None or arrow_set.empty:
