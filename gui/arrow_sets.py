@@ -32,6 +32,8 @@ LONGEST_SHARE = 0.3
 #: the quantile of the frames' largest magnitudes that sets a scale, and how many frames count
 TYPICAL = 0.9
 FRAMES_KEPT = 3000
+#: after this many frames of a kind its scale is revised every REVISE_LATER-th frame only
+SETTLED, REVISE_LATER = 300, 100
 #: vectors shorter than this share of the longest are left out (round-off of a zero force)
 NEGLIGIBLE = 1e-9
 
@@ -194,7 +196,9 @@ class Scales:
         phase, count = self._count[key]
         self.seen[key][count % FRAMES_KEPT] = biggest, weight
         count = self._count[key][1] = count + 1
-        if count < 20 or (count + phase) % 10 == 0:  # a quantile every tenth frame is plenty
+        # a quantile (a sort of up to FRAMES_KEPT values, ~0.1 ms) every tenth frame is plenty, and
+        # once the scale has settled every REVISE_LATER-th (a few seconds of frames)
+        if count < 20 or (count + phase) % (10 if count < SETTLED else REVISE_LATER) == 0:
             self.typical[key] = weighted_quantile(self.seen[key][:min(count, FRAMES_KEPT)], TYPICAL)
 
     def per_pixel(self, key: str, view_pixels: float) -> float:

@@ -254,6 +254,20 @@ def test_scales_follow_the_typical_magnitude_in_simulated_time():
     assert scales.per_pixel("constraint", 500.0) == pytest.approx(nice_ceiling(400.0 / 150.0))
 
 
+def test_a_settled_scale_is_revised_less_often_but_follows_a_lasting_change():
+    """After SETTLED frames a kind's quantile (a sort) is taken every REVISE_LATER-th frame: within
+    that many frames a lasting change still sets the scale."""
+    from eomlab.gui.arrow_sets import REVISE_LATER, SETTLED
+
+    scales = Scales()
+    for _ in range(SETTLED + 50):
+        scales.see("velocity", np.array([[1.0, 0.0, 0.0]]), 0.01)
+    assert scales.per_pixel("velocity", 500.0) == pytest.approx(nice_ceiling(1.0 / 150.0))
+    for _ in range(REVISE_LATER):
+        scales.see("velocity", np.array([[10.0, 0.0, 0.0]]), 1.0)
+    assert scales.per_pixel("velocity", 500.0) == pytest.approx(nice_ceiling(10.0 / 150.0))
+
+
 @pytest.mark.parametrize("x, expected", [(0.0031, 0.004), (0.7, 0.8), (1.0, 1.0), (12.0, 15.0), (48.0, 50.0), (0.09, 0.1)])
 def test_scales_read_well(x, expected):
     assert nice_ceiling(x) == pytest.approx(expected)
