@@ -60,7 +60,9 @@ class FlatArrows:
         # round 60 arrows tripled the cost of painting the scene)
         for order, kind in enumerate(DRAW_ORDER):
             pen = pg.mkPen(KINDS[kind][2], width=WIDTHS.get(kind, PEN_WIDTH), cap=Qt.RoundCap)
-            lines = pg.PlotCurveItem([], [], pen=pen, connect="pairs")  # lighter than PlotDataItem
+            # lighter than PlotDataItem; the shafts and heads are finite (arrow_sets keeps finite arrows
+            # only): no finite check when painted
+            lines = pg.PlotCurveItem([], [], pen=pen, connect="pairs", skipFiniteCheck=True)
             arcs = pg.PlotCurveItem([], [], pen=pen, connect="finite")
             for item in (lines, arcs):
                 item.setZValue(30 + order)  # over the mechanism
