@@ -145,8 +145,8 @@ class Arrows(QObject):
         painter = self._painter_for(scene)
         legend = self._legend_for(scene)
         frame = getattr(scene, "frame", None)
-        row = self._row_at(frame)
-        if not self.enabled or row is None:
+        row = self._row_at(frame) if self.enabled else None
+        if row is None:
             painter.clear()
             self.hide_legends()
             self.sets, self.problems, self._sample_key = {}, {}, None
