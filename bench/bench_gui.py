@@ -45,7 +45,11 @@ if "spatial" in sys.argv[3:]:  # the 3-D view: a chain of bars on ball joints
     model = preset("spatial_chain", n=links).with_settings(t_end=1e4)
 else:
     model = preset("planar_chain", n=links, angles=[0.5] * links).with_settings(t_end=1e4)
-window = MainWindow(model, None, run=False)
+from PySide6.QtCore import QSettings
+import tempfile
+# a settings file of its own: the developer's View choices (arrows, plots) neither change nor count here
+settings = QSettings(os.path.join(tempfile.mkdtemp(), "eomlab.ini"), QSettings.IniFormat)
+window = MainWindow(model, None, run=False, settings=settings)
 window.confirm_discard = lambda: True
 window.confirm_restore = None
 arrow_times = []  # CPU seconds the GUI thread spent on the arrows per drawn frame (the load hardly moves it)
@@ -146,7 +150,7 @@ def measure(links: int, seconds: float, spatial: bool = False, profile: str | No
         proc = subprocess.run([*display_prefix(), sys.executable, script, str(links), str(seconds),
                                *(["spatial"] if spatial else []), *(["arrows"] if arrows else [])],
                               capture_output=True, text=True, cwd=ROOT, timeout=seconds + 120,
-                              env={**os.environ, "PYTHONPATH": str(ROOT),
+                              env={**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (str(ROOT), os.environ.get("PYTHONPATH")))),
                                    **({"EOMLAB_BENCH_PROFILE": os.path.abspath(profile)} if profile else {})})
     finally:
         os.unlink(script)

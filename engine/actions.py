@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+
 def _zero() -> np.ndarray:
     return np.zeros(3)
 
@@ -45,6 +46,64 @@ class Action:
         if self.other >= 0:
             out.append((self.other, self.at if self.other_at is None else self.other_at, -self.force, -self.torque))
         return out
+
+
+@dataclass(frozen=True, eq=False)
+class ActionArrays:
+    """Many Actions as rows of arrays (a window draws every action of a sample at once; the engine
+    forms gravity and the joint reactions as arrays and makes `Action`s only when asked): row i
+    is `actions()[i]`. A row of `other_at` is NaN where the Action's `other_at` is None."""
+
+    sources: tuple[str, ...]
+    kinds: tuple[str, ...]
+    on: np.ndarray  # (k,) int
+    at: np.ndarray  # (k, 3)
+    force: np.ndarray
+    torque: np.ndarray
+    other: np.ndarray
+    other_at: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.sources)
+
+    @classmethod
+    def of(cls, actions) -> "ActionArrays":
+        actions = list(actions)
+        k = len(actions)
+        rows = np.zeros((4, k, 3))
+        for i, a in enumerate(actions):
+            rows[0, i], rows[1, i], rows[2, i] = a.at, a.force, a.torque
+            rows[3, i] = np.nan if a.other_at is None else a.other_at
+        return cls(tuple(a.source for a in actions), tuple(a.kind for a in actions),
+                   np.fromiter((a.on for a in actions), int, k), rows[0], rows[1], rows[2],
+                   np.fromiter((a.other for a in actions), int, k), rows[3])
+
+    @classmethod
+    def joined(cls, *parts: "ActionArrays") -> "ActionArrays":
+        parts = [p for p in parts if len(p)] or list(parts[:1])
+        if len(parts) == 1:
+            return parts[0]
+        return cls(sum((p.sources for p in parts), ()), sum((p.kinds for p in parts), ()),
+                   *(np.concatenate([getattr(p, name) for p in parts])
+                     for name in ("on", "at", "force", "torque", "other", "other_at")))
+
+    def actions(self) -> list[Action]:
+        return [Action(s, k, int(on), at, f, tau, int(other), None if np.isnan(oa[0]) else oa)
+                for s, k, on, at, f, tau, other, oa in zip(self.sources, self.kinds, self.on, self.at, self.force,
+                                                          self.torque, self.other, self.other_at)]
+
+    def reaction_points(self) -> np.ndarray:
+        """(k, 3) where each reaction acts: `other_at`, else `at`."""
+        return np.where(np.isnan(self.other_at[:, :1]), self.at, self.other_at)
+
+    def on_bodies(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(bodies, world points, forces, torques) of every side on a body (ground left out), as
+        `Action.on_bodies` of each row."""
+        mine, theirs = self.on >= 0, self.other >= 0
+        return (np.concatenate((self.on[mine], self.other[theirs])),
+                np.concatenate((self.at[mine], self.reaction_points()[theirs])),
+                np.concatenate((self.force[mine], -self.force[theirs])),
+                np.concatenate((self.torque[mine], -self.torque[theirs])))
 
 
 def generalized_force(kin, ks, actions) -> np.ndarray:

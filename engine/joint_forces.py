@@ -17,11 +17,14 @@ M u̇ = f + Aᵀλ — physical forces and couples at points, not the raw λ.
 """
 from __future__ import annotations
 
+import weakref
+from functools import lru_cache
+
 import numpy as np
 
 from .absolute import InJointCoordinates, JointCoordinateForce
-from .actions import Action
-from .applied_forces import applied_forces
+from .actions import Action, ActionArrays
+from .applied_forces import applied_force_arrays
 from .constraints import JointRows, PlanarPins, SpatialPins
 from .rotations import cross
 
@@ -38,19 +41,39 @@ def constraint_forces(system, evaluation, t: float, eps: float = 0.0, applied: l
     joint's own motion off the constraints: the joints' multipliers then carry that difference
     besides the reactions. Such models get their joint reactions by Newton–Euler over the
     model's own tree as in joint coordinates."""
+    known = None if applied is None else ActionArrays.of(applied)
+    return constraint_force_arrays(system, evaluation, t, eps, known).actions()
+
+
+def constraint_force_arrays(system, evaluation, t: float, eps: float = 0.0,
+                            applied: ActionArrays | None = None) -> ActionArrays:
+    """`constraint_forces` as rows of arrays (`applied`: `applied_force_arrays` at this state)."""
     ks = evaluation.dynamics.ks
-    view = getattr(system, "joint_coordinates", None)
-    through_joints = view is not None and _acts_through_joint_coordinates(system)
-    kinds = system.constraints.kinds if system.constraints is not None else []
-    if through_joints:
-        kinds = [k for k in kinds if not isinstance(k, JOINT_ROWS)]
-    from_kinds = multiplier_forces(system, ks, evaluation.multipliers, kinds)
-    tree = view.kin if through_joints else system.kin
-    joints = [jl for jl in tree.joints if not _free(tree, jl)]
+    kinds, tree, joints = _reaction_plan(system)
+    from_kinds = ActionArrays.of(multiplier_forces(system, ks, evaluation.multipliers, kinds))
     if not joints:
         return from_kinds
-    known = (applied_forces(system, evaluation, t, eps) if applied is None else applied) + from_kinds
-    return joint_reactions(system, evaluation, known, [jl.body for jl in joints], tree.parent) + from_kinds
+    known = ActionArrays.joined(applied_force_arrays(system, evaluation, t, eps) if applied is None else applied,
+                                from_kinds)
+    return ActionArrays.joined(joint_reactions(system, evaluation, known, joints, tree.parent), from_kinds)
+
+
+_PLANS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _reaction_plan(system) -> tuple[list, object, list[int]]:
+    """(the constraint kinds whose multipliers give forces, the tree whose joints' reactions come
+    from Newton–Euler, those joints' bodies) of `system`, worked out once per system."""
+    plan = _PLANS.get(system)
+    if plan is None:
+        view = getattr(system, "joint_coordinates", None)
+        through_joints = view is not None and _acts_through_joint_coordinates(system)
+        kinds = system.constraints.kinds if system.constraints is not None else []
+        if through_joints:
+            kinds = [k for k in kinds if not isinstance(k, JOINT_ROWS)]
+        tree = view.kin if through_joints else system.kin
+        plan = _PLANS[system] = (kinds, tree, [jl.body for jl in tree.joints if not _free(tree, jl)])
+    return plan
 
 
 def _acts_through_joint_coordinates(system) -> bool:
@@ -73,7 +96,7 @@ def multiplier_forces(system, ks, multipliers, kinds=None) -> list[Action]:
     return out
 
 
-def joint_reactions(system, evaluation, known: list[Action], bodies_wanted, parent=None) -> list[Action]:
+def joint_reactions(system, evaluation, known: ActionArrays, bodies_wanted, parent=None) -> ActionArrays:
     """The force (at the body's origin) and couple each of `bodies_wanted` receives from its parent
     through its joint, by Newton–Euler over its subtree with the `known` forces on every body
     (`parent`: the tree, parents before children; by default the system's own)."""
@@ -87,22 +110,30 @@ def joint_reactions(system, evaluation, known: list[Action], bodies_wanted, pare
     # what each body needs beyond the known forces, as a force and a moment about the world origin
     force = kin.mass[:, None] * a_com
     moment = cross(ks.com, force) + H_dot
-    sides = [side for action in known for side in action.on_bodies()]
-    if sides:
-        bodies = np.array([side[0] for side in sides])
-        points, forces, torques = (np.array([side[k] for side in sides], float) for k in (1, 2, 3))
+    bodies, points, forces, torques = known.on_bodies()
+    if len(bodies):
         np.add.at(force, bodies, -forces)
         np.add.at(moment, bodies, -(cross(points, forces) + torques))
-    for b in range(kin.n_bodies - 1, -1, -1):  # parents come before their children: leaves first
-        p = parent[b]
-        if p >= 0:
-            force[p] += force[b]
-            moment[p] += moment[b]
-    bodies = list(bodies_wanted)
-    origins = ks.origin[bodies]
-    couples = moment[bodies] - cross(origins, force[bodies])
-    return [Action(f"joint {kin.body_names[b]}", "joint", b, o, force[b].copy(), c, int(parent[b]), o)
-            for b, o, c in zip(bodies, origins, couples)]
+    subtree = _subtree_sums(tuple(int(p) for p in parent))
+    wanted = np.asarray(list(bodies_wanted), int)
+    force, moment = subtree[wanted] @ force, subtree[wanted] @ moment
+    origins = ks.origin[wanted]
+    k = len(wanted)
+    return ActionArrays(tuple(f"joint {kin.body_names[b]}" for b in wanted), ("joint",) * k, wanted, origins,
+                        force, moment - cross(origins, force), np.asarray(parent, int)[wanted], origins)
+
+
+@lru_cache(maxsize=64)
+def _subtree_sums(parent: tuple[int, ...]) -> np.ndarray:
+    """(n, n) with row b the indicator of body b's subtree (b and its descendants): row b times
+    per-body values sums them over the subtree (parents come before their children)."""
+    n = len(parent)
+    subtree = np.eye(n)
+    for b in range(n - 1, -1, -1):
+        if parent[b] >= 0:
+            subtree[parent[b]] += subtree[b]
+    subtree.setflags(write=False)
+    return subtree
 
 
 #: the kinds that hold a model's joints in absolute coordinates

@@ -18,6 +18,7 @@ import numpy as np
 
 from .forces import PushElement, _world_point
 from .model import ModelError
+from .model_history import ModelHistory
 from .posing import pose_reaching
 from .projection import ProjectionFailure
 from .system import SingularMassMatrix
@@ -102,10 +103,12 @@ class Manipulation:
         P = _world_point(self.system.kin, self.system.kin.positions(q), element.body, element.point)
         return P, element.anchor.copy()
 
-    def continue_from(self, row) -> None:
+    def continue_from(self, row, model=None) -> None:
         """Go on from a sample row as `samples()` gives it (t, q, u, …) — one kept by the window,
         earlier or later than the current time: the samples after its time are dropped (so are
-        pulls and pushes started after it), it becomes the latest sample, the run goes on from it."""
+        pulls and pushes started after it, and parameters set after it: those in force at its
+        time come back), it becomes the latest sample, the run goes on from it. `model`: go on
+        with this model's parameters instead (the window putting back a run it had dropped)."""
         row = np.asarray(row, dtype=float).ravel()
         if row.size != len(self.columns) or not np.all(np.isfinite(row)):
             raise ModelError("row", f"must be a finite sample row of {len(self.columns)} columns")
@@ -114,11 +117,9 @@ class Manipulation:
             raise ModelError("row", f"t = {t:.6g} s is outside the run (0 … {self.settings.t_end:g} s)")
         q, u = self._sample_state(row)
         eps = self._time_eps()
-        for push in [p for p in self._pushes if p.t_start > t + eps]:
-            self._pushes.remove(push)
-            self.formulation.system.forces.remove(push)
+        before, history = self._samples, self._history.items()
+        self._back_to(t)
         f = self.formulation
-        before = self._samples
         # the row itself is the latest sample while it is evaluated (absolute coordinates take the
         # joint angles' branch from the latest sample)
         self._samples = [r for r in before if r[0] <= t - eps] + [row]
@@ -127,9 +128,13 @@ class Manipulation:
             self._samples[-1] = self._sample(t, y)
         except _POSE_ERRORS as err:
             self._samples = before
+            self._history = ModelHistory.of(history)
+            self._switch_to(*self._history.latest)
             raise ModelError("row", f"the run cannot go on from this sample: {err}") from None
         self.failure = None
         self._restart(t, y)
+        if model is not None and model != self.model:
+            self._continue_with(model, "model")
 
     # --- helpers -----------------------------------------------------------------------------
 

@@ -21,6 +21,7 @@ from .forces import PushElement
 from .formulations import make_formulation
 from .integrate import Stepper
 from .model import ModelError, inertia_follows_shape
+from .model_history import ModelHistory
 from .modelfile import model_from_dict, model_to_dict
 from .projection import ProjectionFailure, project_positions, project_velocities
 from .system import SingularMassMatrix, build_system
@@ -144,16 +145,19 @@ def model_with_parameter(model, path: str, value):
 
 
 class RunEdits:
-    """The edits a window or a script makes to a run (mixed into `Simulation`)."""
+    """The edits a window or a script makes to a run (mixed into `Simulation`). The run keeps the
+    parameters of each stretch between edits (`_history`: model, system, formulation from each
+    edit's time on): a sample is evaluated with its own, and going back to it brings them back."""
 
     _pushes: list[PushElement]
+    _history: ModelHistory
 
     # --- the public operations -----------------------------------------------------------------
 
     def restore(self, t: float) -> None:
         """Go back to the stored sample at time t: later samples are dropped (and so are pushes
-        made after it), a stopped run may go on, and the integrator restarts from that sample.
-        The model stays as it is now.
+        made after it), a stopped run may go on, and the integrator restarts from that sample
+        with the parameters in force there (a later `set_parameter` is undone).
 
             sim.advance(2.0)
             sim.restore(1.0)         # sim.samples()[-1, 0] == 1.0
@@ -166,9 +170,7 @@ class RunEdits:
             raise ModelError("t", f"no stored sample at t = {t:.6g} s (samples kept: {kept})")
         del self._samples[k + 1:]
         t_k = float(times[k])
-        for push in [p for p in self._pushes if p.t_start > t_k + self._time_eps()]:
-            self._pushes.remove(push)
-            self.formulation.system.forces.remove(push)
+        self._back_to(t_k)
         self.failure = None
         q, u = self._sample_state(self._samples[-1])
         self._restart(t_k, self.formulation.initial_state(q, self.formulation.model_to_own(q, u)))
@@ -209,7 +211,11 @@ class RunEdits:
             sim.advance(1.0)
             sim.set_parameter("gravity", [0.0, -1.62, 0.0])   # on to the Moon at t = 1 s
         """
-        model = model_with_parameter(self.model, path, value)
+        self._continue_with(model_with_parameter(self.model, path, value), path)
+
+    def _continue_with(self, model, path: str) -> None:
+        """Go on from the current state and time with `model` (the same coordinates and
+        constraints, other parameters); refusals name `path`."""
         t = self._current_time()
         q, u = self._sample_state(self._samples[-1])
         try:
@@ -221,20 +227,14 @@ class RunEdits:
                 or formulation.multiplier_names != self.formulation.multiplier_names):
             raise ModelError(path, "changes the model's coordinates or constraints; edit the model and start a new run")
         old = (self.model, self.system, self.formulation)
-        formulation.rhs_evals = self.formulation.rhs_evals
-        formulation.system.forces.extend(self._pushes)
-        for push in self._pushes:
-            push.kin = formulation.system.kin
-        self.model, self.system, self.formulation = model, system, formulation
-        self._sync_joint_reference()
+        self._switch_to(model, system, formulation)
         try:
             y = formulation.initial_state(q, formulation.model_to_own(q, u))
             row = self._sample(t, y)
         except _EDIT_ERRORS as err:
-            self.model, self.system, self.formulation = old
-            for push in self._pushes:
-                push.kin = self.formulation.system.kin
+            self._switch_to(*old)
             raise ModelError(path, f"the run cannot go on with this value: {err}") from None
+        self._history.add(t, (model, system, formulation))
         self.failure = None
         self._samples[-1] = row
         self._restart(t, y)
@@ -261,6 +261,29 @@ class RunEdits:
         self._restart(t, self.formulation.initial_state(q, self.formulation.model_to_own(q, u)))
 
     # --- helpers for Simulation ------------------------------------------------------------------
+
+    def _formulation_at(self, t: float):
+        """The formulation of the parameters in force at time t (`SampleQuantities`)."""
+        return self._history.at(t)[2]
+
+    def _back_to(self, t: float) -> None:
+        """Back at time t: the pushes started after it are dropped and the parameters in force at
+        t are the run's again (the stretches after it are forgotten)."""
+        for push in [p for p in self._pushes if p.t_start > t + self._time_eps()]:
+            self._pushes.remove(push)
+        self._switch_to(*self._history.keep_until(t))
+
+    def _switch_to(self, model, system, formulation) -> None:
+        """Integrate with `formulation` (of `model`) from now on; the pushes move to its system."""
+        if formulation is not self.formulation:
+            formulation.rhs_evals = self.formulation.rhs_evals
+        forces = formulation.system.forces
+        forces[:] = [f for f in forces if not isinstance(f, PushElement) or any(f is p for p in self._pushes)]
+        forces.extend(p for p in self._pushes if not any(f is p for f in forces))
+        for push in self._pushes:
+            push.kin = system.kin
+        self.model, self.system, self.formulation = model, system, formulation
+        self._sync_joint_reference()
 
     def _drop_pushes(self) -> None:
         for push in getattr(self, "_pushes", []):

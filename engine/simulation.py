@@ -28,6 +28,7 @@ from .projection import ProjectionFailure, project_positions, project_velocities
 from .manipulation import Manipulation
 from .oscillation import Oscillation, measure_oscillation, small_oscillation_period  # noqa: F401  (for the window)
 from .quantities import RunQuantities, SampleQuantities, csv_columns, state_columns  # noqa: F401  (RunQuantities: for the window)
+from .model_history import ModelHistory  # the window keeps its runs' parameter history with it too
 from .run_edits import RunEdits, expression_constants, model_with_parameter  # noqa: F401  (for the window)
 from .start_checks import StartChecks
 from .system import SingularMassMatrix, build_system
@@ -130,6 +131,7 @@ class Simulation(RunEdits, Manipulation, SampleQuantities, StartChecks):
     def _reset(self):
         s = self.settings
         self._drop_pushes()
+        self._history = ModelHistory((self.model, self.system, self.formulation))  # every sample is of these
         self.notes: list[str] = []
         self._samples: list[np.ndarray] = []
         self._sync_joint_reference()

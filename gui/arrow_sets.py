@@ -8,7 +8,6 @@ No drawing here (gui/arrows_draw.py paints, gui/arrows.py switches and places) a
 from __future__ import annotations
 
 import math
-from collections import deque
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -33,6 +32,8 @@ LONGEST_SHARE = 0.3
 #: the quantile of the frames' largest magnitudes that sets a scale, and how many frames count
 TYPICAL = 0.9
 FRAMES_KEPT = 3000
+#: after this many frames of a kind its scale is revised every REVISE_LATER-th frame only
+SETTLED, REVISE_LATER = 300, 100
 #: vectors shorter than this share of the longest are left out (round-off of a zero force)
 NEGLIGIBLE = 1e-9
 
@@ -58,62 +59,76 @@ def _lengths(v: np.ndarray) -> np.ndarray:
 def _kept(points: np.ndarray, vectors: np.ndarray, reference: float) -> tuple[np.ndarray, np.ndarray]:
     """The finite entries longer than `NEGLIGIBLE` times the longest (or `reference`)."""
     if not len(vectors):
-        return np.zeros((0, 3)), np.zeros((0, 3))
+        return _NONE, _NONE
     with np.errstate(invalid="ignore", over="ignore"):
         norms = _lengths(vectors)
-        finite = np.isfinite(norms) & np.all(np.isfinite(points), axis=1)
-        largest = max(float(np.max(norms[finite], initial=0.0)), reference, 1e-300)
+        finite = np.isfinite(norms + points.sum(axis=1))
+        largest = max(float(norms[finite].max(initial=0.0)), reference, 1e-300)
         ok = finite & (norms > NEGLIGIBLE * largest)
-    return points[ok], vectors[ok]
+    return (points, vectors) if ok.all() else (points[ok], vectors[ok])
+
+
+_NONE = np.zeros((0, 3))
+_NONE.setflags(write=False)
 
 
 def _finite_set(points, vectors, couple_points=None, couples=None) -> ArrowSet:
     """An ArrowSet without the non-finite or negligible entries (a couple is negligible beside the
     forces' size times a metre as well: the round-off about a pin's axis)."""
-    p, v = _kept(np.asarray(points, float).reshape(-1, 3), np.asarray(vectors, float).reshape(-1, 3), 0.0)
+    p, v = _kept(points, vectors, 0.0)
     if couples is None or not len(couples):
         return ArrowSet(p, v)
-    largest_force = float(np.max(_lengths(v), initial=0.0)) if len(v) else 0.0
-    cp, c = _kept(np.asarray(couple_points, float).reshape(-1, 3), np.asarray(couples, float).reshape(-1, 3),
-                  largest_force)
+    largest_force = float(_lengths(v).max(initial=0.0))
+    cp, c = _kept(couple_points, couples, largest_force)
     return ArrowSet(p, v, cp, c)
 
 
 def _from_actions(actions, planar: bool, both_ends: set[str]) -> ArrowSet:
-    """Forces at their points (and couples) on the body each action is on; the reaction too for
-    kinds in `both_ends` (a spring pulls both its ends). Planar: in-plane forces, z couples."""
-    sides = [(a.at, a.force, a.torque) for a in actions]
-    sides += [(a.at if a.other_at is None else a.other_at, -a.force, -a.torque)
-              for a in actions if a.kind in both_ends and a.other >= 0]
-    if not sides:
+    """Forces at their points (and couples) on the body each action is on (`actions`: the
+    engine's ActionArrays); the reaction too for kinds in `both_ends` (a spring pulls both its
+    ends). Planar: in-plane forces, z couples."""
+    if not len(actions):
         return ArrowSet()
-    points, forces, torques = (np.array([side[k] for side in sides], float) for k in range(3))
+    points, forces, torques = actions.at, actions.force, actions.torque
+    ends = np.fromiter((k in both_ends for k in actions.kinds), bool, len(actions)) & (actions.other >= 0)
+    if ends.any():
+        points = np.concatenate((points, actions.reaction_points()[ends]))
+        forces = np.concatenate((forces, -forces[ends]))
+        torques = np.concatenate((torques, -torques[ends]))
     if planar:
+        forces, torques = forces.copy(), torques.copy()
         forces[:, 2] = 0.0
         torques[:, :2] = 0.0
     return _finite_set(points, forces, points, torques)
 
 
-def _at_mass_centres(vectors: np.ndarray, centres: np.ndarray, bodies: list[int]) -> ArrowSet:
+def _at_mass_centres(vectors: np.ndarray, centres: np.ndarray, bodies: np.ndarray) -> ArrowSet:
     return _finite_set(centres[bodies], vectors[bodies])
 
 
-def arrow_sets(quantities, row: np.ndarray, frame, model, planar: bool, kinds) -> tuple[dict, dict]:
+def moving_and_spinning(model) -> tuple[np.ndarray, np.ndarray]:
+    """The bodies with mass (velocity arrows) and those with rotational inertia (ω, H)."""
+    moving = np.array([b for b, body in enumerate(model.bodies) if body.mass > 0], int)
+    spinning = np.array([b for b, body in enumerate(model.bodies) if any(body.inertia[k][k] > 0 for k in range(3))],
+                        int)
+    return moving, spinning
+
+
+def arrow_sets(quantities, row: np.ndarray, frame, bodies, planar: bool, kinds) -> tuple[dict, dict]:
     """({kind: ArrowSet}, {kind: why nothing is drawn}) for the wanted `kinds` at sample `row`
-    (drawn on the pose `frame` of the same sample). ω and H are for 3-D bodies: none in a
-    planar model."""
+    (drawn on the pose `frame` of the same sample; `bodies`: `moving_and_spinning` of the model).
+    ω and H are for 3-D bodies: none in a planar model."""
     sets, problems = {}, {}
     centres = frame.mass_centres
-    moving = [b for b, body in enumerate(model.bodies) if body.mass > 0]
-    spinning = [b for b, body in enumerate(model.bodies) if any(body.inertia[k][k] > 0 for k in range(3))]
+    moving, spinning = bodies
     for kind in kinds:
         try:
             if kind == "velocity":
                 sets[kind] = _at_mass_centres(quantities.mass_centre_velocities(row), centres, moving)
             elif kind == "applied":
-                sets[kind] = _from_actions(quantities.applied_forces(row), planar, {"spring"})
+                sets[kind] = _from_actions(quantities.applied_force_arrays(row), planar, {"spring"})
             elif kind == "constraint":
-                sets[kind] = _from_actions(quantities.constraint_forces(row), planar, set())
+                sets[kind] = _from_actions(quantities.constraint_force_arrays(row), planar, set())
             elif planar:
                 problems[kind] = "planar model: ω and H are along z (see the plots)"
                 sets[kind] = ArrowSet()
@@ -157,12 +172,14 @@ class Scales:
     beside a pin force ten times larger; the legend gives each one."""
 
     def __init__(self):
-        self.seen: dict[str, deque] = {}  # per key: (the largest magnitude of a frame, its weight)
+        self.seen: dict[str, np.ndarray] = {}  # per key: rows (the largest magnitude of a frame, its weight)
+        self._count: dict[str, list] = {}  # per key: [its phase, frames seen]
         self.typical: dict[str, float] = {}
         self.factor = 1.0  # the user's "arrow length ×"
 
     def clear(self) -> None:
         self.seen.clear()
+        self._count.clear()
         self.typical.clear()
 
     def see(self, key: str, vectors: np.ndarray, weight: float = 1.0) -> None:
@@ -170,13 +187,19 @@ class Scales:
         come at wall-clock ticks: a phase slow to integrate would otherwise count more)."""
         if not len(vectors) or not weight > 0:
             return
-        biggest = float(np.max(np.sqrt(np.einsum("ij,ij->i", vectors, vectors))))
+        biggest = math.sqrt(float(np.einsum("ij,ij->i", vectors, vectors).max()))
         if not math.isfinite(biggest):
             return
-        seen = self.seen.setdefault(key, deque(maxlen=FRAMES_KEPT))
-        seen.append((biggest, weight))
-        if len(seen) < 20 or len(seen) % 10 == 0:  # a quantile every tenth frame is plenty
-            self.typical[key] = weighted_quantile(np.array(seen), TYPICAL)
+        if key not in self.seen:
+            self._count[key] = [len(self.seen), 0]  # staggered: each key takes its quantile in a frame of its own
+            self.seen[key] = np.empty((FRAMES_KEPT, 2))
+        phase, count = self._count[key]
+        self.seen[key][count % FRAMES_KEPT] = biggest, weight
+        count = self._count[key][1] = count + 1
+        # a quantile (a sort of up to FRAMES_KEPT values, ~0.1 ms) every tenth frame is plenty, and
+        # once the scale has settled every REVISE_LATER-th (a few seconds of frames)
+        if count < 20 or (count + phase) % (10 if count < SETTLED else REVISE_LATER) == 0:
+            self.typical[key] = weighted_quantile(self.seen[key][:min(count, FRAMES_KEPT)], TYPICAL)
 
     def per_pixel(self, key: str, view_pixels: float) -> float:
         """The value per pixel of arrow of `key` for a view whose smaller side is `view_pixels`."""

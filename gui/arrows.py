@@ -17,13 +17,16 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QSlider, QWidget, QWid
 
 from eomlab.engine.model import ModelError, is_planar
 from eomlab.engine.simulation import RunQuantities
-from eomlab.gui.arrow_sets import COUPLE_UNIT, KINDS, Scales, arrow_sets, couple_key, scale_text
+from eomlab.gui.arrow_sets import COUPLE_UNIT, KINDS, ArrowSet, Scales, arrow_sets, couple_key, moving_and_spinning, scale_text
 from eomlab.gui.arrows_draw import FlatArrows, SpaceArrows
 
 #: the arrow-length control: a factor from 1/4 to 4, in steps of 2^(1/4)
 LENGTH_STEPS = 8
 #: the 3-D legend keeps this far from the view's edges (px)
 LEGEND_MARGIN = 10
+#: QSettings keys: the kinds shown (a list of KINDS keys) and the arrow-length step
+KINDS_KEY = "arrows/kinds"
+LENGTH_KEY = "arrows/length_step"
 
 
 class Arrows(QObject):
@@ -39,6 +42,8 @@ class Arrows(QObject):
         self.problems: dict = {}
         self._quantities = None
         self._quantities_key = None
+        self._model_facts = (None, None)  # (model, (planar, its bodies with mass / with inertia))
+        self._sample_key = None  # the sample `sets` were computed at: a repaint of it reuses them
         self._painters: dict = {}
         self._legends: dict = {}
         self._title = None  # (text, font px) of the 2-D scene's title row while it holds the legend
@@ -55,6 +60,36 @@ class Arrows(QObject):
         self.length_slider = self._length_control()
         self.menu.addAction("Rescale from the shown instant on", self.rescale)
         self.session.runs_started.connect(self.rescale)
+        self._restore_settings()
+
+    def _restore_settings(self) -> None:
+        """The kinds and the length the user chose last time (QSettings, as the plots' choice)."""
+        store = getattr(self.window, "settings_store", None)
+        if store is None:
+            return
+        kinds = store.value(KINDS_KEY, [])
+        kinds = [kinds] if isinstance(kinds, str) else list(kinds or [])
+        try:
+            step = int(store.value(LENGTH_KEY, 0))
+        except (TypeError, ValueError):
+            step = 0
+        # both read before either is set: setting one saves both
+        self.set_length_step(max(-LENGTH_STEPS, min(LENGTH_STEPS, step)))
+        for kind in [k for k in KINDS if k in kinds]:
+            self.set_enabled(kind, True)
+
+    def _save_settings(self) -> None:
+        store = getattr(self.window, "settings_store", None)
+        if store is None:
+            return
+        store.setValue(KINDS_KEY, [k for k in KINDS if k in self.enabled] or "")
+        store.setValue(LENGTH_KEY, self.length_slider.value())
+        store.sync()
+
+    def _mark_dirty(self) -> None:
+        redraw = getattr(self.window, "redraw", None)  # none yet while the window is built
+        if redraw is not None:
+            redraw.mark_dirty()
 
     def _length_control(self) -> QSlider:
         holder = QWidget(self.menu)
@@ -84,7 +119,8 @@ class Arrows(QObject):
             self.enabled.remove(kind)
         if self.actions[kind].isChecked() != on:
             self.actions[kind].setChecked(on)
-        self.window.redraw.mark_dirty()
+        self._save_settings()
+        self._mark_dirty()
 
     def set_length_step(self, step: int) -> None:
         """Arrow length × 2^(step/4) (the slider's value)."""
@@ -92,15 +128,14 @@ class Arrows(QObject):
         self.length_label.setText(f"×{self.scales.factor:.2g}")
         if self.length_slider.value() != step:
             self.length_slider.setValue(step)
-        self.window.redraw.mark_dirty()
+        self._save_settings()
+        self._mark_dirty()
 
     def rescale(self) -> None:
         """Scales from the magnitudes seen from now on (a fresh run does this)."""
         self.scales.clear()
         self._seen_t = None
-        redraw = getattr(self.window, "redraw", None)  # none yet while the window is built
-        if redraw is not None:
-            redraw.mark_dirty()
+        self._mark_dirty()
 
     # --- drawing ------------------------------------------------------------------------------------
 
@@ -110,19 +145,30 @@ class Arrows(QObject):
         painter = self._painter_for(scene)
         legend = self._legend_for(scene)
         frame = getattr(scene, "frame", None)
-        row = self._row_at(frame)
-        if not self.enabled or row is None:
+        row = self._row_at(frame) if self.enabled else None
+        if row is None:
             painter.clear()
             self.hide_legends()
-            self.sets, self.problems = {}, {}
+            self.sets, self.problems, self._sample_key = {}, {}, None
             return
         model = self.session.model
-        planar = is_planar(model) and scene is self.window.scene2d
+        planar_model, bodies = self._facts_of(model)
+        planar = planar_model and scene is self.window.scene2d
         quantities, problem = self._quantities_for(model)
-        if quantities is None:
-            self.sets, self.problems = {}, {kind: problem for kind in self.enabled}
-        else:
-            self.sets, self.problems = arrow_sets(quantities, row, frame, model, planar, self.enabled)
+        sample = (row.tobytes(), quantities, problem, planar)
+        if sample != self._sample_key:  # a new sample (or model, method, view): the engine computes
+            self._sample_key, self.sets, self.problems = sample, {}, {}
+        wanted = [kind for kind in self.enabled if kind not in self.sets]  # a repaint reuses what it has
+        if wanted and quantities is None:
+            self.problems.update({kind: problem for kind in wanted})
+            self.sets.update({kind: ArrowSet() for kind in wanted})
+        elif wanted:
+            sets, problems = arrow_sets(quantities, row, frame, bodies, planar, wanted)
+            self.sets.update(sets)
+            self.problems.update(problems)
+        if len(self.sets) > len(self.enabled):  # a kind switched off
+            self.sets = {kind: s for kind, s in self.sets.items() if kind in self.enabled}
+            self.problems = {kind: p for kind, p in self.problems.items() if kind in self.enabled}
         if row[0] != self._seen_t:  # each sample counts once towards the scales (not each repaint),
             # weighted by the simulated time since the last (a scrub backwards counts one output step)
             step = row[0] - self._seen_t if self._seen_t is not None and row[0] > self._seen_t else None
@@ -136,23 +182,32 @@ class Arrows(QObject):
         painter.draw(self.sets, self.scales)
         self._show_legend(legend, painter, scene)
 
+    def _facts_of(self, model) -> tuple[bool, tuple]:
+        """(whether the model is planar, `moving_and_spinning` of it), once per model."""
+        if self._model_facts[0] is not model:
+            self._model_facts = (model, (is_planar(model), moving_and_spinning(model)))
+        return self._model_facts[1]
+
     def _row_at(self, frame) -> np.ndarray | None:
         """The main run's sample row of the pose `frame` (the one at or before its time)."""
         runs = self.session.runs
         if frame is None or not runs or runs[0].series is None:
             return None
-        rows = runs[0].series.rows_until(frame.t + 1e-9)
-        return rows[-1] if len(rows) else None
+        rows = runs[0].series.buffer.tail_until(frame.t + 1e-9, 1)
+        return rows[0] if len(rows) else None
 
     def _quantities_for(self, model):
-        """The engine's reader of the main run's rows (rebuilt when the model or method changes)."""
-        method = self.session.runs[0].method
-        key = (id(model), method)
+        """The engine's reader of the main run's rows: each row with the parameters in force at its
+        time (the run's ModelHistory; rebuilt when the runs, their history or the method change)."""
+        run = self.session.runs[0]
+        models = run.models
+        key = (id(models), run.method)
         if key != self._quantities_key:
             self._quantities_key = key
+            first = models.items()[0][1] if models is not None else model
             try:
-                self._quantities, self._problem = RunQuantities(model, method=method), ""
-                columns = self.session.runs[0].series.info.columns  # the rows' layout must be the reader's
+                self._quantities, self._problem = RunQuantities(first, method=run.method, models=models), ""
+                columns = run.series.info.columns  # the rows' layout must be the reader's
                 if tuple(columns[self._quantities.state_columns[0]]) != tuple(self._quantities.system.coordinate_names):
                     self._quantities, self._problem = None, "the run's coordinates differ from the model's"
             except (ModelError, ArithmeticError, ValueError) as err:
@@ -222,7 +277,7 @@ class Arrows(QObject):
         look = getattr(self.window, "presentation", None)
         # the window's font (24 px and more in presentation), at least the 3-D clock's size
         font_px = max(14, round(scene.height() / 42), look.font_px() if look is not None else 0)
-        lines = self.legend_lines(painter.view_pixels())
+        lines = self.legend_lines(painter.drawn_pixels)  # the view's size the arrows were drawn for
         if scene is self.window.scene2d:
             self._show_title(scene, lines, font_px)
             return

@@ -21,23 +21,34 @@ HALO_PX = 3.0
 HALO_COLOUR = (255, 255, 255, 220)
 HEAD_PX = 15.0
 HEAD_ANGLE = math.radians(26)
+#: 2-D shaft and barb ends: square, as round as they need be at 3.5 px; Qt's raster engine strokes an
+#: antialiased path of round-capped segments ~25x slower (60 arrows: 6.8 ms against 0.25 ms a frame)
+CAP = Qt.SquareCap
 #: couples in 2-D: arcs of this radius (px); their length along the arc is the couple's size
 ARC_RADIUS_PX = 18.0
 ARC_MAX_TURN = math.radians(330)
 
 
+_HEAD_TURNS = np.array([[[math.cos(HEAD_ANGLE), sign * math.sin(HEAD_ANGLE)],
+                         [-sign * math.sin(HEAD_ANGLE), math.cos(HEAD_ANGLE)]] for sign in (1.0, -1.0)])
+
+
 def _heads_2d(tails: np.ndarray, tips: np.ndarray, head: float) -> np.ndarray:
     """Point pairs (2k, 2) of both barbs of the heads at `tips`, `head` long (data units)."""
+    return _shafts_and_heads(tails, tips, head)[1:].reshape(-1, 2)
+
+
+def _shafts_and_heads(tails: np.ndarray, tips: np.ndarray, head: float) -> np.ndarray:
+    """(3, k, 2, 2): the point pairs of the k shafts, then of one barb of each head at the tips,
+    then of the other; a barb `head` long (data units) or 0.45 of its arrow when that is shorter."""
     d = tips - tails
-    length = np.linalg.norm(d, axis=1, keepdims=True)
-    unit = d / np.where(length > 0, length, 1.0)
-    h = np.minimum(head, 0.45 * length)
-    pairs = []
-    for sign in (1.0, -1.0):
-        c, s = math.cos(HEAD_ANGLE), sign * math.sin(HEAD_ANGLE)
-        back = -np.column_stack((c * unit[:, 0] - s * unit[:, 1], s * unit[:, 0] + c * unit[:, 1]))
-        pairs.append(np.stack((tips, tips + h * back), axis=1))
-    return np.concatenate(pairs).reshape(-1, 2)
+    length = np.sqrt(np.einsum("ij,ij->i", d, d))[:, None]
+    back = d * (-np.minimum(head, 0.45 * length) / np.where(length > 0, length, 1.0))  # tip → tail, head long
+    out = np.empty((3, len(tips), 2, 2))
+    out[0, :, 0], out[:, :, 1] = tails, tips
+    out[1:, :, 0] = tips
+    out[1:, :, 1] += back @ _HEAD_TURNS  # (2, k, 2): back turned both ways
+    return out
 
 
 class FlatArrows:
@@ -51,14 +62,18 @@ class FlatArrows:
         # no halo here: the view is light and a wide antialiased pen is Qt's slow stroker (a halo
         # round 60 arrows tripled the cost of painting the scene)
         for order, kind in enumerate(DRAW_ORDER):
-            pen = pg.mkPen(KINDS[kind][2], width=WIDTHS.get(kind, PEN_WIDTH), cap=Qt.RoundCap)
-            lines = pg.PlotCurveItem([], [], pen=pen, connect="pairs")  # lighter than PlotDataItem
+            pen = pg.mkPen(KINDS[kind][2], width=WIDTHS.get(kind, PEN_WIDTH), cap=CAP)
+            # lighter than PlotDataItem; the shafts and heads are finite (arrow_sets keeps finite arrows
+            # only): no finite check when painted
+            lines = pg.PlotCurveItem([], [], pen=pen, connect="pairs", skipFiniteCheck=True)
             arcs = pg.PlotCurveItem([], [], pen=pen, connect="finite")
             for item in (lines, arcs):
                 item.setZValue(30 + order)  # over the mechanism
                 plot.addItem(item, ignoreBounds=True)  # never widens the fitted view
             self.items[kind] = [(lines, arcs)]
         self._holding: set = set()  # the items that hold data (an empty one is not set again)
+        self._drawn: dict = {}  # kind → (its ArrowSet, project, scales and pixel size) it was drawn with
+        self.drawn_pixels = 0.0  # the view's smaller side at the last draw (the legend's scales)
         self.line_scale = 1.0
 
     def restyle(self, line_scale: float) -> None:
@@ -67,7 +82,7 @@ class FlatArrows:
             return
         self.line_scale = line_scale
         for kind, pairs in self.items.items():
-            pen = pg.mkPen(KINDS[kind][2], width=WIDTHS.get(kind, PEN_WIDTH) * line_scale, cap=Qt.RoundCap)
+            pen = pg.mkPen(KINDS[kind][2], width=WIDTHS.get(kind, PEN_WIDTH) * line_scale, cap=CAP)
             for lines, arcs in pairs:
                 lines.setPen(pen)
                 arcs.setPen(pen)
@@ -75,12 +90,6 @@ class FlatArrows:
     def view_pixels(self) -> float:
         box = self.scene.getPlotItem().getViewBox().boundingRect()
         return float(min(box.width(), box.height()))
-
-    def clear(self) -> None:
-        for pairs in self.items.values():
-            for lines, arcs in pairs:
-                self._set(lines, None)
-                self._set(arcs, None)
 
     def _set(self, item, xy) -> None:
         """Put the points (k, 2) in `item` (None or nothing: empty it, once)."""
@@ -93,28 +102,41 @@ class FlatArrows:
         self._holding.add(item)
 
     def draw(self, sets: dict, scales) -> None:
-        """Draw `sets` ({kind: ArrowSet}) at the scales of `scales`."""
+        """Draw `sets` ({kind: ArrowSet}) at the scales of `scales` (a kind whose arrows, scales and
+        zoom are those it shows already is left as it is: a pan or a repaint of the same sample)."""
         view = self.scene.getPlotItem().getViewBox()
         px = view.viewPixelSize()[0] or 1.0  # data units per pixel (the aspect is locked)
-        pixels = self.view_pixels()
+        pixels = self.drawn_pixels = self.view_pixels()
         project = self.scene.project
         for kind, pairs in self.items.items():
             arrow_set = sets.get(kind)
             if arrow_set is None or arrow_set.empty:
+                self._drawn.pop(kind, None)
                 for lines, arcs in pairs:
                     self._set(lines, None)
                     self._set(arcs, None)
                 continue
-            per_px = scales.per_pixel(kind, pixels)
-            tails = project(arrow_set.points)
-            tips = tails + project(arrow_set.vectors) / per_px * px
+            per_px, couple_per_px = scales.per_pixel(kind, pixels), scales.per_pixel(couple_key(kind), pixels)
+            drawn, look = self._drawn.get(kind), (per_px, couple_per_px, px, self.line_scale)
+            if drawn is not None and drawn[0] is arrow_set and drawn[1] is project and drawn[2] == look:
+                continue
+            self._drawn[kind] = (arrow_set, project, look)
+            tails = arrow_set.points @ project.matrix.T
+            tips = tails + arrow_set.vectors @ (project.matrix.T * (px / per_px))
             head = HEAD_PX * px * math.sqrt(self.line_scale)
-            segments = [np.stack((tails, tips), axis=1).reshape(-1, 2), _heads_2d(tails, tips, head)]
-            couple_lines = self._couples(arrow_set, scales.per_pixel(couple_key(kind), pixels), px, segments, head)
-            xy = np.concatenate(segments)
+            segments = [_shafts_and_heads(tails, tips, head).reshape(-1, 2)]
+            couple_lines = self._couples(arrow_set, couple_per_px, px, segments, head)
+            xy = segments[0] if len(segments) == 1 else np.concatenate(segments)
             for lines, arcs in pairs:
                 self._set(lines, xy)
                 self._set(arcs, couple_lines)
+
+    def clear(self) -> None:
+        self._drawn.clear()
+        for pairs in self.items.values():
+            for lines, arcs in pairs:
+                self._set(lines, None)
+                self._set(arcs, None)
 
     def _couples(self, arrow_set, per_px: float, px: float, segments: list, head: float) -> np.ndarray:
         """Arcs (NaN-separated polylines) for z couples of a planar model; a 3-D couple seen in the
@@ -192,6 +214,8 @@ class SpaceArrows:
             item.setGLOptions(on_top)
             scene.addItem(item)
             self.items[kind] = (halos[kind], item)
+        self._drawn: dict = {}  # kind → (its ArrowSet, scales and camera) shown; None: shows nothing
+        self.drawn_pixels = 0.0
         self.line_scale = 1.0
 
     def restyle(self, line_scale: float) -> None:
@@ -211,30 +235,43 @@ class SpaceArrows:
         return 2.0 * opts["distance"] * math.tan(0.5 * math.radians(opts["fov"])) / max(self.scene.width(), 1)
 
     def clear(self) -> None:
-        for pair in self.items.values():
-            for item in pair:
-                item.setData(pos=np.zeros((0, 3)))
+        for kind in self.items:
+            self._show(kind, None)
+
+    def _show(self, kind: str, pos: np.ndarray | None, drawn=None) -> None:
+        """Give `kind`'s items the line pairs `pos` (None: none) unless they hold them already."""
+        if pos is None:
+            if self._drawn.get(kind, ()) is None:
+                return
+            pos = np.zeros((0, 3))
+        self._drawn[kind] = drawn
+        for item in self.items[kind]:
+            item.setData(pos=pos)
 
     def draw(self, sets: dict, scales) -> None:
+        """Draw `sets` at the scales of `scales` (a kind shown already with the same arrows, scales
+        and camera is left as it is)."""
         turn = self.scene.turn
         px = self.world_per_pixel()
-        pixels = self.view_pixels()
-        for kind, pair in self.items.items():
+        pixels = self.drawn_pixels = self.view_pixels()
+        for kind in self.items:
             arrow_set = sets.get(kind)
             if arrow_set is None or arrow_set.empty:
-                for item in pair:
-                    item.setData(pos=np.zeros((0, 3)))
+                self._show(kind, None)
+                continue
+            look = (scales.per_pixel(kind, pixels), scales.per_pixel(couple_key(kind), pixels), px, turn.tobytes())
+            drawn = self._drawn.get(kind)
+            if drawn is not None and drawn[0] is arrow_set and drawn[1] == look:
                 continue
             pieces = []
-            for points, vectors, key, double in ((arrow_set.points, arrow_set.vectors, kind, False),
-                                                 (arrow_set.couple_points, arrow_set.couples, couple_key(kind), True)):
+            for points, vectors, per_px, double in ((arrow_set.points, arrow_set.vectors, look[0], False),
+                                                    (arrow_set.couple_points, arrow_set.couples, look[1], True)):
                 if not len(points):
                     continue
                 tails = points @ turn.T
-                tips = tails + (vectors @ turn.T) / scales.per_pixel(key, pixels) * px
+                tips = tails + (vectors @ turn.T) / per_px * px
                 pieces += [np.stack((tails, tips), axis=1).reshape(-1, 3), heads_3d(tails, tips, HEAD_PX * px)]
                 if double:  # a couple: a second head just behind the first
                     inner = tips - 0.7 * HEAD_PX * px * _unit_rows(tips - tails)
                     pieces.append(heads_3d(tails, inner, HEAD_PX * px))
-            for item in pair:
-                item.setData(pos=np.concatenate(pieces) if pieces else np.zeros((0, 3)))
+            self._show(kind, np.concatenate(pieces) if pieces else None, (arrow_set, look))

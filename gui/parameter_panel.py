@@ -251,6 +251,9 @@ class ParameterPanel(QScrollArea):
         window.inspector.show_node(window.model, window.tree.current_key())
 
     def _on_edited(self, run, name: str, t: float) -> None:
+        if name == "continue_from" and self.session.runs and run is self.session.runs[0]:
+            for p, _slider, _field in self.rows.values():  # back before a change: its values are back
+                self._show(p, self.current(p))
         if name != "set_parameter" or not self.session.runs or run is not self.session.runs[0] or not self._pending:
             return
         gesture = max(self._pending)

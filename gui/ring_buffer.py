@@ -63,3 +63,21 @@ class RingBuffer:
         if not self._size:
             return None
         return self._data[(self._start + self._size - 1) % self.capacity]
+
+    def count_until(self, t: float) -> int:
+        """How many kept rows have time ≤ t (the times rise), found without copying the rows."""
+        if not self._size or self.last()[0] <= t:
+            return self._size
+        head = self._data[self._start:min(self._start + self._size, self.capacity), 0]
+        wrapped = self._start + self._size - self.capacity  # rows at the array's start after wrapping
+        if wrapped > 0 and self._data[0, 0] <= t:
+            return len(head) + int(np.searchsorted(self._data[:wrapped, 0], t, side="right"))
+        return int(np.searchsorted(head, t, side="right"))
+
+    def tail_until(self, t: float, n: int) -> np.ndarray:
+        """The last n (or fewer) kept rows with time ≤ t, oldest first: a copy of those rows only
+        (`view` copies every row once the buffer has wrapped: too much for each frame)."""
+        end = self.count_until(t)
+        logical = np.arange(max(0, end - n), end)
+        return self._data[(self._start + logical) % self.capacity]
+

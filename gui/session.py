@@ -17,98 +17,24 @@ threads (gui/runner.py, gui/lock_step.py); nothing is drawn.
 from __future__ import annotations
 
 import time
-from collections import deque
-from dataclasses import dataclass, field
 
 import numpy as np
 from PySide6.QtCore import QObject, Qt, Signal, Slot
 
 from eomlab.engine.model import Model
-from eomlab.engine.simulation import PoseMap, model_with_parameter
+from eomlab.engine.simulation import model_with_parameter
 from eomlab.gui.lock_step import CostReportingRunThread, LockStep
 from eomlab.gui.method_styles import PALETTE, method_label, method_style
 from eomlab.gui.ring_buffer import DEFAULT_CAPACITY, RingBuffer
-from eomlab.gui.runner import PROCESS_WORKERS, RunInfo
+from eomlab.gui.runs import _EPS, Run, RunSeries  # noqa: F401 - RunSeries: the plots and tests take it from here
+from eomlab.gui.runner import PROCESS_WORKERS
 
 IDLE, RUNNING, PAUSED, ENDED, FAILED = "idle", "running", "paused", "ended", "failed"
 STATE_TEXT = {IDLE: "ready", RUNNING: "running", PAUSED: "paused", ENDED: "finished", FAILED: "stopped on an error"}
-#: poses kept per run (compare mode ships one per sample): enough to draw a run that is ahead of
-#: the cursor by the lock step's lead, with room for a batch
-FRAME_HISTORY = 256
 #: lock step lead, in output intervals
 LEAD_SAMPLES = 2.0
 
 
-@dataclass
-class RunSeries:
-    """One run's samples as kept: its columns and a ring buffer of rows (and, for the plots, the
-    curves drawn from them and the energy the drift is measured from)."""
-
-    label: str
-    info: RunInfo
-    buffer: RingBuffer
-    color: str = PALETTE[0]
-    style: Qt.PenStyle = Qt.SolidLine  # compare mode: each formulation its own dash pattern
-    curves: dict = field(default_factory=dict)
-    energy_reference: tuple | None = None  # (E(0), scale of the relative drift)
-
-    def column(self, data: np.ndarray, name: str) -> np.ndarray | None:
-        try:
-            return data[:, self.info.columns.index(name)]
-        except ValueError:
-            return None
-
-    def rows_until(self, t: float | None) -> np.ndarray:
-        """The kept rows with time ≤ t (all of them for None)."""
-        data = self.buffer.view()
-        if t is None or not len(data) or data[-1, 0] <= t:
-            return data
-        return data[:int(np.searchsorted(data[:, 0], t, side="right"))]
-
-
-@dataclass
-class Run:
-    """One simulation of the session and what the window keeps of it."""
-
-    thread: CostReportingRunThread
-    method: str
-    label: str
-    color: str
-    style: Qt.PenStyle = Qt.SolidLine
-    series: RunSeries | None = None
-    latest_frame: object = None
-    frames: deque = field(default_factory=lambda: deque(maxlen=FRAME_HISTORY))
-    ended: str = ""  # "", "done", "failed", "crashed"
-    messages: list = field(default_factory=list)
-    stats: dict = field(default_factory=dict)  # the Simulation's cost counters, for compare mode
-    model: Model | None = None  # the model the run integrates now (parameters changed while it ran)
-    pose_map: PoseMap | None = None  # poses of any kept sample (the timeline), made when first needed
-    put_back: deque = field(default_factory=deque)  # rows to restore with each "continue_from" edit
-
-    def pose_of_row(self, row: np.ndarray):
-        """The pose at a kept sample row of this run."""
-        if self.pose_map is None:
-            self.pose_map = PoseMap(self.model)
-        return self.pose_map.frame(row[slice(*self.series.info.pose_columns)], float(row[0]))
-
-    @property
-    def latest_time(self) -> float | None:
-        if self.series is None or not len(self.series.buffer):
-            return None
-        return float(self.series.buffer.last()[0])
-
-    def frame_at(self, t: float):
-        """The pose at the latest kept sample at or before `t`."""
-        latest = self.latest_frame
-        if latest is None or latest.t <= t + _EPS:
-            return latest
-        for frame in reversed(self.frames):
-            if frame.t <= t + _EPS:
-                return frame
-        return self.frames[0] if self.frames else latest
-
-
-_EPS = 1e-9
 
 
 class Session(QObject):
@@ -268,7 +194,8 @@ class Session(QObject):
         run changes, when the value is refused)."""
         models = [model_with_parameter(run.model, path, value) for run in self.runs]
         for run, model in zip(self.runs, models):
-            run.model, run.pose_map = model, None
+            run.model = model
+            run.pending_models.append(model)  # in force from the time the worker answers with
         self.edit("set_parameter", path, value)
 
     def rows_at(self, t: float) -> list[np.ndarray | None]:
@@ -276,13 +203,15 @@ class Session(QObject):
         rows = [run.series.rows_until(t) if run.series is not None else np.zeros((0, 0)) for run in self.runs]
         return [r[-1].copy() if len(r) else None for r in rows]
 
-    def continue_from(self, rows: list, put_back: list | None = None) -> None:
-        """Each run goes on from its sample row (later samples dropped); `put_back`: rows each run
-        gets back first (undoing a "continue from here")."""
+    def continue_from(self, rows: list, put_back: list | None = None, models: list | None = None) -> None:
+        """Each run goes on from its sample row (later samples dropped) with the parameters in force
+        at its time; `put_back`: rows each run gets back first and `models` the ModelHistory it
+        had then (undoing a "continue from here": the run goes on with that history's latest)."""
         for i, (run, row) in enumerate(zip(self.runs, rows)):
             if row is not None:
-                run.put_back.append(put_back[i] if put_back is not None else None)
-                run.thread.edit("continue_from", row)
+                history = models[i] if models is not None else None
+                run.put_back.append((put_back[i] if put_back is not None else None, history))
+                run.thread.edit("continue_from", row, *([history.latest] if history is not None else []))
 
     @Slot(int, str)
     def _on_refused(self, _run_id: int, text: str) -> None:
@@ -294,7 +223,12 @@ class Session(QObject):
         if run is None or run.series is None:
             return
         t, buffer = float(row[0]), run.series.buffer
-        rows_back = run.put_back.popleft() if name == "continue_from" and run.put_back else None
+        rows_back, models_back = run.put_back.popleft() if name == "continue_from" and run.put_back else (None, None)
+        if name == "set_parameter":
+            run.models.add(t, run.pending_models.popleft() if run.pending_models else run.model)
+        elif name == "continue_from":  # the worker went back to the parameters in force at t (or those given)
+            run.models = models_back if models_back is not None else run.models
+            run.model = run.models.keep_until(t) if models_back is None else models_back.latest
         if rows_back is not None and len(rows_back):
             buffer.drop_from(rows_back[0, 0])
             buffer.append(rows_back)

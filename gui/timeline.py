@@ -13,11 +13,13 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QUndoCommand
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSlider, QWidget
 
+from eomlab.engine.simulation import ModelHistory
 from eomlab.gui.session import RUNNING, Session
 
 
 class ContinueFromHere(QUndoCommand):
-    """The runs go on from their samples at `t`; undo gives back the samples dropped."""
+    """The runs go on from their samples at `t` (with the parameters in force there); undo gives
+    back the samples dropped and the parameters the runs had."""
 
     def __init__(self, session: Session, t: float):
         super().__init__(f"Continue from t = {t:.3f} s")
@@ -27,6 +29,7 @@ class ContinueFromHere(QUndoCommand):
         for run, row in zip(session.runs, self.rows):
             data = run.series.buffer.view() if run.series is not None else np.zeros((0, 0))
             self.dropped.append(data[data[:, 0] > row[0]].copy() if row is not None and len(data) else None)
+        self.histories = [run.models.items() for run in session.runs]
 
     def redo(self) -> None:
         self.session.follow_latest()
@@ -34,7 +37,8 @@ class ContinueFromHere(QUndoCommand):
 
     def undo(self) -> None:
         back = [d[-1] if d is not None and len(d) else None for d in self.dropped]
-        self.session.continue_from(back, put_back=[d[:-1] if d is not None else None for d in self.dropped])
+        self.session.continue_from(back, put_back=[d[:-1] if d is not None else None for d in self.dropped],
+                                   models=[ModelHistory.of(items) for items in self.histories])
 
 
 class Timeline(QWidget):
@@ -69,6 +73,7 @@ class Timeline(QWidget):
         # Run goes on from the runs' latest samples: the picture follows them again
         session.state_changed.connect(lambda state: state == RUNNING and session.follow_latest())
         self._syncing = False
+        self._shown = None  # (samples, cursor, held) the slider and label show
         self._sync()
 
     def _times(self) -> np.ndarray:
@@ -83,6 +88,12 @@ class Timeline(QWidget):
         held = not self.session.following
         runs = self.session.runs
         count = len(runs[0].series.buffer) if runs and runs[0].series is not None else 0
+        # a batch moves the cursor and then says it advanced: one update (a full buffer keeps its
+        # count while its samples move on: the latest time tells)
+        shown = (count, t, held, id(runs[0].series) if runs else None, runs[0].latest_time if count else None)
+        if shown == self._shown:
+            return
+        self._shown = shown
         self._syncing = True
         self.slider.setRange(0, max(count - 1, 0))
         if held and count:  # the times only when the cursor is held: a wrapped buffer's view is a copy

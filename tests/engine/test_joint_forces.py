@@ -217,3 +217,25 @@ def test_an_equation_constraint_is_named_not_drawn():
     with pytest.raises(ModelError, match="'level'"):
         sim.constraint_forces()
     assert len(sim.applied_forces()) == 2  # the rest of the arrows still work
+
+
+@pytest.mark.parametrize("build", [four_bar, driven_crank, hinged_arm])
+def test_the_arrays_of_the_actions_are_the_actions(build):
+    """`constraint_force_arrays` / `applied_force_arrays` (what the window draws) hold row for row
+    the Actions of `constraint_forces` / `applied_forces`; bodies, points and None kept exactly."""
+    from eomlab.engine.actions import ActionArrays
+
+    sim = Simulation(build())
+    sim.advance(0.2)
+    for arrays, actions in ((sim.constraint_force_arrays(), sim.constraint_forces()),
+                            (sim.applied_force_arrays(), sim.applied_forces())):
+        assert len(arrays) == len(actions) > 0
+        for row, action in zip(ActionArrays.of(actions).actions(), actions):
+            assert (row.source, row.kind, row.on, row.other) == (action.source, action.kind, action.on, action.other)
+            assert (row.other_at is None) == (action.other_at is None)
+            for name in ("at", "force", "torque"):
+                assert np.array_equal(getattr(row, name), getattr(action, name))
+        bodies, points, forces, torques = arrays.on_bodies()
+        sides = [side for action in actions for side in action.on_bodies()]
+        assert sorted(bodies.tolist()) == sorted(side[0] for side in sides)
+        assert np.allclose(forces.sum(axis=0), sum(side[2] for side in sides), **TIGHT)

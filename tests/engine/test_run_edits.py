@@ -122,6 +122,59 @@ def test_restore_before_a_push_forgets_it():
     assert np.max(np.abs(again - plain)[:, :3]) < 1e-10
 
 
+def rod_pull(sim, row) -> float:
+    """The pivot's pull on the bob along the rod at sample `row` (engine: its joint force)."""
+    bob = row[[sim.column_index(f"bob.{a}") for a in "xyz"]]
+    return float(sim.joint_forces(row)[0] @ (-bob / np.linalg.norm(bob)))
+
+
+def test_samples_before_a_parameter_change_keep_their_parameters(method):
+    """A mass change at t = 1 s: the rod force of the t = 0.5 s sample is the one computed before
+    the change (to 1e-12), that of t = 1.5 s is m_new (g cos θ + l θ̇²) (1e-9); going back before
+    the change brings the old mass back and reproduces the unchanged run (1e-10); going back to the
+    change's own sample keeps the new mass."""
+    m, heavier, length, g = 1.5, 4.0, 0.8, 9.81
+    model = simple_pendulum(length=length, mass=m, theta0=2.0)
+    sim = Simulation(model, method=method, t_end=2.0, **TIGHT)
+    sim.advance(0.5)
+    early = row_at(sim.samples(), 0.5).copy()
+    pull_before = rod_pull(sim, early)
+    sim.advance(1.0)
+    sim.restore(1.0)
+    sim.set_parameter("bodies[0].mass", heavier)
+    sim.advance(1.5)
+    rows = sim.samples()
+    assert rod_pull(sim, row_at(rows, 0.5)) == pytest.approx(pull_before, abs=1e-12)
+    late = row_at(rows, 1.5)
+    theta, omega = late[sim.column_index("bob_theta")], late[sim.column_index("bob_theta_dot")]
+    assert rod_pull(sim, late) == pytest.approx(heavier * (g * math.cos(theta) + length * omega**2), abs=1e-9)
+    sim.restore(1.0)  # the change's own sample: its row is the new mass's
+    assert sim.model.bodies[0].mass == heavier
+    sim.restore(0.5)
+    assert sim.model.bodies[0].mass == m and sim.system.kin.mass[0] == m
+    rows = sim.run()
+    unchanged = Simulation(model, method=method, t_end=2.0, **TIGHT).run()
+    assert sim.failure is None and rows.shape == unchanged.shape
+    assert np.max(np.abs(state_columns(sim, rows - unchanged))) < 1e-10
+
+
+def test_continuing_from_a_sample_before_a_change_takes_its_parameters():
+    """`continue_from` a kept row before the change: the old mass; with `model`: that model's."""
+    model = simple_pendulum(mass=1.5, theta0=1.0)
+    sim = Simulation(model, t_end=2.0, **TIGHT)
+    sim.advance(1.0)
+    early = row_at(sim.samples(), 0.5).copy()
+    sim.set_parameter("bodies[0].mass", 4.0)
+    heavy = sim.model
+    sim.advance(1.5)
+    late = sim.samples()[-1].copy()
+    sim.continue_from(early)
+    assert sim.model.bodies[0].mass == 1.5 and sim.samples()[-1, 0] == pytest.approx(0.5)
+    sim.continue_from(late, model=heavy)  # the window puts the dropped samples back
+    assert sim.model is heavy and sim.samples()[-1, 0] == pytest.approx(late[0])
+    assert rod_pull(sim, late) == pytest.approx(4.0 / 1.5 * rod_pull(Simulation(model), late), rel=1e-12)
+
+
 def test_inertia_from_the_shape_follows_the_mass():
     sim = Simulation(double_compound_pendulum(), t_end=1.0)
     before = np.array(sim.model.bodies[0].inertia)

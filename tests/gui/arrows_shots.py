@@ -23,7 +23,9 @@ def main(preset_name: str, path: str, kinds: list[str], run_ms: int = RUN_MS) ->
     from eomlab.engine.presets import preset
     from eomlab.gui.main_window import MainWindow
 
-    window = MainWindow(preset(preset_name), None, run=True)
+    from gui_helpers import isolated_settings
+
+    window = MainWindow(preset(preset_name), None, run=True, settings=isolated_settings())
     window.confirm_discard = lambda: True
     window.resize(1920, 1050)
     window.show()

@@ -16,7 +16,9 @@ def main(model_path: str, method: str, out: str, presentation: bool, compare: bo
     from eomlab.gui.main_window import MainWindow
 
     model = load_start_model(model_path).with_settings(method=method)
-    window = MainWindow(model, model_path, run=False)
+    from gui_helpers import isolated_settings
+
+    window = MainWindow(model, model_path, run=False, settings=isolated_settings())
     window.confirm_discard = lambda: True
     window.showMaximized()
     if presentation:

@@ -26,3 +26,14 @@ def relative_energy_drift(window) -> float:
     energy = rows[:, columns.index("E")]
     scale = max(abs(energy[0]), rows[0, columns.index("T")] + abs(rows[0, columns.index("V")]), 1e-12)
     return float(np.max(np.abs(energy - energy[0])) / scale)
+
+
+def isolated_settings():
+    """A QSettings in a fresh temporary folder: a script the tests start never reads or writes the
+    developer's settings (arrows switched on, plots chosen)."""
+    import os
+    import tempfile
+
+    from PySide6.QtCore import QSettings
+
+    return QSettings(os.path.join(tempfile.mkdtemp(prefix="eomlab-settings-"), "eomlab.ini"), QSettings.IniFormat)

@@ -23,7 +23,9 @@ def main(model_path: str, light: str, dark: str, compare: bool) -> None:
     from eomlab.gui.app import load_start_model
     from eomlab.gui.main_window import MainWindow
 
-    window = MainWindow(load_start_model(model_path), model_path, run=True, compare=compare)
+    from gui_helpers import isolated_settings
+
+    window = MainWindow(load_start_model(model_path), model_path, run=True, compare=compare, settings=isolated_settings())
     window.confirm_discard = lambda: True
     window.show()
     report = {}

@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 from eomlab.engine.model import ExpressionConstraint
-from eomlab.engine.presets import double_compound_pendulum, driven_crank, four_bar, heavy_top
+from eomlab.engine.presets import double_compound_pendulum, driven_crank, four_bar, heavy_top, simple_pendulum
+from eomlab.engine.run_edits import model_with_parameter
 from eomlab.engine.simulation import Simulation
 from eomlab.gui.arrow_sets import KINDS, Scales, nice_ceiling
 
@@ -154,6 +155,44 @@ def test_arrows_follow_the_cursor(qtbot, make_window):
     assert same_points(window.arrows.sets["velocity"].points, frame.mass_centres)
 
 
+def test_arrows_are_computed_once_per_sample_and_redrawn_only_where_they_changed(qtbot, make_window, monkeypatch):
+    """A repaint of the same sample asks the engine nothing and sets no item again; another sample
+    is computed and drawn at its own pose; a kind switched off empties its item alone, and on
+    again is drawn at the sample shown."""
+    import eomlab.gui.arrows as arrows_module
+
+    computed = []
+    real = arrows_module.arrow_sets
+    monkeypatch.setattr(arrows_module, "arrow_sets", lambda *a: computed.append(a[1][0]) or real(*a))
+    window = make_window(double_compound_pendulum())
+    paused_after(qtbot, window, 40)
+    for kind in ("velocity", "applied", "constraint"):
+        window.arrows.set_enabled(kind, True)
+    window.redraw.redraw_all()
+    assert len(computed) == 1
+    items = window.arrows._painters[id(window.scene)].items
+    held = {kind: items[kind][0][0].getData()[0] for kind in ("velocity", "applied", "constraint")}
+    window.redraw.redraw_all()  # the same sample again (a pan, a repaint)
+    assert len(computed) == 1
+    assert all(items[kind][0][0].getData()[0] is held[kind] for kind in held)
+    window.session.set_cursor(0.5 * window.session.cursor_time())
+    window.redraw.redraw_all()
+    row, frame = shown_row(window)
+    assert computed[-1] == row[0] and len(computed) == 2
+    assert same_points(window.arrows.sets["velocity"].points, frame.mass_centres)
+    assert np.allclose(drawn_xy(window, "velocity")[0], window.scene.project(frame.mass_centres)[0])
+    held = {kind: items[kind][0][0].getData()[0] for kind in held}
+    window.arrows.set_enabled("applied", False)
+    window.redraw.redraw_all()
+    assert not len(drawn_xy(window, "applied")) and "applied" not in window.arrows.sets
+    assert items["velocity"][0][0].getData()[0] is held["velocity"]  # unchanged: not set again
+    window.arrows.set_enabled("applied", True)
+    window.redraw.redraw_all()
+    gravity = Simulation(double_compound_pendulum()).applied_forces(row)
+    assert same_points(window.arrows.sets["applied"].points, [a.at for a in gravity])
+    assert len(drawn_xy(window, "applied")) == 6 * len(gravity)  # a shaft and two barbs each
+
+
 def test_length_control_and_legend_outside_the_view(qtbot, make_window):
     window = make_window(four_bar())
     paused_after(qtbot, window, 20)
@@ -215,6 +254,20 @@ def test_scales_follow_the_typical_magnitude_in_simulated_time():
     assert scales.per_pixel("constraint", 500.0) == pytest.approx(nice_ceiling(400.0 / 150.0))
 
 
+def test_a_settled_scale_is_revised_less_often_but_follows_a_lasting_change():
+    """After SETTLED frames a kind's quantile (a sort) is taken every REVISE_LATER-th frame: within
+    that many frames a lasting change still sets the scale."""
+    from eomlab.gui.arrow_sets import REVISE_LATER, SETTLED
+
+    scales = Scales()
+    for _ in range(SETTLED + 50):
+        scales.see("velocity", np.array([[1.0, 0.0, 0.0]]), 0.01)
+    assert scales.per_pixel("velocity", 500.0) == pytest.approx(nice_ceiling(1.0 / 150.0))
+    for _ in range(REVISE_LATER):
+        scales.see("velocity", np.array([[10.0, 0.0, 0.0]]), 1.0)
+    assert scales.per_pixel("velocity", 500.0) == pytest.approx(nice_ceiling(10.0 / 150.0))
+
+
 @pytest.mark.parametrize("x, expected", [(0.0031, 0.004), (0.7, 0.8), (1.0, 1.0), (12.0, 15.0), (48.0, 50.0), (0.09, 0.1)])
 def test_scales_read_well(x, expected):
     assert nice_ceiling(x) == pytest.approx(expected)
@@ -236,3 +289,63 @@ def test_heavy_top_arrows_in_the_3d_view(tmp_path):
     report = json.loads(done.stdout.strip().splitlines()[-1])
     assert report["scene"] == "scene3d" and report["saved"] and not report["problems"]
     assert report["drawn"] == {"omega": 1, "momentum": 1, "constraint": 1, "applied": 1}
+
+
+def test_arrow_choices_come_back_in_the_next_window(qtbot, make_window, settings_store):
+    """View ▸ Arrows' kinds and length are kept in the window's QSettings (the test's own file)."""
+    first = make_window(double_compound_pendulum())
+    assert first.arrows.enabled == []
+    first.arrows.actions["constraint"].trigger()  # as the menu does
+    first.arrows.length_slider.setValue(3)
+    first.close()
+    second = make_window(double_compound_pendulum())
+    assert second.arrows.enabled == ["constraint"] and second.arrows.actions["constraint"].isChecked()
+    assert second.arrows.length_slider.value() == 3 and second.arrows.scales.factor == pytest.approx(2 ** 0.75)
+    second.arrows.actions["velocity"].trigger()
+    second.arrows.actions["constraint"].trigger()
+    second.close()
+    third = make_window(double_compound_pendulum())
+    assert third.arrows.enabled == ["velocity"] and not third.arrows.actions["constraint"].isChecked()
+    third.arrows.actions["velocity"].trigger()
+    third.close()
+    assert make_window(double_compound_pendulum()).arrows.enabled == []
+
+
+def test_scrubbing_back_across_a_parameter_change_shows_the_arrows_of_before(qtbot, make_window):
+    """The bob's mass goes 1.5 → 4 kg mid-run: a sample before the change shows the pivot's pull of
+    1.5 kg, one after it that of 4 kg (the engine's at each sample, 1e-12); "Continue from here"
+    before the change takes the old mass back, and its undo the new one."""
+    model = simple_pendulum(mass=1.5, theta0=1.0).with_settings(t_end=1e3)  # never ends before the pause
+    heavier = model_with_parameter(model, "bodies[0].mass", 4.0)
+    window = make_window(model)
+    paused_after(qtbot, window, 30)
+    window.arrows.set_enabled("constraint", True)
+    edits = []
+    window.session.edited.connect(lambda _run, name, t: edits.append((name, t)))
+    window.session.set_parameter("bodies[0].mass", 4.0)
+    qtbot.waitUntil(lambda: bool(edits), timeout=5000)
+    t_edit = edits[0][1]
+    run_fast(window)
+    wait_for_samples(qtbot, window, len(window.samples()[1]) + 30)
+    window.pause()
+    qtbot.waitUntil(lambda: window.state == "paused", timeout=5000)
+    rows = window.samples()[1]
+    before, after = rows[rows[:, 0] < t_edit - 1e-9][-5], rows[rows[:, 0] > t_edit + 1e-9][5]
+    for row, in_force, other in ((before, model, heavier), (after, heavier, model)):
+        window.session.set_cursor(float(row[0]))
+        window.redraw.redraw_all()
+        shown, _frame = shown_row(window)
+        assert shown[0] == row[0]
+        drawn = window.arrows.sets["constraint"].vectors[0]
+        assert np.allclose(drawn[:2], Simulation(in_force).constraint_forces(row)[0].force[:2], rtol=1e-12, atol=1e-12)
+        assert not np.allclose(drawn[:2], Simulation(other).constraint_forces(row)[0].force[:2], rtol=1e-3)
+    window.session.set_cursor(float(before[0]))
+    window.timeline.continue_here()
+    run = window.runs[0]
+    qtbot.waitUntil(lambda: len(edits) == 2, timeout=5000)
+    assert run.model.bodies[0].mass == 1.5 and len(run.models) == 1
+    assert window.parameter_panel.rows["bodies[0].mass"][2].text() == "1.5"  # the panel shows it
+    window.document.undo_stack.undo()
+    qtbot.waitUntil(lambda: len(edits) == 3, timeout=5000)
+    assert run.model.bodies[0].mass == 4.0 and run.model_at(float(after[0])) is run.model
+    assert run.model_at(float(before[0])).bodies[0].mass == 1.5
