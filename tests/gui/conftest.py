@@ -30,6 +30,17 @@ def pytest_collection_modifyitems(config, items):
 
 
 @pytest.fixture
+def session(qapp):
+    """A session on the simple pendulum; its runs (gui_helpers.run_with_samples) have no real worker."""
+    from eomlab.engine.presets import preset
+    from eomlab.gui.session import Session
+
+    s = Session(preset("simple_pendulum"))
+    yield s
+    s.runs = []  # none of the runs has a worker to stop
+
+
+@pytest.fixture
 def settings_store(tmp_path):
     return QSettings(str(tmp_path / "eomlab.ini"), QSettings.IniFormat)
 
