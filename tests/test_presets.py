@@ -9,6 +9,7 @@ from eomlab.engine import presets
 from eomlab.engine.model import GROUND, Coincident, Distance, KnifeEdge, Model, Prescribed, RollingDisk
 from eomlab.engine.modelfile import load_model, model_from_dict, model_to_dict
 from eomlab.engine.presets import DEFAULT_PRESET, PRESETS, euler_matrix, preset
+from test_modelfile import example
 
 ASSETS = pathlib.Path(__file__).resolve().parents[1] / "assets" / "models"
 
@@ -126,21 +127,7 @@ def test_assets_are_exactly_the_presets_and_up_to_date(tmp_path):
 
 def test_default_preset_is_the_contract_example():
     assert DEFAULT_PRESET in PRESETS
-    example = {
-        "eomlab": 1, "name": "double compound pendulum", "gravity": [0, -9.81, 0],
-        "bodies": [
-            {"name": "upper", "parent": "ground",
-             "joint": {"type": "revolute", "axis": [0, 0, 1], "at": [0, 0, 0], "q0": [2.0], "u0": [0.0]},
-             "mass": 1.0, "com": [0.5, 0, 0], "inertia": [0, 0.08333333333333333, 0.08333333333333333],
-             "shape": {"kind": "rod", "length": 1.0}},
-            {"name": "lower", "parent": "upper",
-             "joint": {"type": "revolute", "axis": [0, 0, 1], "at": [1.0, 0, 0], "q0": [0.5], "u0": [0.0]},
-             "mass": 1.0, "com": [0.5, 0, 0], "inertia": [0, 0.08333333333333333, 0.08333333333333333]},
-        ],
-        "constraints": [], "forces": [],
-        "settings": {"method": "kane", "coordinates": "joint", "t_end": 10, "dt_out": 0.01},
-    }
-    assert preset(DEFAULT_PRESET) == model_from_dict(example)
+    assert preset(DEFAULT_PRESET) == model_from_dict(example())  # MODEL_FORMAT.md's example (test_modelfile)
     assert preset("double_pendulum_absolute").settings.coordinates == "absolute"
 
 

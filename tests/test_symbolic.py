@@ -2,6 +2,7 @@
 against the numeric engine, output formats, size guard and cancellation."""
 from __future__ import annotations
 
+import functools
 import json
 import threading
 import time
@@ -138,6 +139,18 @@ HAND_MODELS = {
 }
 
 
+@functools.lru_cache(maxsize=None)
+def hand_derivation(name: str, method: str):
+    """One derivation per hand model and formulation for the module: the tests read the equations, never
+    change them (the cross-checks and the comparison with the engine derived the same ones again)."""
+    return derive(HAND_MODELS[name](), method)
+
+
+@functools.lru_cache(maxsize=None)
+def hand_tree(name: str) -> SymbolicTree:
+    return SymbolicTree(HAND_MODELS[name]())
+
+
 # --- numeric evaluation of symbolic results --------------------------------------------------
 
 def random_state(tree: SymbolicTree, seed: int) -> dict:
@@ -153,9 +166,18 @@ def random_state(tree: SymbolicTree, seed: int) -> dict:
 def value(expr, state, parameters=None):
     """expr at a state, numerically (lambdify: subs is far too slow on 3–4 DOF expressions)."""
     expr = sp.sympify(expr).xreplace(parameters or {})
-    symbols = list(state)
-    function = sp.lambdify(symbols, expr, "numpy")
-    return np.array(function(*[float(state[s]) for s in symbols]), dtype=float)
+    if isinstance(expr, sp.MatrixBase):
+        expr = sp.ImmutableMatrix(expr)  # hashable: a key of `compiled`
+    symbols = tuple(state)
+    return np.array(compiled(expr, symbols)(*[float(state[s]) for s in symbols]), dtype=float)
+
+
+@functools.lru_cache(maxsize=None)
+def compiled(expr, symbols: tuple):
+    """expr as a numpy function of `symbols`, printed once for the module: most expressions are
+    evaluated at two states and again by the comparison with the numeric engine (printing them
+    is most of the time)."""
+    return sp.lambdify(symbols, expr, "numpy")
 
 
 def accelerations_of(eq, state):
@@ -275,9 +297,8 @@ def test_double_pendulum_closed_form_mass_matrix():
 
 @pytest.mark.parametrize("name", sorted(HAND_MODELS))
 def test_formulations_agree_on_the_tree(name):
-    model = HAND_MODELS[name]()
-    tree = SymbolicTree(model)
-    results = {method: derive(model, method) for method in FORMULATIONS}
+    tree = hand_tree(name)
+    results = {method: hand_derivation(name, method) for method in FORMULATIONS}
     for seed in range(2):
         state = random_state(tree, seed)
         kane_udot = accelerations_of(results["kane"], state)
@@ -291,10 +312,9 @@ def test_formulations_agree_on_the_tree(name):
 @pytest.mark.parametrize("name", ["cart_pendulum", "double_compound_pendulum", "forced_chain", "four_bar"])
 def test_christoffel_terms_equal_kane_velocity_products(name):
     """h of (2.6)–(2.7) from the derivatives of M equals −(F_r + F_r*)|_{u̇=0} + F_r for rate speeds."""
-    model = HAND_MODELS[name]()
-    lagrange, kane = derive(model, "lagrange"), derive(model, "kane")
+    lagrange, kane = hand_derivation(name, "lagrange"), hand_derivation(name, "kane")
     assert (lagrange.mass_matrix - kane.mass_matrix).applyfunc(sp.simplify) == sp.zeros(*kane.mass_matrix.shape)
-    tree = SymbolicTree(model)
+    tree = hand_tree(name)
     state = random_state(tree, 11)
     np.testing.assert_allclose(value(lagrange.forcing, state).ravel(), value(kane.forcing, state).ravel(), atol=1e-10)
 
@@ -460,12 +480,11 @@ def numeric_system(model):
     return system.build_system(model, coordinates="joint")
 
 
-def compare_with_engine(model, methods=FORMULATIONS, seeds=(0, 1)):
+def compare_with_engine(model, results: dict, tree: SymbolicTree, seeds=(0, 1)):
+    """`results`: the model's derivation in each formulation; `tree`: its SymbolicTree."""
     system = numeric_system(model)
-    tree = SymbolicTree(model)
     assert list(system.coordinate_names) == tree.coordinate_names
     assert list(system.speed_names) == tree.speed_names
-    results = {m: derive(model, m) for m in methods}
     for seed in seeds:
         state = random_state(tree, seed)
         q = np.array([state[s] for s in tree.q])
@@ -484,7 +503,7 @@ def compare_with_engine(model, methods=FORMULATIONS, seeds=(0, 1)):
 
 @pytest.mark.parametrize("name", sorted(HAND_MODELS))
 def test_hand_models_match_the_numeric_engine(name):
-    compare_with_engine(HAND_MODELS[name]())
+    compare_with_engine(HAND_MODELS[name](), {m: hand_derivation(name, m) for m in FORMULATIONS}, hand_tree(name))
 
 
 def small_presets():
@@ -507,7 +526,8 @@ def small_presets():
 @pytest.mark.parametrize("name", small_presets() or ["(presets not available)"])
 def test_small_presets_match_the_numeric_engine(name):
     presets = pytest.importorskip("eomlab.engine.presets")
-    compare_with_engine(presets.preset(name), seeds=(0,))
+    model = presets.preset(name)
+    compare_with_engine(model, {m: derive(model, m) for m in FORMULATIONS}, SymbolicTree(model), seeds=(0,))
 
 
 @pytest.mark.parametrize("name", ["four_bar", "knife_edge"])
@@ -516,7 +536,7 @@ def test_constraint_rows_match_the_numeric_engine(name):
     constraints = pytest.importorskip("eomlab.engine.constraints")
     model = HAND_MODELS[name]()
     system = numeric_system(model)
-    tree = SymbolicTree(model)
+    tree = hand_tree(name)
     rows = acceleration_rows(tree, constraint_rows(tree), speeds=True)
     state = random_state(tree, 4)
     q = np.array([state[s] for s in tree.q])

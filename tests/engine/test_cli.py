@@ -1,10 +1,13 @@
 """`eomlab run`: CSV exactly as the contract says; bad input → exit 2, one line, nothing written."""
+import contextlib
 import csv
+import io
 import json
 import os
 import pathlib
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -96,8 +99,37 @@ def _mutations():
     ]
 
 
-@pytest.mark.parametrize("name,change,path,message", _mutations(), ids=[m[0] for m in _mutations()])
-def test_bad_files_exit_2_with_one_line(tmp_path, name, change, path, message):
+def cli_run(arguments: list[str], in_process: bool) -> tuple[int, str, str]:
+    """(exit status, stdout, stderr) of `eomlab ARGUMENTS`: in a process of its own, or through
+    cli.main in this one (the same code without the second of interpreter start-up), where a
+    warning the real process would print to stderr counts as a line of stderr."""
+    if not in_process:
+        proc = subprocess.run([sys.executable, "-m", "eomlab", *arguments], capture_output=True, text=True,
+                              cwd=ROOT, timeout=60)
+        return proc.returncode, proc.stdout, proc.stderr
+    out, err = io.StringIO(), io.StringIO()
+    with warnings.catch_warnings(record=True) as caught, contextlib.redirect_stdout(out), \
+            contextlib.redirect_stderr(err):
+        warnings.simplefilter("default")  # what a process shows: DeprecationWarning & co. outside __main__ are not
+        status = main(arguments)
+    shown = [w for w in caught if not issubclass(w.category, HIDDEN_BY_DEFAULT)]
+    return status, out.getvalue(), err.getvalue() + "".join(f"{w.category.__name__}: {w.message}\n" for w in shown)
+
+
+#: warnings Python's default filters do not print (outside __main__)
+HIDDEN_BY_DEFAULT = (DeprecationWarning, PendingDeprecationWarning, ImportWarning, ResourceWarning)
+
+
+def _bad_file_cases():
+    """Every mutation through cli.main; the first in its own process too, every one in its own
+    process in make test-all (slow)."""
+    for i, (name, *rest) in enumerate(_mutations()):
+        yield pytest.param(name, *rest, True, id=f"{name}-main")
+        yield pytest.param(name, *rest, False, id=f"{name}-process", marks=() if i == 0 else pytest.mark.slow)
+
+
+@pytest.mark.parametrize("name,change,path,message,in_process", list(_bad_file_cases()))
+def test_bad_files_exit_2_with_one_line(tmp_path, name, change, path, message, in_process):
     text = (ASSETS / "double_compound_pendulum.eom.json").read_text()
     try:
         data = change(json.loads(text))
@@ -108,13 +140,12 @@ def test_bad_files_exit_2_with_one_line(tmp_path, name, change, path, message):
     bad.write_text(text)
     out = tmp_path / "out.csv"
     before = sorted(os.listdir(tmp_path))
-    proc = subprocess.run([sys.executable, "-m", "eomlab", "run", str(bad), "--out", str(out)],
-                          capture_output=True, text=True, cwd=ROOT, timeout=60)
-    assert proc.returncode == 2
-    assert proc.stdout == ""
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1, proc.stderr
-    assert "Traceback" not in proc.stderr
+    status, stdout, stderr = cli_run(["run", str(bad), "--out", str(out)], in_process)
+    assert status == 2
+    assert stdout == ""
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 1, stderr
+    assert "Traceback" not in stderr
     assert "bad.eom.json" in lines[0] and path in lines[0] and message in lines[0]
     assert sorted(os.listdir(tmp_path)) == before  # nothing written
     assert not os.path.exists("/tmp/eomlab_pwned")

@@ -10,6 +10,8 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 import pytest  # noqa: E402
 from PySide6.QtCore import QSettings  # noqa: E402
 
+from window_fixtures import window_maker  # noqa: E402
+
 
 
 def x_display_command() -> list[str] | None:
@@ -30,6 +32,17 @@ def pytest_collection_modifyitems(config, items):
 
 
 @pytest.fixture
+def session(qapp):
+    """A session on the simple pendulum; its runs (gui_helpers.run_with_samples) have no real worker."""
+    from eomlab.engine.presets import preset
+    from eomlab.gui.session import Session
+
+    s = Session(preset("simple_pendulum"))
+    yield s
+    s.runs = []  # none of the runs has a worker to stop
+
+
+@pytest.fixture
 def settings_store(tmp_path):
     return QSettings(str(tmp_path / "eomlab.ini"), QSettings.IniFormat)
 
@@ -37,19 +50,4 @@ def settings_store(tmp_path):
 @pytest.fixture
 def make_window(qtbot, settings_store):
     """Build a main window on a model; closed (and its workers joined) after the test."""
-    from eomlab.gui.main_window import MainWindow
-
-    windows = []
-
-    def make(model, run=False, **kwargs):
-        window = MainWindow(model, run=run, settings=settings_store, **kwargs)
-        window.confirm_discard = lambda: True
-        qtbot.addWidget(window)
-        window.show()
-        windows.append(window)
-        return window
-
-    yield make
-    for window in windows:
-        window.confirm_discard = lambda: True
-        window.close()
+    yield from window_maker(qtbot, settings_store, refuse_restore=False)

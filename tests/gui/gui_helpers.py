@@ -2,8 +2,35 @@
 from __future__ import annotations
 
 import numpy as np
+from PySide6.QtCore import Qt
 
-from eomlab.gui.runner import AS_FAST_AS_POSSIBLE
+from eomlab.gui.ring_buffer import RingBuffer
+from eomlab.gui.runner import AS_FAST_AS_POSSIBLE, Frame, RunInfo
+from eomlab.gui.session import Run, RunSeries
+
+#: the columns of a one-coordinate run (the session's tests)
+COLUMNS = ("t", "a", "a_dot", "T", "V", "E", "drift_pos", "drift_vel")
+INFO = RunInfo(columns=COLUMNS, coordinate_names=("a",), speed_names=("a_dot",), body_names=(), notes=(),
+               t_end=10.0, dt_out=0.1)
+
+
+def frame(t: float) -> Frame:
+    return Frame(t=t, rotations=np.eye(3)[None], origins=np.zeros((1, 3)), mass_centres=np.full((1, 3), t))
+
+
+def run_with_samples(method: str, times, angles=None, info: RunInfo = INFO, thread=None, model=None) -> Run:
+    """A run holding a sample and a frame at each of `times`, the coordinate "a" at `angles` (zero
+    without); `thread` stands for its worker (None: it has none)."""
+    run = Run(thread=thread, method=method, label=method, color="#000", style=Qt.SolidLine, model=model)
+    run.series = RunSeries(method, info, RingBuffer(len(COLUMNS), 100))
+    rows = np.zeros((len(times), len(COLUMNS)))
+    rows[:, 0] = times
+    if angles is not None:
+        rows[:, 1] = angles
+    run.series.buffer.append(rows)
+    run.frames.extend(frame(t) for t in rows[:, 0])
+    run.latest_frame = run.frames[-1]
+    return run
 
 
 def main_samples(window) -> np.ndarray:

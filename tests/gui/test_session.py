@@ -4,38 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from PySide6.QtCore import Qt
 
 from eomlab.engine.presets import preset
-from eomlab.gui.ring_buffer import RingBuffer
-from eomlab.gui.runner import AS_FAST_AS_POSSIBLE, Frame, RunInfo
-from eomlab.gui.session import Run, RunSeries, Session
-
-COLUMNS = ("t", "a", "a_dot", "T", "V", "E", "drift_pos", "drift_vel")
-INFO = RunInfo(columns=COLUMNS, coordinate_names=("a",), speed_names=("a_dot",), body_names=(), notes=(),
-               t_end=10.0, dt_out=0.1)
-
-
-def frame(t: float) -> Frame:
-    return Frame(t=t, rotations=np.eye(3)[None], origins=np.zeros((1, 3)), mass_centres=np.full((1, 3), t))
-
-
-def run_with_samples(method: str, times) -> Run:
-    run = Run(thread=None, method=method, label=method, color="#000", style=Qt.SolidLine)
-    run.series = RunSeries(method, INFO, RingBuffer(len(COLUMNS), 100))
-    rows = np.zeros((len(times), len(COLUMNS)))
-    rows[:, 0] = times
-    run.series.buffer.append(rows)
-    run.frames.extend(frame(t) for t in times)
-    run.latest_frame = run.frames[-1]
-    return run
-
-
-@pytest.fixture
-def session(qapp):
-    s = Session(preset("simple_pendulum"))
-    yield s
-    s.runs = []  # none of these runs has a worker
+from eomlab.gui.runner import AS_FAST_AS_POSSIBLE
+from gui_helpers import COLUMNS, frame, run_with_samples
 
 
 def test_the_cursor_follows_the_slowest_run_and_every_run_is_posed_there(session):

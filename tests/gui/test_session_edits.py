@@ -8,17 +8,15 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from PySide6.QtCore import Qt
 
 from eomlab.engine.presets import preset
-from eomlab.gui.ring_buffer import RingBuffer
-from eomlab.gui.session import ENDED, PAUSED, Run, RunSeries, Session
-from test_session import COLUMNS, INFO, frame
+from eomlab.gui.session import ENDED, PAUSED
+from gui_helpers import COLUMNS, INFO, frame, run_with_samples
 
 POSED_INFO = replace(INFO, pose_columns=(1, 2))  # the coordinate "a" is what poses are drawn from
 
 
-def pendulum_run(method: str, run_id: int, angles) -> Run:
+def pendulum_run(method: str, run_id: int, angles):
     class Thread:  # what the session asks of a worker here: its id, and the edits it is sent
         def __init__(self):
             self.run_id, self.sent = run_id, []
@@ -26,23 +24,8 @@ def pendulum_run(method: str, run_id: int, angles) -> Run:
         def edit(self, name, *args):
             self.sent.append((name, args))
 
-    run = Run(thread=Thread(), method=method, label=method, color="#000", style=Qt.SolidLine,
-              model=preset("simple_pendulum"))
-    run.series = RunSeries(method, POSED_INFO, RingBuffer(len(COLUMNS), 100))
-    rows = np.zeros((len(angles), len(COLUMNS)))
-    rows[:, 0] = 0.1 * np.arange(len(angles))
-    rows[:, 1] = angles
-    run.series.buffer.append(rows)
-    run.frames.extend(frame(t) for t in rows[:, 0])
-    run.latest_frame = run.frames[-1]
-    return run
-
-
-@pytest.fixture
-def session(qapp):
-    s = Session(preset("simple_pendulum"))
-    yield s
-    s.runs = []
+    return run_with_samples(method, 0.1 * np.arange(len(angles)), angles, POSED_INFO, Thread(),
+                            preset("simple_pendulum"))
 
 
 def test_a_held_cursor_poses_each_runs_own_sample(session):

@@ -7,6 +7,8 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest  # noqa: E402
 
+from window_fixtures import window_maker  # noqa: E402
+
 
 @pytest.fixture
 def settings_store(tmp_path):
@@ -18,20 +20,4 @@ def settings_store(tmp_path):
 @pytest.fixture
 def make_window(qtbot, settings_store):
     """Main windows on a model, closed (workers joined) after the test; no dialogs asked."""
-    from eomlab.gui.main_window import MainWindow
-
-    windows = []
-
-    def make(model, path=None, run=False, **kwargs):
-        window = MainWindow(model, path, run=run, settings=settings_store, **kwargs)
-        window.confirm_discard = lambda: True
-        window.confirm_restore = lambda recovery_path: False
-        qtbot.addWidget(window)
-        window.show()
-        windows.append(window)
-        return window
-
-    yield make
-    for window in windows:
-        window.confirm_discard = lambda: True
-        window.close()
+    yield from window_maker(qtbot, settings_store, refuse_restore=True)
