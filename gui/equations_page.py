@@ -306,6 +306,14 @@ def _too_long_note(long: list, side: str) -> QLabel:
                   "equations_prose")
 
 
+def _absent_note(role: str, found: dict) -> str:
+    """What a side shows in a row its page has no term for: Kane's and Gibbs–Appell's governing
+    equations are their equations free of multipliers, so that row points to the one below."""
+    if role == "general" and "reduced" in found:
+        return f"its governing equation is the one under “{found['reduced'][0]}” below"
+    return "no term of this kind"
+
+
 class CompareView(QWidget):
     """Two formulations side by side: one row per corresponding term, in the role's colour."""
 
@@ -353,7 +361,7 @@ class CompareView(QWidget):
                 if not indices and long:  # the term is there, only too long for a row
                     layout.addWidget(_role_frame(role, label, colour, _too_long_note(long, side), tagged=False))
                 if role not in found:
-                    layout.addWidget(_label("no term of this kind", "equations_prose"))
+                    layout.addWidget(_label(_absent_note(role, found), "equations_prose"))
                 self._put(cell, line, column, top=True)
             line += 1
 

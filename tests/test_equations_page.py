@@ -209,6 +209,9 @@ def test_side_by_side_never_calls_a_long_term_absent(qtbot, left, right):
             slots = [slot for s_side, _i, s_row, slot in view.slots if s_side == side and s_row == row]
             if "no term of this kind" in texts:
                 assert not has, (side, role)
+            if role == "general" and not has:  # Kane's, Gibbs–Appell's governing equation is their reduced one
+                reduced = any(isinstance(b, Formula) and b.role == "reduced" for b in pages[side].blocks)
+                assert reduced == any("governing equation is the one under" in t for t in texts), (side, texts)
             elif has and not slots:  # only long formulas: named, with where they are written out
                 assert all(len(b.latex) > ROLE_CHARS for b in has), (side, role)
                 assert any("too long" in t and "written out in full" in t for t in texts), (side, role, texts)
