@@ -64,3 +64,19 @@ def isolated_settings():
     from PySide6.QtCore import QSettings
 
     return QSettings(os.path.join(tempfile.mkdtemp(prefix="eomlab-settings-"), "eomlab.ini"), QSettings.IniFormat)
+
+
+#: the part every window script run in a process of its own shares (after its imports of sys,
+#: time and QApplication): the application, the window class and spin(seconds), which runs the
+#: event loop for that long
+WINDOW_SCRIPT_START = r"""
+app = QApplication(sys.argv[:1])
+from eomlab.engine.presets import preset
+from eomlab.gui.main_window import MainWindow
+
+def spin(seconds):
+    end = time.time() + seconds
+    while time.time() < end:
+        app.processEvents()
+        time.sleep(0.01)
+"""

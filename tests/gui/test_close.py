@@ -14,7 +14,7 @@ from eomlab.engine.presets import preset
 from eomlab.gui.main_window import MainWindow
 
 from conftest import x_display_command
-from gui_helpers import wait_for_samples
+from gui_helpers import WINDOW_SCRIPT_START, wait_for_samples
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -65,16 +65,7 @@ from PySide6.QtCore import QCoreApplication, QEvent, QSettings, Qt
 from PySide6.QtOpenGLWidgets import QOpenGLWidget
 from PySide6.QtWidgets import QApplication
 QCoreApplication.setAttribute(Qt.AA_ShareOpenGLContexts)  # as gui/app.py
-app = QApplication(sys.argv[:1])
-from eomlab.engine.presets import preset
-from eomlab.gui.main_window import MainWindow
-
-def spin(seconds):
-    end = time.time() + seconds
-    while time.time() < end:
-        app.processEvents()
-        time.sleep(0.01)
-
+""" + WINDOW_SCRIPT_START + r"""
 def gl_alive():
     return sum(isinstance(w, QOpenGLWidget) for w in QApplication.allWidgets())
 

@@ -10,6 +10,7 @@ import sys
 import pytest
 
 from conftest import x_display_command
+from gui_helpers import WINDOW_SCRIPT_START
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SCRIPT = r"""
@@ -18,16 +19,7 @@ import numpy as np
 from PySide6.QtCore import QPoint, QSettings, Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
-app = QApplication(sys.argv[:1])
-from eomlab.engine.presets import preset
-from eomlab.gui.main_window import MainWindow
-
-def spin(seconds):
-    end = time.time() + seconds
-    while time.time() < end:
-        app.processEvents()
-        time.sleep(0.01)
-
+""" + WINDOW_SCRIPT_START + r"""
 window = MainWindow(preset("spatial_chain"), run=False, settings=QSettings(sys.argv[1], QSettings.IniFormat))
 window.confirm_discard = lambda: True
 window.resize(1400, 900)
