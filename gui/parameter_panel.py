@@ -245,6 +245,20 @@ class ParameterPanel(QScrollArea):
         self._pending[gesture] = f"{p.label.split(' (')[0]} = {value:.3g}"
         self._show(p, value)
 
+    def _document_follows(self, model) -> None:
+        """The document takes the parameter values the main run goes on with (back before a
+        change, Save and Reset must not keep the later value); the rest of the document stays."""
+        document = self.window.document
+        updated = document.model
+        for p, *_widgets in self.rows.values():
+            value = _field(model, p)
+            if _field(updated, p) != value:
+                updated = model_with_parameter(updated, p.path, value)
+        if updated != document.model:
+            document.model = updated
+            self.session.model = updated
+            self._show_in_tree.start()
+
     def _refresh_tree(self) -> None:
         window = self.window
         window.tree.show_model(window.model)
@@ -252,6 +266,7 @@ class ParameterPanel(QScrollArea):
 
     def _on_edited(self, run, name: str, t: float) -> None:
         if name == "continue_from" and self.session.runs and run is self.session.runs[0]:
+            self._document_follows(run.model)
             for p, _slider, _field in self.rows.values():  # back before a change: its values are back
                 self._show(p, self.current(p))
         if name != "set_parameter" or not self.session.runs or run is not self.session.runs[0] or not self._pending:

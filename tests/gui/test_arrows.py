@@ -314,7 +314,7 @@ def test_arrow_choices_come_back_in_the_next_window(qtbot, make_window, settings
 def test_scrubbing_back_across_a_parameter_change_shows_the_arrows_of_before(qtbot, make_window):
     """The bob's mass goes 1.5 → 4 kg mid-run: a sample before the change shows the pivot's pull of
     1.5 kg, one after it that of 4 kg (the engine's at each sample, 1e-12); "Continue from here"
-    before the change takes the old mass back, and its undo the new one."""
+    before the change takes the old mass back (runs, panel and document), and its undo the new one."""
     model = simple_pendulum(mass=1.5, theta0=1.0).with_settings(t_end=1e3)  # never ends before the pause
     heavier = model_with_parameter(model, "bodies[0].mass", 4.0)
     window = make_window(model)
@@ -322,8 +322,11 @@ def test_scrubbing_back_across_a_parameter_change_shows_the_arrows_of_before(qtb
     window.arrows.set_enabled("constraint", True)
     edits = []
     window.session.edited.connect(lambda _run, name, t: edits.append((name, t)))
-    window.session.set_parameter("bodies[0].mass", 4.0)
+    field = window.parameter_panel.rows["bodies[0].mass"][2]
+    field.setText("4")  # typed in the panel: the runs and the document take it
+    field.editingFinished.emit()
     qtbot.waitUntil(lambda: bool(edits), timeout=5000)
+    assert window.document.model.bodies[0].mass == 4.0
     t_edit = edits[0][1]
     run_fast(window)
     wait_for_samples(qtbot, window, len(window.samples()[1]) + 30)
@@ -345,7 +348,9 @@ def test_scrubbing_back_across_a_parameter_change_shows_the_arrows_of_before(qtb
     qtbot.waitUntil(lambda: len(edits) == 2, timeout=5000)
     assert run.model.bodies[0].mass == 1.5 and len(run.models) == 1
     assert window.parameter_panel.rows["bodies[0].mass"][2].text() == "1.5"  # the panel shows it
+    assert window.document.model.bodies[0].mass == 1.5  # Save and Reset take the mass the run goes on with
     window.document.undo_stack.undo()
     qtbot.waitUntil(lambda: len(edits) == 3, timeout=5000)
+    assert window.document.model.bodies[0].mass == 4.0
     assert run.model.bodies[0].mass == 4.0 and run.model_at(float(after[0])) is run.model
     assert run.model_at(float(before[0])).bodies[0].mass == 1.5
