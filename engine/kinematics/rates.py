@@ -3,6 +3,7 @@ itself, the Euler-parameter normalisation and the Euler-angle gimbal lock."""
 from __future__ import annotations
 
 import math
+from functools import cached_property
 
 import numpy as np
 
@@ -65,18 +66,19 @@ class KinematicEquations:
         Euler-parameter blocks of all joints in two numpy operations, each Euler-angle block E_b⁻¹
         from plain floats (`_body_rates_to_angle_rates`) instead of three turns, a stack and an
         inverse in numpy. The compiled path's (engine.system)."""
-        layout = self.__dict__.get("_closed_form_layout") or self._make_closed_form_layout()
+        layout = self._closed_form_layout
         W = layout["plain"].copy()
         if layout["quaternion_q"] is not None:
-            p = q[layout["quaternion_q"]]  # (k, 4)
-            W[layout["quaternion_rows"], layout["quaternion_cols"]] = layout["quaternion_sign"] * p[:, _QUATERNION_PICK]
+            p = q[layout["quaternion_q"]]  # (k, 4); each block is linear in p
+            W[layout["quaternion_rows"], layout["quaternion_cols"]] = np.einsum("jk,kab->jab", p, _QUATERNION_BASIS)
         for jl, qb, ub, axes in layout["euler"]:
             theta, phi = float(q[qb.start + 1]), float(q[qb.start + 2])
             self._check_gimbal(jl, theta)
             W[qb, ub] = _body_rates_to_angle_rates(axes, theta, phi)
         return W
 
-    def _make_closed_form_layout(self) -> dict:
+    @cached_property
+    def _closed_form_layout(self) -> dict:
         plain = np.zeros((self.n_q, self.n_u))
         plain[self._plain_q, self._plain_u] = 1.0
         quaternions = [jl for jl in self.joints if jl.quaternion]
@@ -90,8 +92,6 @@ class KinematicEquations:
             layout["quaternion_q"] = q0[:, None] + np.arange(4)  # (k, 4)
             layout["quaternion_rows"] = np.broadcast_to(layout["quaternion_q"][:, :, None], (len(quaternions), 4, 3))
             layout["quaternion_cols"] = np.broadcast_to((u0[:, None] + np.arange(3))[:, None, :], (len(quaternions), 4, 3))
-            layout["quaternion_sign"] = 0.5 * _QUATERNION_SIGN
-        self._closed_form_layout = layout
         return layout
 
     def quaternion_rates_bias(self, qd: np.ndarray, u: np.ndarray) -> np.ndarray:
@@ -166,9 +166,8 @@ class KinematicEquations:
 
 
 
-# ṗ = ½ p ⊗ (0, ω): entry (i, j) of engine.rotations.quaternion_rate_matrix is ½ sign · e_pick
-_QUATERNION_PICK = np.array([[1, 2, 3], [0, 3, 2], [3, 0, 1], [2, 1, 0]])
-_QUATERNION_SIGN = np.array([[-1.0, -1.0, -1.0], [1.0, -1.0, 1.0], [1.0, 1.0, -1.0], [-1.0, 1.0, 1.0]])
+# ṗ = ½ p ⊗ (0, ω) is linear in p: its (4, 3) matrix for each unit p, so W's block is Σ p_k basis_k
+_QUATERNION_BASIS = np.stack([quaternion_rate_matrix(e) for e in np.eye(4)])
 
 
 def _cross(a, b):
