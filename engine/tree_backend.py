@@ -177,16 +177,19 @@ class PinocchioTree:
 
     def bias_forces(self, q_pin: np.ndarray, u: np.ndarray) -> np.ndarray:
         """C − Q_gravity (velocity products minus gravity forces) by the recursive Newton–Euler algorithm."""
-        if self._permuted:
-            return self.pin.nonLinearEffects(self.model, self.data, q_pin, u[self._v_gather])[self._v_scatter]
-        return self.pin.nonLinearEffects(self.model, self.data, q_pin, u).copy()
+        return self._ours(self.pin.nonLinearEffects(self.model, self.data, q_pin, self._theirs(u)))
 
     def accelerations(self, q_pin: np.ndarray, u: np.ndarray, tau: np.ndarray) -> np.ndarray:
         """u_dot of the unconstrained tree under extra generalized forces tau, by ABA (O(n), M never formed)."""
-        if self._permuted:
-            v = self._v_gather
-            return self.pin.aba(self.model, self.data, q_pin, u[v], tau[v])[self._v_scatter]
-        return self.pin.aba(self.model, self.data, q_pin, u, tau).copy()
+        return self._ours(self.pin.aba(self.model, self.data, q_pin, self._theirs(u), self._theirs(tau)))
+
+    def _theirs(self, x: np.ndarray) -> np.ndarray:
+        """A vector over eomlab's speeds in pinocchio's (depth-first) order."""
+        return x[self._v_gather] if self._permuted else x
+
+    def _ours(self, x: np.ndarray) -> np.ndarray:
+        """A vector over pinocchio's speeds in eomlab's order (a copy: pinocchio reuses its Data)."""
+        return x[self._v_scatter] if self._permuted else x.copy()
 
     def velocity_products(self, q_pin: np.ndarray, u: np.ndarray) -> np.ndarray:
         """C (the velocity-product terms alone) by RNEA with gravity switched off for the call."""
@@ -199,7 +202,7 @@ class PinocchioTree:
     def gravity_forces(self, q_pin: np.ndarray) -> np.ndarray:
         """Q_gravity, the generalized gravity forces (pinocchio's g(q) is the torque that holds them)."""
         g = self.pin.computeGeneralizedGravity(self.model, self.data, q_pin)
-        return -(g[self._v_scatter] if self._permuted else g)
+        return -self._ours(g)
 
     # --- the bodies' kinematics, read by engine.compiled_kinematics ------------------------------
 
@@ -228,14 +231,11 @@ class PinocchioTree:
         """(nb, 6) the rate of every body's world twist at u̇ = 0 (linear part at the world origin,
         then angular): Σ over the speeds that move the body of J̇ u (pinocchio's dJ, WORLD)."""
         data = self.data
+        self.pin.computeJointJacobiansTimeVariation(self.model, data, q_pin, self._theirs(u))
+        dJ = data.dJ.reshape(6, self.n_u)
         if self._permuted:
-            self.pin.computeJointJacobiansTimeVariation(self.model, data, q_pin, u[self._v_gather])
-            dJ = data.dJ.reshape(6, self.n_u)[:, self._v_scatter]
-        else:
-            self.pin.computeJointJacobiansTimeVariation(self.model, data, q_pin, u)
-            dJ = data.dJ.reshape(6, self.n_u)
+            dJ = dJ[:, self._v_scatter]
         return self.kin.moved @ (dJ.T * u[:, None])
-
 
     def free_state_derivative(self):
         """y = (q, u) ↦ (q̇ = u, u̇ by ABA) of the unconstrained tree under no extra forces, for
@@ -278,7 +278,7 @@ class PinocchioTree:
         """Kinetic energy, gravity's potential energy (−Σ m g·c) and every body's mass centre
         (n_bodies, 3), from one forward pass."""
         pin, model, data = self.pin, self.model, self.data
-        pin.computeMechanicalEnergy(model, data, q_pin, u[self._v_gather] if self._permuted else u)
+        pin.computeMechanicalEnergy(model, data, q_pin, self._theirs(u))
         pin.updateFramePlacements(model, data)
         com = np.array([placement.translation for placement in data.oMf])[self._first_centre:]
         return float(data.kinetic_energy), float(data.potential_energy), com
