@@ -38,6 +38,8 @@ from eomlab.engine.presets import preset
 from eomlab.gui.main_window import MainWindow, SPEEDS
 
 links, seconds = int(sys.argv[1]), float(sys.argv[2])
+from eomlab.gui.app import keep_painting_on_the_gui_thread
+keep_painting_on_the_gui_thread()  # as gui/app.py does
 app = QApplication(sys.argv[:1])
 from pyqtgraph.util.garbage_collector import GarbageCollector  # as gui/app.py does
 collector = GarbageCollector(interval=1.0)

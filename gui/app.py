@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import gc
+import os
 import sys
 
 from eomlab.engine.model import ModelError
@@ -28,6 +29,13 @@ def load_start_model(model_path: str | None):
     return preset(DEFAULT_PRESET)
 
 
+def keep_painting_on_the_gui_thread() -> None:
+    """Before the QApplication: Qt's raster engine splits large fills and blits (the views'
+    backgrounds, cached axes) over a pool of threads and waits for them. With the run on the other
+    of two cores, the GUI thread then waits for a core rather than painting on its own."""
+    os.environ.setdefault("QT_NO_GUI_THREADPOOL", "1")
+
+
 #: the equations panel's worker processes start this long after the window (ms)
 PREWARM_MS = 3000
 
@@ -48,6 +56,7 @@ def run_gui(model_path: str | None = None, run_for: float | None = None, screens
     from PySide6.QtCore import QCoreApplication, Qt, QTimer
     from PySide6.QtWidgets import QApplication
 
+    keep_painting_on_the_gui_thread()
     if QApplication.instance() is None:
         # one GL share group for the whole process: pyqtgraph caches its shader programs
         # globally, and a second 3-D view (a later window) must be able to use them

@@ -16,7 +16,7 @@ from eomlab.gui.timeline import Timeline
 
 def install(window) -> None:
     session = window.session
-    window.timeline = Timeline(session, window.document.undo_stack)
+    window.timeline = Timeline(session, window.document.undo_stack, window.redraw.drawn)
     bar = QToolBar("Timeline")
     bar.setObjectName("timeline_toolbar")
     bar.setMovable(False)
@@ -24,7 +24,7 @@ def install(window) -> None:
     window.addToolBar(Qt.BottomToolBarArea, bar)
     window.timeline_bar = bar
 
-    window.plot_marks = PlotMarks(session, window.plots, window)
+    window.plot_marks = PlotMarks(session, window.plots, window.redraw.drawn, window)
     window.cursor_readouts = [CursorReadout(window.plots, key, window) for key in window.plots.plots]
 
     holder = QWidget()

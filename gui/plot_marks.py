@@ -17,7 +17,8 @@ CHANGE_PEN = pg.mkPen("#7f7f7f", width=1.5, style=Qt.DashLine)
 
 
 class PlotMarks(QObject):
-    def __init__(self, session: Session, plots, parent=None):
+    def __init__(self, session: Session, plots, drawn, parent=None):
+        """`drawn`: the window's signal that a frame was drawn (gui/redraw.py)."""
         super().__init__(parent)
         self.session = session
         self.plots = plots
@@ -34,11 +35,11 @@ class PlotMarks(QObject):
         self._last_key = None
         # a held cursor: every kept sample drawn, the line marks the instant
         plots.time_limit = lambda: session.cursor_time() if session.following else None
-        session.cursor_moved.connect(lambda _t: self.show_cursor())
         session.runs_started.connect(self.clear_changes)
-        # the plots clear their items when they rebuild their curves (new runs, another coordinate,
-        # presentation mode): the marks go back at the next samples
-        session.advanced.connect(self.restore)
+        # once a frame: the plots clear their items when they rebuild their curves (new runs, another
+        # coordinate, presentation mode), so the marks go back; the cursor line follows the cursor
+        drawn.connect(self.restore)
+        drawn.connect(self.show_cursor)
 
     def show_cursor(self) -> None:
         held = not self.session.following

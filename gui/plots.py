@@ -36,6 +36,7 @@ from eomlab.gui.plot_spin import SpinAxis
 from eomlab.gui.plot_style import (configure_pyqtgraph, coordinate_unit, label_axes, plot_widget,  # noqa: F401
                                   without_si_prefix)
 from eomlab.gui.session import RunSeries  # noqa: F401 - the plots draw these
+from eomlab.gui.steady_label import SteadyLabel
 
 #: at most this many multiplier curves are drawn (a 50-link chain in absolute coordinates has 100)
 MAX_MULTIPLIER_CURVES = 12
@@ -111,7 +112,8 @@ class PlotPanel(QWidget):
         controls.addWidget(self.phase_label)
         controls.addWidget(self.phase_combo)
         controls.addStretch(1)
-        self.buffer_label = QLabel("")
+        self.buffer_label = SteadyLabel("", "1000000 samples (10000000 older dropped)")
+        self.buffer_label.setAlignment(Qt.AlignRight | Qt.AlignVCenter)
         controls.addWidget(self.buffer_label)
 
         self.grid = QGridLayout()
@@ -467,7 +469,9 @@ class PlotPanel(QWidget):
             dropped = buf.total_appended - len(buf)
             self.buffer_label.setText(
                 f"{len(buf)} samples" + (f" ({dropped} older dropped)" if dropped else ""))
-            self.buffer_label.setToolTip(f"samples kept for the plots and the CSV export: at most {buf.capacity}")
+            tip = f"samples kept for the plots and the CSV export: at most {buf.capacity}"
+            if self.buffer_label.toolTip() != tip:
+                self.buffer_label.setToolTip(tip)
         for key in keys:
             if key in bounds:
                 self.ranges.grow_y(key, *bounds[key])

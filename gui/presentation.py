@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import pyqtgraph as pg
 from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QPalette
+from PySide6.QtGui import QColor, QFont, QPalette
 from PySide6.QtWidgets import QApplication, QWidget
 
 #: presentation fonts: 24 px is 18 pt at the 96 dpi of projectors and Xvfb
@@ -34,7 +34,6 @@ COMPARE_FONT_SHARE = 0.7
 #: the toolbar's clock never grows beyond this (pixels), so zooming never pushes it off the toolbar
 MAX_CLOCK_PX = 48
 #: the widest time read-out, for the clock's width (it must never be cut)
-WIDEST_TIME = "t = 10000.000 s / 10000 s"
 ZOOM_STEP = 1.15
 ZOOM_LIMITS = {"normal": (0.7, 2.5), "presentation": (1.0, 2.5)}  # presentation never below 18 pt
 
@@ -247,18 +246,9 @@ class Presentation(QObject):
             px = min(round(1.5 * self.font_px()), MAX_CLOCK_PX)
             label.setStyleSheet(f"font-family: monospace; font-size: {px}px; font-weight: bold; padding: 0 12px;")
         elif styled:
-            px = self.font_px()
-            label.setStyleSheet(f"font-family: monospace; font-size: {px}px; padding: 0 8px;")
+            label.setStyleSheet(f"font-family: monospace; font-size: {self.font_px()}px; padding: 0 8px;")
         else:
-            px = 0
-            label.setStyleSheet(TIME_LABEL_STYLE)
-        font = QFont("monospace")
-        font.setStyleHint(QFont.Monospace)
-        if px:
-            font.setPixelSize(px)
-            font.setBold(self.active)
-        # the clock is never cut: as wide as its widest reading at this size
-        label.setMinimumWidth(QFontMetrics(font).horizontalAdvance(WIDEST_TIME) + 32)
+            label.setStyleSheet(TIME_LABEL_STYLE)  # the label holds its widest reading's size (gui/steady_label.py)
 
     def _plot_widgets(self) -> list[pg.PlotWidget]:
         return self.window.findChildren(pg.PlotWidget)

@@ -8,7 +8,7 @@ every stale plot at once otherwise.
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, QTimer
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from eomlab.gui.plots import PLOT_TITLES
 from eomlab.gui.scene2d import TRAIL_LENGTH
@@ -23,6 +23,10 @@ COMPARE_PLOT = "compare"
 
 
 class Redraw(QObject):
+    #: a tick drew the picture anew (new samples or a moved cursor): the timeline and the plots'
+    #: cursor follow it, once a frame rather than once a batch
+    drawn = Signal()
+
     def __init__(self, window):
         super().__init__(window)
         self.window = window
@@ -69,6 +73,7 @@ class Redraw(QObject):
                 self.frames_drawn += 1
             window.compare_view.show_frames(frames)
             self.stale_plots.update(self.plot_order)
+            self.drawn.emit()
         if not self.stale_plots:
             return
         due = self._due_plots()

@@ -5,6 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QComboBox, QLabel
 
+from eomlab.gui.steady_label import SteadyLabel
 from eomlab.gui.runner import AS_FAST_AS_POSSIBLE
 from eomlab.gui.session import RUNNING, STATE_TEXT, Session
 
@@ -12,6 +13,8 @@ SPEEDS = [("0.1×", 0.1), ("0.25×", 0.25), ("0.5×", 0.5), ("1×", 1.0), ("2×"
           ("as fast as possible", AS_FAST_AS_POSSIBLE)]
 NORMAL_SPEED_INDEX = 3
 TIME_LABEL_STYLE = "font-family: monospace; font-size: 11pt; padding: 0 8px;"
+#: the widest reading of the clock, whose size it holds
+WIDEST_TIME = "t = 10000.000 s / 10000 s"
 
 
 class RunActions(QObject):
@@ -34,10 +37,9 @@ class RunActions(QObject):
         self.speed_box.setToolTip("Simulated seconds per wall-clock second")
         self.speed_box.activated.connect(lambda _i: self.set_speed(self.speed_box.currentData()))
         session.speed = self.speed_box.currentData()
-        self.time_label = QLabel("t = 0.000 s")
+        self.time_label = SteadyLabel("t = 0.000 s", WIDEST_TIME)
         self.time_label.setObjectName("time_label")
         self.time_label.setStyleSheet(TIME_LABEL_STYLE)
-        self.time_label.setMinimumWidth(200)
         self.state_label = QLabel(STATE_TEXT[session.state])
         session.state_changed.connect(self._show_state)
         self._show_state(session.state)

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSlider, QWidget
 
 from eomlab.engine.simulation import ModelHistory
 from eomlab.gui.session import RUNNING, Session
+from eomlab.gui.steady_label import SteadyLabel
 
 
 class ContinueFromHere(QUndoCommand):
@@ -42,7 +43,9 @@ class ContinueFromHere(QUndoCommand):
 
 
 class Timeline(QWidget):
-    def __init__(self, session: Session, undo_stack, parent=None):
+    def __init__(self, session: Session, undo_stack, drawn, parent=None):
+        """`drawn`: the window's signal that a frame was drawn (gui/redraw.py), which the slider
+        follows."""
         super().__init__(parent)
         self.setObjectName("timeline")
         self.session = session
@@ -51,8 +54,7 @@ class Timeline(QWidget):
         self.slider.setObjectName("timeline_slider")
         self.slider.setToolTip("The run's kept samples: drag to look back (Left/Right: one sample while paused)")
         self.slider.setFocusPolicy(Qt.NoFocus)  # Left/Right belong to the window's shortcut
-        self.label = QLabel("live")
-        self.label.setMinimumWidth(self.label.fontMetrics().horizontalAdvance("t = 00000.000 s (live)"))
+        self.label = SteadyLabel("live", "t = 00000.000 s (live)")
         self.live_button = QPushButton("Live")
         self.live_button.setToolTip("Follow the run again")
         self.continue_button = QPushButton("Continue from here")
@@ -67,8 +69,7 @@ class Timeline(QWidget):
         self.slider.valueChanged.connect(self._slid)
         self.live_button.clicked.connect(self.follow)
         self.continue_button.clicked.connect(self.continue_here)
-        session.advanced.connect(self._sync)
-        session.cursor_moved.connect(lambda _t: self._sync())
+        drawn.connect(self._sync)
         session.runs_started.connect(self._sync)
         # Run goes on from the runs' latest samples: the picture follows them again
         session.state_changed.connect(lambda state: state == RUNNING and session.follow_latest())
