@@ -2,7 +2,8 @@
 pixel columns is reduced to the first, lowest, highest and last sample of each column-wide run of
 samples (`m4_decimate`, the same picture: every column keeps its full vertical extent), always
 ending at the latest sample; a phase portrait drops the samples that land on the pixel of the one
-before (`pixel_decimate`)."""
+before (`pixel_decimate`). Both hand back arrays of their own, never views of the run's buffer,
+whose rows move when it makes room (gui/ring_buffer.py)."""
 from __future__ import annotations
 
 import numpy as np
@@ -15,7 +16,7 @@ def m4_decimate(x: np.ndarray, y: np.ndarray, per_bin: int) -> tuple[np.ndarray,
     last full run are kept as they are, so the result always ends at the last sample."""
     n = len(x)
     if per_bin < 5 or n < 2 * per_bin:
-        return x, y
+        return x.copy(), y.copy()  # few samples: a copy, since Qt keeps what it is handed (see ring_buffer)
     bins = n // per_bin
     full = bins * per_bin
     block = y[:full].reshape(bins, per_bin)
@@ -40,10 +41,10 @@ def pixel_decimate(x: np.ndarray, y: np.ndarray, x_range, y_range, size) -> tupl
     the rest covers the same pixels within one); first and last points are kept."""
     n = len(x)
     if n < 3:
-        return x, y
+        return x.copy(), y.copy()
     (x0, x1), (y0, y1), (w, h) = x_range, y_range, size
     if not (x1 > x0 and y1 > y0 and w > 0 and h > 0):
-        return x, y
+        return x.copy(), y.copy()
     with np.errstate(invalid="ignore"):
         px = np.floor((x - x0) * (w / (x1 - x0)))
         py = np.floor((y - y0) * (h / (y1 - y0)))

@@ -1,7 +1,9 @@
 """A fixed-capacity buffer of sample rows: the plots' memory of a run.
 
-Appending never allocates once the buffer is full; the oldest rows fall out. `view()` returns the
-rows in time order as one contiguous array (a copy only after the buffer has wrapped).
+The rows sit in time order in one array with room after them; appending writes into the room and,
+when it runs out, moves the kept rows back to the front (one move per `capacity // 2` rows
+appended). So `view()` is always a slice, never a copy: every plot reads it at every frame, and a
+copy of a full buffer (20,000 rows of a 20-link chain, 20 MB) took 5 ms each time.
 """
 from __future__ import annotations
 
@@ -14,8 +16,8 @@ DEFAULT_CAPACITY = 20_000
 class RingBuffer:
     def __init__(self, n_columns: int, capacity: int = DEFAULT_CAPACITY):
         self.capacity = int(capacity)
-        self._data = np.empty((self.capacity, n_columns), dtype=float)
-        self._start = 0  # index of the oldest row
+        self._data = np.empty((self.capacity + max(1, self.capacity // 2), n_columns), dtype=float)
+        self._start = 0  # index of the oldest kept row
         self._size = 0
         self.total_appended = 0  # rows ever appended (so callers can tell what was dropped)
 
@@ -42,42 +44,36 @@ class RingBuffer:
             raise ValueError(f"expected {self.n_columns} columns, got {rows.shape[1]}")
         self.total_appended += len(rows)
         if len(rows) >= self.capacity:
-            self._data[:] = rows[-self.capacity:]
+            self._data[:self.capacity] = rows[-self.capacity:]
             self._start, self._size = 0, self.capacity
             return
-        end = (self._start + self._size) % self.capacity
-        first = min(len(rows), self.capacity - end)
-        self._data[end:end + first] = rows[:first]
-        self._data[:len(rows) - first] = rows[first:]
-        overflow = max(0, self._size + len(rows) - self.capacity)
-        self._size = min(self.capacity, self._size + len(rows))
-        self._start = (self._start + overflow) % self.capacity
+        end = self._start + self._size
+        if end + len(rows) > len(self._data):  # no room left: the rows still kept move to the front
+            keep = min(self._size, self.capacity - len(rows))
+            self._data[:keep] = self._data[end - keep:end]
+            self._start, self._size, end = 0, keep, keep
+        self._data[end:end + len(rows)] = rows
+        self._size += len(rows)
+        if self._size > self.capacity:  # the oldest fall out
+            self._start += self._size - self.capacity
+            self._size = self.capacity
 
     def view(self) -> np.ndarray:
-        """All kept rows, oldest first."""
-        if self._start + self._size <= self.capacity:
-            return self._data[self._start:self._start + self._size]
-        return np.concatenate((self._data[self._start:], self._data[:(self._start + self._size) % self.capacity]))
+        """All kept rows, oldest first (a slice of the buffer: the next append may change it)."""
+        return self._data[self._start:self._start + self._size]
 
     def last(self) -> np.ndarray | None:
         if not self._size:
             return None
-        return self._data[(self._start + self._size - 1) % self.capacity]
+        return self._data[self._start + self._size - 1]
 
     def count_until(self, t: float) -> int:
-        """How many kept rows have time ≤ t (the times rise), found without copying the rows."""
+        """How many kept rows have time ≤ t (the times rise)."""
         if not self._size or self.last()[0] <= t:
             return self._size
-        head = self._data[self._start:min(self._start + self._size, self.capacity), 0]
-        wrapped = self._start + self._size - self.capacity  # rows at the array's start after wrapping
-        if wrapped > 0 and self._data[0, 0] <= t:
-            return len(head) + int(np.searchsorted(self._data[:wrapped, 0], t, side="right"))
-        return int(np.searchsorted(head, t, side="right"))
+        return int(np.searchsorted(self.view()[:, 0], t, side="right"))
 
     def tail_until(self, t: float, n: int) -> np.ndarray:
-        """The last n (or fewer) kept rows with time ≤ t, oldest first: a copy of those rows only
-        (`view` copies every row once the buffer has wrapped: too much for each frame)."""
+        """A copy of the last n (or fewer) kept rows with time ≤ t, oldest first."""
         end = self.count_until(t)
-        logical = np.arange(max(0, end - n), end)
-        return self._data[(self._start + logical) % self.capacity]
-
+        return self.view()[max(0, end - n):end].copy()

@@ -18,3 +18,34 @@ def test_the_rows_until_a_time_are_those_of_the_whole_view(appended):
         for n in (1, 3, 20):
             tail = buffer.tail_until(t, n)
             assert np.array_equal(tail, buffer.view()[:len(expected)][-n:] if len(expected) else np.zeros((0, 2)))
+
+
+def test_appends_of_any_size_keep_the_latest_rows_in_order_and_the_view_is_never_a_copy():
+    """Against a plain list of every row appended: the kept rows are the last `capacity` of them
+    after each append of 1 to 25 rows (the room after the rows runs out many times), exact."""
+    rng = np.random.default_rng(7)
+    buffer, every = RingBuffer(3, capacity=40), []
+    for _ in range(300):
+        k = int(rng.integers(1, 26))
+        rows = np.column_stack((len(every) + np.arange(k), rng.normal(size=(k, 2))))
+        every.extend(rows)
+        buffer.append(rows)
+        view = buffer.view()
+        assert np.array_equal(view, np.array(every[-40:]))
+        assert np.shares_memory(view, buffer._data)  # a slice: the plots read it every frame
+        assert buffer.total_appended == len(every)
+        assert np.array_equal(buffer.last(), every[-1])
+    buffer.append(np.arange(150.0).reshape(50, 3))  # more than it holds at once
+    assert np.array_equal(buffer.view(), np.arange(150.0).reshape(50, 3)[-40:])
+
+
+def test_dropping_the_rows_from_a_time_then_appending():
+    buffer = RingBuffer(2, capacity=10)
+    for k in range(25):
+        buffer.append([[float(k), k]])
+    buffer.drop_from(20.0)
+    assert list(buffer.view()[:, 0]) == [15.0, 16.0, 17.0, 18.0, 19.0]
+    assert buffer.total_appended == 20
+    for k in range(20, 32):
+        buffer.append([[float(k), k]])
+    assert list(buffer.view()[:, 0]) == [float(k) for k in range(22, 32)]
