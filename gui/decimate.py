@@ -2,7 +2,8 @@
 pixel columns is reduced to the first, lowest, highest and last sample of each column-wide run of
 samples (`m4_decimate`, the same picture: every column keeps its full vertical extent), always
 ending at the latest sample; a phase portrait drops the samples that land on the pixel of the one
-before (`pixel_decimate`). Both hand back arrays of their own, never views of the run's buffer,
+before (`pixel_decimate`), and so does a time curve after M4 (a smooth curve keeps about one
+point a column instead of four: a quarter of the path to stroke). Both hand back arrays of their own, never views of the run's buffer,
 whose rows move when it makes room (gui/ring_buffer.py)."""
 from __future__ import annotations
 
@@ -39,19 +40,26 @@ def _arg(block: np.ndarray, which) -> np.ndarray:
 def pixel_decimate(x: np.ndarray, y: np.ndarray, x_range, y_range, size) -> tuple[np.ndarray, np.ndarray]:
     """Drop the points that fall on the same pixel as the point before them (a path drawn through
     the rest covers the same pixels within one); first and last points are kept."""
+    keep = pixel_keep(x, y, x_range, y_range, size)
+    return (x.copy(), y.copy()) if keep is None else (x[keep], y[keep])
+
+
+def pixel_keep(x: np.ndarray, y: np.ndarray, x_range, y_range, size) -> np.ndarray | None:
+    """Which points land on another pixel than the point before them (first and last always), for
+    a plot showing `x_range` × `y_range` on `size` = (width, height) pixels; None: keep them all."""
     n = len(x)
     if n < 3:
-        return x.copy(), y.copy()
+        return None
     (x0, x1), (y0, y1), (w, h) = x_range, y_range, size
     if not (x1 > x0 and y1 > y0 and w > 0 and h > 0):
-        return x.copy(), y.copy()
+        return None
     with np.errstate(invalid="ignore"):
         px = np.floor((x - x0) * (w / (x1 - x0)))
         py = np.floor((y - y0) * (h / (y1 - y0)))
     keep = np.ones(n, dtype=bool)
     keep[1:] = (px[1:] != px[:-1]) | (py[1:] != py[:-1])
     keep[-1] = True
-    return x[keep], y[keep]
+    return keep
 
 
 def _finite_range(values: np.ndarray) -> tuple[float, float]:

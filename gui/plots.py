@@ -24,7 +24,7 @@ from PySide6.QtGui import QAction, QFont
 from PySide6.QtWidgets import (QComboBox, QGraphicsItem, QGridLayout, QHBoxLayout, QLabel, QMenu, QToolButton,
                                QVBoxLayout, QWidget)
 
-from eomlab.gui.decimate import _finite_range, m4_decimate, pixel_decimate  # noqa: F401 - tests import them here
+from eomlab.gui.decimate import _finite_range, m4_decimate, pixel_decimate, pixel_keep  # noqa: F401 - tests import them here
 from eomlab.gui import plot_export
 from eomlab.gui.energy_bars import EnergyBars
 from eomlab.gui.method_styles import PALETTE
@@ -463,6 +463,8 @@ class PlotPanel(QWidget):
                 x = t
                 if not full:
                     x, y = m4_decimate(t, y, self.ranges.samples_per_column(self._pixels(key)[0], t))
+                    if not spin:  # (a spinning coordinate's axis is another view)
+                        x, y = self._on_new_pixels(key, x, y)
                 curve.setData(x, y, connect="finite")
                 if not spin:
                     widen(bounds, key, np.log10(y) if key in LOG_PLOTS else y)
@@ -484,6 +486,17 @@ class PlotPanel(QWidget):
                 self.ranges.grow_y(key, *bounds[key])
         if "phase_x" in bounds:
             self.ranges.grow_y("phase", *bounds["phase_x"], axis="x")
+
+    def _on_new_pixels(self, key: str, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The points of a time curve that land on another pixel of plot `key`, as it shows now,
+        than the point before (on its log scale for a drift plot)."""
+        x_range, y_range = self.plots[key].getPlotItem().getViewBox().viewRange()
+        if key in LOG_PLOTS:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                keep = pixel_keep(x, np.log10(y), x_range, y_range, self._pixels(key))
+        else:
+            keep = pixel_keep(x, y, x_range, y_range, self._pixels(key))
+        return (x, y) if keep is None else (x[keep], y[keep])
 
     def _pixels(self, key: str) -> tuple[float, float]:
         """The plot area of `key` in device pixels (width, height)."""

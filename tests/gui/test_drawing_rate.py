@@ -158,6 +158,33 @@ def test_a_long_time_curve_reaches_qt_reduced_but_whole(qtbot):
     assert len(series.buffer) == 20_000  # the ring buffer keeps every row
 
 
+def test_a_time_curve_reaches_qt_with_a_point_per_new_pixel_and_covers_the_same_pixels(qtbot):
+    """After M4, points on the pixel of the point before are dropped: a smooth energy curve T of
+    20,000 samples comes with at most ~2 points a column (M4 alone gives 4) and every pixel
+    column of the plot still spans the full curve's extent there, to a pixel."""
+    panel = PlotPanel()
+    qtbot.addWidget(panel)
+    panel.resize(1200, 400)
+    panel.show()
+    series, rows = _long_series(20_000)
+    rows[:, 3] = 5.0 + np.sin(0.05 * rows[:, 0])  # T, smooth on the plot's scale
+    series.buffer.clear()
+    series.buffer.append(rows)
+    panel.set_series([series])
+    panel.refresh()
+    panel.refresh()  # the second refresh sees the plot's grown range
+    x, y = series.curves["T"].getData()
+    width, height = panel._pixels("energy")
+    assert len(x) <= 2.2 * width
+    (x0, x1), (y0, y1) = panel.plots["energy"].getPlotItem().getViewBox().viewRange()
+    column = np.floor((rows[:, 0] - x0) * width / (x1 - x0))
+    shown_column = np.floor((x - x0) * width / (x1 - x0))
+    pixel = (y1 - y0) / height
+    for c in np.unique(column)[::7]:
+        full, shown = rows[column == c, 3], y[shown_column == c]
+        assert len(shown) and abs(full.max() - shown.max()) <= pixel and abs(full.min() - shown.min()) <= pixel
+
+
 def test_m4_keeps_each_bins_extremes_in_order_and_the_tail():
     rng = np.random.default_rng(5)
     t = np.arange(1003) * 0.01
