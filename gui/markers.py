@@ -46,6 +46,7 @@ class Markers(pg.GraphicsObject):
         self.sizes: np.ndarray | None = None  # per point, or None: every point `size`
         self._sprites: dict[tuple[float, float], QPixmap] = {}  # (size, device pixel ratio) -> picture
         self._bounds: QRectF | None = None
+        self._pixel: tuple[float, float] | None = None  # a device pixel in view units, per view transform
 
     # --- data and style ---------------------------------------------------------------------
 
@@ -82,7 +83,7 @@ class Markers(pg.GraphicsObject):
     def viewTransformChanged(self) -> None:
         """pyqtgraph's hook: the view zoomed or panned, so the pixel room around the points changed."""
         self.prepareGeometryChange()
-        self._bounds = None
+        self._bounds = self._pixel = None
 
     # --- drawing --------------------------------------------------------------------------------
 
@@ -96,7 +97,9 @@ class Markers(pg.GraphicsObject):
                 self._bounds = QRectF()
             else:
                 room = 0.5 * self._largest() + self.pen.widthF() + 1.0  # in pixels
-                px, py = self.pixelWidth() or 0.0, self.pixelHeight() or 0.0
+                if self._pixel is None:
+                    self._pixel = (self.pixelWidth() or 0.0, self.pixelHeight() or 0.0)
+                px, py = self._pixel
                 x, y = self.x[finite], self.y[finite]
                 x0, x1, y0, y1 = x.min(), x.max(), y.min(), y.max()
                 self._bounds = QRectF(x0 - room * px, y0 - room * py, x1 - x0 + 2 * room * px,

@@ -33,6 +33,7 @@ class PlotMarks(QObject):
         #: (time, what changed) of the parameter changes of these runs
         self.changes: list[tuple[float, str]] = []
         self._last_key = None
+        self._cursor_shown = None  # (held, its time, the ink) the cursor lines show
         # a held cursor: every kept sample drawn, the line marks the instant
         plots.time_limit = lambda: session.cursor_time() if session.following else None
         session.runs_started.connect(self.clear_changes)
@@ -44,6 +45,10 @@ class PlotMarks(QObject):
     def show_cursor(self) -> None:
         held = not self.session.following
         t = self.session.cursor_time()
+        shown = (held, t if held else None, self.plots.ink)
+        if shown == self._cursor_shown:  # (restore() keeps the lines in their plots)
+            return
+        self._cursor_shown = shown
         for key, line in self.cursor_lines.items():
             self._keep(key, line)
             line.setVisible(held)

@@ -93,7 +93,7 @@ class Redraw(QObject):
         series = runs[0].series
         body = series.info.body_names[-1]
         columns = [series.info.columns.index(f"{body}.{axis}") for axis in "xyz"]
-        show_trail(series.buffer.tail_until(t, TRAIL_LENGTH)[:, columns])
+        show_trail(series.buffer.tail_until(t, TRAIL_LENGTH, columns))
 
     def redraw_all(self) -> None:
         """Everything shown, now (a screenshot, a report)."""

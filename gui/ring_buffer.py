@@ -73,7 +73,9 @@ class RingBuffer:
             return self._size
         return int(np.searchsorted(self.view()[:, 0], t, side="right"))
 
-    def tail_until(self, t: float, n: int) -> np.ndarray:
-        """A copy of the last n (or fewer) kept rows with time ≤ t, oldest first."""
+    def tail_until(self, t: float, n: int, columns=None) -> np.ndarray:
+        """A copy of the last n (or fewer) kept rows with time ≤ t, oldest first (of `columns` only,
+        a list of indices: a 200-link chain's rows are 1,000 columns wide)."""
         end = self.count_until(t)
-        return self.view()[max(0, end - n):end].copy()
+        rows = self.view()[max(0, end - n):end]
+        return rows.copy() if columns is None else rows[:, columns]

@@ -49,3 +49,13 @@ def test_dropping_the_rows_from_a_time_then_appending():
     for k in range(20, 32):
         buffer.append([[float(k), k]])
     assert list(buffer.view()[:, 0]) == [float(k) for k in range(22, 32)]
+
+
+def test_the_tail_of_some_columns_is_a_copy_of_those_columns():
+    buffer = RingBuffer(4, capacity=10)
+    for k in range(15):
+        buffer.append([[float(k), k, -k, 2 * k]])
+    tail = buffer.tail_until(12.5, 3, [0, 3])
+    assert np.array_equal(tail, [[10.0, 20.0], [11.0, 22.0], [12.0, 24.0]])
+    tail[:] = 0
+    assert buffer.view()[-3, 3] == 24.0  # the buffer is untouched
