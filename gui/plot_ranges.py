@@ -95,7 +95,9 @@ class PlotRanges:
 
     def grow_time_axes(self, series, keys) -> None:
         """Fix the time range ahead of the data, 25 % at a time. Each plot takes a new range when
-        it is refreshed itself (the plots refresh in turn)."""
+        it is refreshed itself (the plots refresh in turn). Once the buffers are full their first
+        sample moves on with every batch: the range follows only when the data reach its end (a
+        new range is a new axis to lay out and paint, 5 ms a plot)."""
         keys = set(keys) & set(self.time_plots)
         spans = [(s.buffer.view()[0, 0], s.buffer.last()[0]) for s in series if len(s.buffer)]
         if not spans:
@@ -103,7 +105,7 @@ class PlotRanges:
             return
         start, end = min(a for a, _ in spans), max(b for _, b in spans)
         current = self.time_range
-        if current is None or current[0] != start or end > current[1]:
+        if current is None or start < current[0] or end > current[1]:
             self.time_range = (start, start + max(1.0, 1.25 * (end - start)))
         for key in keys:
             if self._time_ranges.get(key) != self.time_range:

@@ -128,9 +128,9 @@ class OscillationReadout(QGroupBox):
             return
         run = runs[0]
         data = run.series.rows_until(self.session.cursor_time())[-MEASURED_SAMPLES:]
-        data = data[data[:, 0] >= self.since]
         column = run.series.column(data, name)
-        found = measure_oscillation(data[:, 0], column) if column is not None else None
+        since = data[:, 0] >= self.since  # (two columns picked: the rows are the whole sample)
+        found = measure_oscillation(data[since, 0], column[since]) if column is not None else None
         self.period = found
         unit = coordinate_unit(name, run.model)
         if found is None:

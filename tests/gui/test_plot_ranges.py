@@ -48,3 +48,37 @@ def test_knife_edge_phase_portrait_keeps_off_its_edges_as_its_samples_come_in(qt
         x, y = panel.series[0].curves["phase"].getData()
         worst = min(worst, *gaps_to_edges(panel.plots["phase"], x, y))
     assert worst >= 0.5 * EDGE_ROOM, worst
+
+
+class _Series:
+    """What grow_time_axes reads of a run: its buffer."""
+
+    def __init__(self, capacity: int):
+        from eomlab.gui.ring_buffer import RingBuffer
+
+        self.buffer = RingBuffer(2, capacity=capacity)
+
+
+def test_a_full_buffer_sliding_on_moves_the_time_axis_only_when_the_data_reach_its_end(qtbot):
+    """Once the buffer is full its first sample moves on with every batch; the time axis changed
+    at every refresh then (a new axis to lay out and paint each time). Now: only when the data
+    reach the range's end, the range always holds every kept sample, and starts at most 25 % of
+    its span before the first."""
+    plot = pg.PlotWidget()
+    qtbot.addWidget(plot)
+    ranges = PlotRanges({"motion": plot}, (), ("motion",))
+    ranges.reset()
+    series = _Series(capacity=500)
+    changes, shown, t = 0, None, 0.0
+    for _batch in range(600):  # 6,000 samples through a 500-row buffer
+        rows = np.column_stack((t + 0.01 * np.arange(10), np.zeros(10)))
+        t += 0.1
+        series.buffer.append(rows)
+        ranges.grow_time_axes([series], ["motion"])
+        (x0, x1), _ = plot.getPlotItem().getViewBox().viewRange()
+        first, last = series.buffer.view()[0, 0], series.buffer.last()[0]
+        assert x0 <= first and last <= x1
+        assert first - x0 <= 0.25 * (x1 - x0) + 1e-9
+        changes += (x0, x1) != shown
+        shown = (x0, x1)
+    assert changes <= 60  # one in ten refreshes at most (it was every refresh once full: 500 of them)
