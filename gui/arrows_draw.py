@@ -69,6 +69,7 @@ class FlatArrows:
             arcs = pg.PlotCurveItem([], [], pen=pen, connect="finite")
             for item in (lines, arcs):
                 item.setZValue(30 + order)  # over the mechanism
+                item.setVisible(False)  # until it has arrows to show
                 plot.addItem(item, ignoreBounds=True)  # never widens the fitted view
             self.items[kind] = [(lines, arcs)]
         self._holding: set = set()  # the items that hold data (an empty one is not set again)
@@ -96,9 +97,11 @@ class FlatArrows:
         if xy is None or not len(xy):
             if item in self._holding:
                 item.setData([], [])
+                item.setVisible(False)  # not asked for its bounds nor painted at every frame
                 self._holding.discard(item)
             return
         item.setData(xy[:, 0], xy[:, 1])
+        item.setVisible(True)
         self._holding.add(item)
 
     def draw(self, sets: dict, scales) -> None:

@@ -56,6 +56,14 @@ def _grown(reach_box, box):
             x1 + (room_x if box[2] > reach_box[2] else 0.0), y1 + (room_y if box[3] > reach_box[3] else 0.0))
 
 
+def _show_curve(curve: pg.PlotCurveItem, x: np.ndarray, y: np.ndarray) -> None:
+    """Hand `curve` its points; an empty one is hidden, so that Qt neither asks it for its bounds
+    nor has it paint nothing at every frame (a chain has no outlines, a disk no links)."""
+    if len(x) or curve.isVisible():
+        curve.setData(x, y)
+    curve.setVisible(bool(len(x)))
+
+
 class SceneClock(QGraphicsSimpleTextItem):
     """The instant drawn, in the view's corner: a plain text item (a pyqtgraph TextItem lays out a
     rich-text document at every change, 0.14 ms a frame)."""
@@ -132,9 +140,9 @@ class Scene2D(pg.PlotWidget):
         self.frame = frame
         picture = drawing(self.model, frame.rotations, frame.origins, frame.mass_centres)
         p = self.project
-        self.rods.setData(*_pairs(picture.rods, p))
-        self.links.setData(*_pairs(picture.links, p))
-        self.outlines.setData(*_polylines(picture.outlines, p))
+        _show_curve(self.rods, *_pairs(picture.rods, p))
+        _show_curve(self.links, *_pairs(picture.links, p))
+        _show_curve(self.outlines, *_polylines(picture.outlines, p))
         self._set_markers("hinges", p(picture.hinges))
         self._set_markers("ground_hinges", p(picture.ground_hinges))
         self._set_markers("mass_centres", p(picture.mass_centres), picture.mass_sizes)
