@@ -9,6 +9,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.integrate import BDF, DOP853, LSODA, RK45, Radau
 
+from .compiled_step import CompiledDOP853
+
 SCIPY_SOLVERS = {"DOP853": DOP853, "RK45": RK45, "Radau": Radau, "BDF": BDF, "LSODA": LSODA}
 IN_PLACE = ("DOP853", "RK45")
 
@@ -50,9 +52,13 @@ class RK4:
 
 
 class Stepper:
+    """`kernel`: a function giving the formulation's compiled step (engine.compiled_step.StepKernel)
+    or None, asked at every step (the formulation may change mid-run); DOP853 then takes its steps
+    in one compiled call each when it can."""
+
     def __init__(self, integrator: str, fun, t0: float, y0: np.ndarray, t_bound: float,
-                 rtol: float, atol: float, dt: float):
-        self.integrator, self.fun, self.t_bound = integrator, fun, t_bound
+                 rtol: float, atol: float, dt: float, kernel=None):
+        self.integrator, self.fun, self.t_bound, self.kernel = integrator, fun, t_bound, kernel
         self.rtol, self.atol, self.dt = rtol, atol, dt
         self.steps = 0
         self._start(t0, y0)
@@ -60,6 +66,9 @@ class Stepper:
     def _start(self, t0, y0):
         if self.integrator == "RK4":
             self.solver = RK4(self.fun, t0, y0, self.t_bound, self.dt)
+        elif self.integrator == "DOP853" and self.kernel is not None:
+            self.solver = CompiledDOP853(self.kernel, self.fun, t0, np.array(y0, float), self.t_bound, rtol=self.rtol,
+                                         atol=self.atol)
         else:
             cls = SCIPY_SOLVERS[self.integrator]
             self.solver = cls(self.fun, t0, np.array(y0, float), self.t_bound, rtol=self.rtol, atol=self.atol)

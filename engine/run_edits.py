@@ -317,7 +317,8 @@ class RunEdits:
             push.active = push.t_start - eps <= t < push.t_stop - eps
         steps = self.stepper.steps
         with np.errstate(invalid="ignore", divide="ignore", over="ignore"):  # named by the first step
-            self.stepper = Stepper(s.integrator, self._checked_derivative, t, y, bound, s.rtol, s.atol, s.dt)
+            self.stepper = Stepper(s.integrator, self._checked_derivative, t, y, bound, s.rtol, s.atol, s.dt,
+                                   kernel=self._step_kernel)
         self.stepper.steps = steps
         self.t = t
         self._out_k = int(math.floor(t / s.dt_out + 1e-9)) + 1

@@ -18,6 +18,7 @@ from dataclasses import replace
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
+from .compiled_step import COMPILED_STEP_PATH
 from .formulations import ConstraintFailure, make_formulation
 from .frames import Frame, PoseMap, frame_at, initial_frame  # noqa: F401  (PoseMap, initial_frame: for the window)
 from .integrate import Stepper
@@ -156,7 +157,8 @@ class Simulation(RunEdits, Manipulation, SampleQuantities, StartChecks):
             self._nonfinite_at, self._nonfinite_trials = None, 0
             # the solver evaluates near y0 too (its first step size): a singular M there is the model's
             with np.errstate(invalid="ignore", divide="ignore", over="ignore"):  # named by the first step
-                self.stepper = Stepper(s.integrator, self._checked_derivative, 0.0, y0, s.t_end, s.rtol, s.atol, s.dt)
+                self.stepper = Stepper(s.integrator, self._checked_derivative, 0.0, y0, s.t_end, s.rtol, s.atol, s.dt,
+                                       kernel=self._step_kernel)
         except (SingularMassMatrix, GimbalLock, ConstraintFailure) as err:
             where = "bodies" if isinstance(err, (SingularMassMatrix, GimbalLock)) else "constraints"
             raise ModelError(where, f"at t = 0: {err}") from None
@@ -265,8 +267,13 @@ class Simulation(RunEdits, Manipulation, SampleQuantities, StartChecks):
             "multipliers": len(self.formulation.multiplier_names),
             "repartitions": getattr(self.formulation, "repartitions", 0),
             # "pinocchio" (the compiled tree path) or "numpy (why)": engine.tree_backend
-            "dynamics_path": self.formulation.system.dynamics_path,
+            "dynamics_path": self._dynamics_path(),
         }
+
+    def _dynamics_path(self) -> str:
+        """The tree-dynamics path in words, and the compiled step once it ran (engine.compiled_step)."""
+        path, step = self.formulation.system.dynamics_path, self.formulation.compiled_step
+        return f"{path} + {COMPILED_STEP_PATH}" if step is not None and step.steps else path
 
     # --- stepping ----------------------------------------------------------------------------
 
@@ -297,6 +304,10 @@ class Simulation(RunEdits, Manipulation, SampleQuantities, StartChecks):
 
     def _fail(self, t: float, why: str):
         self.failure = f"run stopped at t = {t:.6g} s: {why}"
+
+    def _step_kernel(self):
+        """The compiled DOP853 step of the formulation integrating now, or None."""
+        return self.formulation.compiled_step
 
     def _checked_derivative(self, t: float, y: np.ndarray) -> np.ndarray:
         """The formulation's derivative, remembering when it was last NaN or infinite."""
