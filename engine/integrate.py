@@ -53,8 +53,8 @@ class RK4:
 
 class Stepper:
     """`kernel`: a function giving the formulation's compiled step (engine.compiled_step.StepKernel)
-    or None, asked at every step (the formulation may change mid-run); DOP853 then takes its steps
-    in one compiled call each when it can."""
+    or None; when it gives one at the start DOP853 takes its steps in one compiled call each when it
+    can, asking again at every step (a parameter change swaps the formulation mid-run)."""
 
     def __init__(self, integrator: str, fun, t0: float, y0: np.ndarray, t_bound: float,
                  rtol: float, atol: float, dt: float, kernel=None):
@@ -66,7 +66,7 @@ class Stepper:
     def _start(self, t0, y0):
         if self.integrator == "RK4":
             self.solver = RK4(self.fun, t0, y0, self.t_bound, self.dt)
-        elif self.integrator == "DOP853" and self.kernel is not None:
+        elif self.integrator == "DOP853" and self.kernel is not None and self.kernel() is not None:
             self.solver = CompiledDOP853(self.kernel, self.fun, t0, np.array(y0, float), self.t_bound, rtol=self.rtol,
                                          atol=self.atol)
         else:

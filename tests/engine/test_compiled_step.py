@@ -1,0 +1,123 @@
+"""engine.compiled_step: the compiled DOP853 step takes the same steps as scipy's Python step (the
+runs agree to 1e-12 of each column's scale after 1 s at rtol = atol = 1e-10, with the same step and
+right-hand-side counts), hands a step to scipy's step while a push acts and when its kernel meets a
+NaN (which the checked right-hand side then names, as without it), and without numba the run is
+scipy's as before. Skipped without pinocchio; the compiled cases without numba."""
+import sys
+
+import numpy as np
+import pytest
+
+from eomlab.engine import compiled_step
+from eomlab.engine.compiled_step import COMPILED_STEP_PATH, CompiledDOP853
+from eomlab.engine.formulations import make_formulation
+from eomlab.engine.presets import preset
+from eomlab.engine.simulation import Simulation
+from eomlab.engine.system import build_system
+from eomlab.engine.tree_backend import FAST_PATH_VARIABLE
+
+pytest.importorskip("pinocchio")
+
+AGREE = 1e-12  # of max(1, the column's largest magnitude), after 1 s
+TOL = 1e-10
+
+
+@pytest.fixture
+def kernels(monkeypatch):
+    """The compiled kernels, the fast path on whatever the environment says (the numpy path has none)."""
+    pytest.importorskip("numba")
+    monkeypatch.setenv(FAST_PATH_VARIABLE, "1")
+    loaded = compiled_step.wait_until_compiled(timeout=120)
+    assert loaded is not None, compiled_step._loading["error"]
+    return loaded
+
+
+def _chain():
+    return preset("planar_chain", n=5, angles=[0.5] * 5).with_settings(t_end=1.0, dt_out=0.01)
+
+
+def _pair(model, method="kane", **settings):
+    """(with the compiled step, with scipy's step alone) on the same model and settings."""
+    fast = Simulation(model, method=method, rtol=TOL, atol=TOL, **settings)
+    plain = Simulation(model, method=method, rtol=TOL, atol=TOL, **settings)
+    plain.formulation.compiled_step = None
+    return fast, plain
+
+
+def _agree(a, b):
+    assert a.shape == b.shape
+    scale = np.maximum(1.0, np.max(np.abs(b), axis=0))
+    assert np.max(np.abs(a - b) / scale) < AGREE
+
+
+def test_free_tree_formulations_offer_the_step(kernels, method):
+    """Every formulation whose free-tree equations are the tree's (ABA) offers the compiled step."""
+    system = build_system(_chain())
+    formulation = make_formulation(method, system, _chain().settings)
+    assert (formulation.compiled_step is not None) == formulation.tree_equations_when_free
+    constrained = build_system(preset("four_bar"))
+    assert make_formulation(method, constrained, preset("four_bar").settings).compiled_step is None
+
+
+def test_a_run_with_the_compiled_step_takes_scipys_steps(kernels, method):
+    fast, plain = _pair(_chain(), method)
+    rows, reference = fast.run(), plain.run()
+    assert fast.failure is None and plain.failure is None
+    _agree(rows, reference)
+    if fast.formulation.compiled_step is not None:
+        assert isinstance(fast.stepper.solver, CompiledDOP853)
+        assert fast.formulation.compiled_step.steps == fast.stats["steps"]  # every step compiled
+        assert fast.stats["dynamics_path"] == f"pinocchio + {COMPILED_STEP_PATH}"
+    for key in ("steps", "rhs_evals", "sample_evals"):
+        assert fast.stats[key] == plain.stats[key], key
+    assert plain.stats["dynamics_path"] == "pinocchio"
+
+
+def test_a_push_takes_scipys_step_while_it_acts(kernels):
+    fast, plain = _pair(_chain())
+    for sim in (fast, plain):
+        sim.advance(0.3)
+        sim.push("link3", [1.0, 0.0, 0.0], [0.0, 20.0, 0.0], 0.2)
+    steps_before = fast.formulation.compiled_step.steps
+    _agree(fast.run(), plain.run())
+    assert fast.formulation.compiled_step.steps == steps_before  # the push's element stays on the system
+    assert fast.stats["rhs_evals"] == plain.stats["rhs_evals"]
+
+
+def test_a_nan_from_the_kernel_is_taken_again_by_scipys_step(kernels):
+    fast, plain = _pair(_chain())
+    fast.formulation.compiled_step.tree.gravity[:] = np.nan  # the kernel alone meets a NaN at every step
+    _agree(fast.run(), plain.run())
+    assert fast.formulation.compiled_step.steps == 0
+    assert fast.stats["steps"] == plain.stats["steps"]
+    assert fast.stats["rhs_evals"] > plain.stats["rhs_evals"]  # the kernel's evaluations count too
+    assert fast._nonfinite_at is None  # scipy's step found nothing wrong
+
+
+def test_a_nan_of_the_equations_is_named_as_without_the_kernel(kernels):
+    fast, plain = _pair(_chain())
+    for sim in (fast, plain):  # both paths meet the NaN now
+        sim.formulation.system.tree_backend.model.gravity.linear = np.array([0.0, np.nan, 0.0])
+        if sim.formulation.compiled_step is not None:
+            sim.formulation.compiled_step.tree.gravity[:] = np.nan
+        sim.run()
+    assert fast.failure is not None and fast.failure == plain.failure
+    assert "NaN or infinite" in fast.failure
+
+
+def test_without_numba_scipys_step_runs(monkeypatch):
+    monkeypatch.setenv(FAST_PATH_VARIABLE, "1")
+    monkeypatch.setitem(sys.modules, "numba", None)  # `import numba` raises ImportError
+    monkeypatch.setattr(compiled_step, "_loading", {"pid": None, "kernels": None, "error": None})
+    sim = Simulation(_chain(), rtol=TOL, atol=TOL)
+    assert sim.formulation.compiled_step is None
+    sim.advance(0.2)
+    assert sim.failure is None and sim.stats["dynamics_path"] == "pinocchio"
+    assert type(sim.stepper.solver).__name__ == "DOP853"
+
+
+def test_the_environment_switch_turns_the_compiled_step_off(monkeypatch):
+    monkeypatch.setenv(FAST_PATH_VARIABLE, "0")
+    sim = Simulation(_chain())
+    assert sim.formulation.compiled_step is None
+    assert sim.stats["dynamics_path"].startswith("numpy")
