@@ -20,6 +20,8 @@ import threading
 
 import numpy as np
 from scipy.integrate import DOP853
+from scipy.integrate._ivp import dop853_coefficients
+from scipy.integrate._ivp.rk import Dop853DenseOutput
 
 #: the words stats["dynamics_path"] adds once the compiled step ran
 COMPILED_STEP_PATH = "numba DOP853 step"
@@ -129,6 +131,26 @@ class CompiledDOP853(DOP853):
             return False, self.TOO_SMALL_STEP
         step.steps += 1
         return True, None
+
+    def _dense_output_impl(self):
+        """scipy's DOP853 interpolant; its three extra stages compiled too when the step was."""
+        step = self._kernel()
+        kernels = step.kernels() if step is not None else None
+        if kernels is None or not kernels.dop853_extra_stages(tuple(step.tree), self.y_old, float(self.h_previous),
+                                                              self.A_EXTRA, self.K_extended):
+            return super()._dense_output_impl()
+        extra = len(self.A_EXTRA)
+        self.nfev += extra
+        step.formulation.rhs_evals += extra
+        # DOP853's interpolant (Hairer, Nørsett & Wanner, §II.6), as scipy forms it from the stages
+        K, h = self.K_extended, self.h_previous
+        delta_y, f_old = self.y - self.y_old, K[0]
+        F = np.empty((dop853_coefficients.INTERPOLATOR_POWER, self.n))
+        F[0] = delta_y
+        F[1] = h * f_old - delta_y
+        F[2] = 2 * delta_y - h * (self.f + f_old)
+        F[3:] = h * np.dot(self.D, K)
+        return Dop853DenseOutput(self.t_old, self.t, self.y_old, F)
 
     def _attempt(self, kernels, tree) -> tuple[int, int]:
         """One compiled call; on acceptance the solver's state moves on as scipy's step moves it.

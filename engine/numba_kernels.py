@@ -281,3 +281,24 @@ def dop853_attempt(tree, t, y, f, h_abs, min_step, max_step,
         shrink = SAFETY * error_norm ** error_exponent
         h_abs *= shrink if shrink > MIN_FACTOR else MIN_FACTOR
         rejected = True
+
+
+@njit(**JIT)
+def dop853_extra_stages(tree, y_old, h, A_extra, K) -> bool:
+    """The three extra stages of DOP853's dense output into K's rows after the step's (scipy's
+    DOP853._dense_output_impl evaluates them through Python); False when one is not finite."""
+    N = y_old.size
+    work = workspace(N // 2)
+    tau = np.zeros(N // 2)
+    y_stage = np.empty(N)
+    first = K.shape[0] - A_extra.shape[0]
+    for e in range(A_extra.shape[0]):
+        s = first + e
+        for j in range(N):
+            acc = 0.0
+            for k in range(s):
+                acc += K[k, j] * A_extra[e, k]
+            y_stage[j] = y_old[j] + acc * h
+        if not free_derivative(tree, y_stage, tau, K[s], work):
+            return False
+    return True
