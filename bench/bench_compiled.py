@@ -4,7 +4,7 @@
     .venv/bin/python bench/bench_compiled.py            # every section (about 6 minutes on a free machine)
     .venv/bin/python bench/bench_compiled.py --quick    # fewer rounds, shorter runs
     .venv/bin/python bench/bench_compiled.py --write    # also replace its section in bench/README.md
-    .venv/bin/python bench/bench_compiled.py --step     # section 6 alone (with --write: its own block)
+    .venv/bin/python bench/bench_compiled.py --step     # sections 4 and 6 alone (--write: their own block)
 
 1. one right-hand side: eomlab (kane, lagrange; compiled and numpy path) vs pinocchio `aba` and MuJoCo
    `mj_forward` from Python, interleaved rounds, ratios taken inside each round (medians shown);
@@ -312,10 +312,10 @@ def compiled_step_section(rounds: int, quick: bool) -> list[list[str]]:
     return rows
 
 
-def render_step(rows, rounds: int) -> str:
+def render_step(rows, first, rounds: int, args) -> str:
     load = os.getloadavg()
     return "\n".join([
-        STEP_BEGIN, "### Compiled DOP853 step (bench_compiled.py --step)", "",
+        STEP_BEGIN, "### Compiled DOP853 step and file to first step (bench_compiled.py --step)", "",
         f"Load average at the end: {load[0]:.2f}, {load[1]:.2f}, {load[2]:.2f} (`uptime`, 2 cores shared). Planar "
         "chains of uniform rods, 0.5 rad per joint, at rest; kane, DOP853, samples every 10 ms (their cost included); "
         f"numba's step against scipy's Python step (both on pinocchio's path), {rounds} interleaved rounds, medians; "
@@ -323,7 +323,13 @@ def render_step(rows, rounds: int) -> str:
         "sides (the chain is chaotic: over 10 s the two take slightly different steps):", "",
         table(["n", "rtol = atol", "simulated", "real-time factor, compiled step", "real-time factor, scipy's step",
                "speed-up", "CPU per RHS, compiled", "CPU per RHS, scipy's", "steps (compiled / scipy)",
-               "RHS (compiled / scipy)"], rows), STEP_END])
+               "RHS (compiled / scipy)"], rows), "",
+        "File to first step in a fresh process (load_model + Simulation + one DOP853 step; best of "
+        f"{args.repeats} with numba's cache warm; \"first\" is the first process, imports included, with an empty "
+        "numba cache as after an install: numba compiles in a background thread while scipy's step runs, so the "
+        "first step does not wait for it; the last column is when the compiled step takes over):", "",
+        table(["n", "path", "file to first step", "imports", "first process, all in",
+               "compiled step ready since start (cold numba cache / warm)"], first), STEP_END])
 
 
 def _replace_block(text: str, begin: str, end: str, block: str) -> str:
@@ -333,7 +339,7 @@ def _replace_block(text: str, begin: str, end: str, block: str) -> str:
     return text.rstrip("\n") + "\n\n" + block + "\n"
 
 
-def render(rhs, accuracy, big, first, drift, args) -> str:
+def render(rhs, accuracy, big, drift, args) -> str:
     load = os.getloadavg()
     out = [MARK_BEGIN, "### Compiled tree path (bench_compiled.py)", "",
            f"Load average at the end: {load[0]:.2f}, {load[1]:.2f}, {load[2]:.2f} (`uptime`, 2 cores shared). "
@@ -350,12 +356,6 @@ def render(rhs, accuracy, big, first, drift, args) -> str:
            table(["n", "eomlab, pinocchio path", "eomlab, numpy path", "MuJoCo RK4", "pinocchio path / MuJoCo"], accuracy),
            "", "Large chain at rtol = atol = 1e-8 (DOP853, samples every 10 ms):", "",
            table(["n", "method", "path", "simulated", "wall", "real-time factor", "steps", "RHS"], big), "",
-           "File to first step in a fresh process (load_model + Simulation + one DOP853 step; best of "
-           f"{args.repeats} with numba's cache warm; \"first\" is the first process, imports included, with an empty "
-           "numba cache as after an install: numba compiles in a background thread while scipy's step runs, so the "
-           "first step does not wait for it; the last column is when the compiled step takes over):", "",
-           table(["n", "path", "file to first step", "imports", "first process, all in",
-                  "compiled step ready since start (cold numba cache / warm)"], first), "",
            f"Drift floor at n = 50 on the pinocchio path: max |E − E₀|/|E₀| over {args.t_end:g} s (kane, DOP853, "
            "samples every 10 ms) for each rtol = atol, every one run (a floor would show as the drift ceasing to "
            f"fall); {drift[1]}:", "",
@@ -367,7 +367,8 @@ def render(rhs, accuracy, big, first, drift, args) -> str:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--step", action="store_true", help="section 6 alone (the compiled DOP853 step)")
+    parser.add_argument("--step", action="store_true", help="sections 4 and 6 alone (file to first step, the "
+                        "compiled DOP853 step)")
     parser.add_argument("--write", action="store_true", help="replace this section in bench/README.md")
     args = parser.parse_args(argv)
     args.rounds, args.t_end, args.repeats = (5, 10.0, 2) if args.quick else (15, 10.0, 3)
@@ -381,13 +382,14 @@ def main(argv=None) -> int:
         accuracy = accuracy_section((10, 50), args.t_end, args.accuracy_rounds)
         print("section 3: 200 links", flush=True)
         big = big_chain_section(200, 2.0 if args.quick else 5.0)
-        print("section 4: file to first step", flush=True)
-        first = first_step_section((10, 100), args.repeats)
         print("section 5: drift floor at n = 50", flush=True)
         drift = drift_floor_section(50, args.t_end)
-        blocks.append((MARK_BEGIN, MARK_END, render(rhs, accuracy, big, first, drift, args)))
+        blocks.append((MARK_BEGIN, MARK_END, render(rhs, accuracy, big, drift, args)))
+    print("section 4: file to first step", flush=True)
+    first = first_step_section((10, 100), args.repeats)
     print("section 6: the compiled DOP853 step", flush=True)
-    blocks.append((STEP_BEGIN, STEP_END, render_step(compiled_step_section(step_rounds, args.quick), step_rounds)))
+    step = compiled_step_section(step_rounds, args.quick)
+    blocks.append((STEP_BEGIN, STEP_END, render_step(step, first, step_rounds, args)))
     for _, _, text in blocks:
         print(text)
     if args.write:
