@@ -4,11 +4,14 @@ whole DOP853 step attempts, so that none of a step's twelve stages returns to Py
 The tree is a FlatTree (engine.tree_backend): joints in pinocchio's depth-first order, one speed
 each (revolute or prismatic on any axis); per joint its parent (−1: the ground), its placement in
 the parent joint's frame (R, p), its motion subspace S (6-vector in the joint frame, linear part
-first as pinocchio's), its kind and its body's 6×6 spatial inertia about the joint origin.
+first as pinocchio's), its kind, and the mass, mass centre (lever) and rotational inertia of the
+bodies it carries.
 
-ABA (Featherstone, Rigid Body Dynamics Algorithms, §7.3; pinocchio's `aba`): velocities and bias
-terms outwards, articulated inertias I^A_i = I_i + Σ_children X^T (I^A − U D⁻¹ Uᵀ) X inwards, then
-accelerations q̈_i = (τ_i − Sᵀp^A_i − U_iᵀ a'_i) / D_i outwards, with the ground accelerating at −g.
+ABA (Featherstone, Rigid Body Dynamics Algorithms, §7.3; pinocchio's `aba`), every quantity in the
+world frame at the world origin so that articulated inertias add without a transform: velocities
+v_i = v_λ + S_i q̇_i and bias terms c_i = v_i ×ₘ S_i q̇_i outwards; articulated inertias
+I^A_λ += I^A_i − U_i U_iᵀ / D_i (U = I^A S, D = Sᵀ U) and bias forces inwards; then
+q̈_i = (τ_i − S_iᵀ p^A_i − U_iᵀ (a_λ + c_i)) / D_i outwards, the ground accelerating at −g.
 
 Imported only by engine.compiled_step, in a background thread (importing numba takes ~0.5 s).
 Compiled once and cached on disk (`cache=True`); error_model="numpy" so a singular tree gives
@@ -32,9 +35,8 @@ JIT = dict(cache=True, nogil=True, error_model="numpy")
 
 @njit(**JIT)
 def aba(tree, q, qd, tau, qdd, work):
-    """qdd = the free tree's accelerations at (q, qd) under joint forces tau (ABA, O(n)), in the
-    world frame at the world origin (pinocchio's choice: the articulated inertias add up without
-    a transform). `work`: `workspace(n)`, reused between calls."""
+    """qdd = the free tree's accelerations at (q, qd) under joint forces tau (ABA, O(n), in the
+    world frame). `work`: `workspace(n)`, reused between calls."""
     parents, kinds, place_R, place_p, S, mass, lever, rot_inertia, gravity = tree
     R, p, Sw, v, c, IA, pA, U, D, u, a = work
     n = q.size
@@ -85,12 +87,17 @@ def aba(tree, q, qd, tau, qdd, work):
                     R[i, r, k] = Rl[r, k]
             Sw[i, 0], Sw[i, 1], Sw[i, 2] = aw[0], aw[1], aw[2]
             Sw[i, 3] = Sw[i, 4] = Sw[i, 5] = 0.0
+        qi = qd[i]
+        if lam >= 0:
+            for r in range(6):
+                v[i, r] = Sw[i, r] * qi + v[lam, r]
+        else:
+            for r in range(6):
+                v[i, r] = Sw[i, r] * qi
+        # c = v ×ₘ (S q̇) = q̇ (v ×ₘ S)
+        _cross_motion(v[i], Sw[i], c[i])
         for r in range(6):
-            v[i, r] = Sw[i, r] * qd[i] + (v[lam, r] if lam >= 0 else 0.0)
-        for r in range(6):
-            U[i, r] = Sw[i, r] * qd[i]  # (the joint's own velocity, for the bias term)
-        _cross_motion(v[i], U[i], c[i])
-        # the body's spatial inertia about the world origin: m, c (world), I_c turned to the world
+            c[i, r] *= qi
         m = mass[i]
         Ri = R[i]
         for r in range(3):
@@ -98,12 +105,25 @@ def aba(tree, q, qd, tau, qdd, work):
             for k in range(3):
                 T[r, k] = Ri[r, 0] * rot_inertia[i, 0, k] + Ri[r, 1] * rot_inertia[i, 1, k] + Ri[r, 2] * rot_inertia[i, 2, k]
         for r in range(3):
-            for k in range(3):
+            for k in range(r, 3):
                 Ic[r, k] = T[r, 0] * Ri[k, 0] + T[r, 1] * Ri[k, 1] + T[r, 2] * Ri[k, 2]
+                Ic[k, r] = Ic[r, k]
         _spatial_inertia(m, cw, Ic, IA[i])
-        _inertia_times(IA[i], v[i], U[i])  # momentum, into U[i] for now
-        _cross_force(v[i], U[i], pA[i])
+        # momentum: m (v + ω × c), and about the origin I_c ω + c × that
+        vx, vy, vz, wx, wy, wz = v[i, 0], v[i, 1], v[i, 2], v[i, 3], v[i, 4], v[i, 5]
+        hx = m * (vx + wy * cw[2] - wz * cw[1])
+        hy = m * (vy + wz * cw[0] - wx * cw[2])
+        hz = m * (vz + wx * cw[1] - wy * cw[0])
+        h = U[i]  # (U is free until the inward pass)
+        h[0], h[1], h[2] = hx, hy, hz
+        h[3] = Ic[0, 0] * wx + Ic[0, 1] * wy + Ic[0, 2] * wz + cw[1] * hz - cw[2] * hy
+        h[4] = Ic[1, 0] * wx + Ic[1, 1] * wy + Ic[1, 2] * wz + cw[2] * hx - cw[0] * hz
+        h[5] = Ic[2, 0] * wx + Ic[2, 1] * wy + Ic[2, 2] * wz + cw[0] * hy - cw[1] * hx
+        _cross_force(v[i], h, pA[i])
     for i in range(n - 1, -1, -1):  # inwards: articulated inertias and bias forces
+        for r in range(1, 6):  # the lower triangle from the upper (the only one accumulated)
+            for k in range(r):
+                IA[i, r, k] = IA[i, k, r]
         d = 0.0
         sp = 0.0
         uc = 0.0
@@ -124,11 +144,12 @@ def aba(tree, q, qd, tau, qdd, work):
         g = (u[i] - uc) / d
         for r in range(6):
             acc = pA[i, r] + U[i, r] * g
-            f = U[i, r] / d
             for k in range(6):
                 acc += IA[i, r, k] * c[i, k]
-                IA[lam, r, k] += IA[i, r, k] - f * U[i, k]
             pA[lam, r] += acc
+            f = U[i, r] / d
+            for k in range(r, 6):
+                IA[lam, r, k] += IA[i, r, k] - f * U[i, k]
     for i in range(n):  # outwards: accelerations (the ground accelerates at −g)
         lam = parents[i]
         ua = 0.0
@@ -145,28 +166,20 @@ def aba(tree, q, qd, tau, qdd, work):
 
 @njit(**JIT)
 def _spatial_inertia(m, c, Ic, out):
-    """out = [[m 1, −m [c]×], [m [c]×, I_c − m [c]×[c]×]] (about the origin; linear part first)."""
-    cc = c[0] * c[0] + c[1] * c[1] + c[2] * c[2]
-    for r in range(3):
-        for k in range(3):
-            out[r, k] = m if r == k else 0.0
-            out[3 + r, 3 + k] = Ic[r, k] + m * ((cc if r == k else 0.0) - c[r] * c[k])
-    mx, my, mz = m * c[0], m * c[1], m * c[2]
-    out[3, 0], out[3, 1], out[3, 2] = 0.0, -mz, my  # m [c]×
-    out[4, 0], out[4, 1], out[4, 2] = mz, 0.0, -mx
-    out[5, 0], out[5, 1], out[5, 2] = -my, mx, 0.0
-    for r in range(3):
-        for k in range(3):
-            out[r, 3 + k] = out[3 + k, r]
-
-
-@njit(**JIT)
-def _inertia_times(I, m, out):
-    for r in range(6):
-        acc = 0.0
-        for k in range(6):
-            acc += I[r, k] * m[k]
-        out[r] = acc
+    """The upper triangle of [[m 1, −m [c]×], [m [c]×, I_c − m [c]×[c]×]] (about the origin; linear
+    part first): the articulated inertias are kept by their upper triangles."""
+    cx, cy, cz = c[0], c[1], c[2]
+    mx, my, mz = m * cx, m * cy, m * cz
+    out[0, 0], out[0, 1], out[0, 2], out[1, 1], out[1, 2], out[2, 2] = m, 0.0, 0.0, m, 0.0, m
+    out[0, 3], out[0, 4], out[0, 5] = 0.0, mz, -my  # −m [c]×
+    out[1, 3], out[1, 4], out[1, 5] = -mz, 0.0, mx
+    out[2, 3], out[2, 4], out[2, 5] = my, -mx, 0.0
+    out[3, 3] = Ic[0, 0] + my * cy + mz * cz
+    out[3, 4] = Ic[0, 1] - mx * cy
+    out[3, 5] = Ic[0, 2] - mx * cz
+    out[4, 4] = Ic[1, 1] + mx * cx + mz * cz
+    out[4, 5] = Ic[1, 2] - my * cz
+    out[5, 5] = Ic[2, 2] + mx * cx + my * cy
 
 
 @njit(**JIT)
