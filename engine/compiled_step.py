@@ -8,7 +8,7 @@ compiled, a stage costs the ABA arithmetic alone.
 
 numba is optional (`pip install 'eomlab[fast]'`): importing it and compiling (or loading the
 kernels from numba's on-disk cache) takes from half a second to several, so it happens in a daemon
-thread started by the first formulation that can use it; until it is ready, and for any step taken
+thread started after the first step that could use it; until it is ready, and for any step taken
 while a force element acts (a pull or push), the solver takes scipy's own Python step. A step whose
 kernel meets a NaN or inf is taken again by scipy's step, whose right-hand side names the cause.
 """
@@ -100,11 +100,10 @@ class StepKernel:
 
 def step_kernel(formulation, backend):
     """A StepKernel for `formulation` on `backend` (engine.tree_backend.PinocchioTree) when numba
-    is installed and the tree flattens (compiling starts in the background); else None."""
+    is installed and the tree flattens; else None."""
     tree = backend.flat_tree()
     if tree is None or not numba_installed():
         return None
-    start_compiling()
     return StepKernel(formulation, tree)
 
 
@@ -122,7 +121,10 @@ class CompiledDOP853(DOP853):
         step = self._kernel()
         kernels = step.kernels() if step is not None else None
         if kernels is None:
-            return super()._step_impl()
+            taken = super()._step_impl()
+            if step is not None:  # compile after the first step, which then shares the core with nothing
+                start_compiling()
+            return taken
         outcome, evaluations = self._attempt(kernels, step.tree)
         step.formulation.rhs_evals += evaluations
         if outcome == kernels.NONFINITE:  # scipy's step again: the checked right-hand side names it
