@@ -73,7 +73,8 @@ def wait_until_compiled(timeout: float | None = None):
 
 
 def _warm_up(kernels) -> None:
-    """One step of a one-joint pendulum with the argument types a run passes: compiles every kernel."""
+    """One step of a one-joint pendulum and its dense output's stages, with the argument types a run
+    passes: compiles (or loads) every kernel a run calls, so none compiles on the stepping thread."""
     from .tree_backend import FlatTree
 
     tree = FlatTree(parents=np.array([-1], dtype=np.int64), kinds=np.zeros(1, dtype=np.int64),
@@ -82,6 +83,7 @@ def _warm_up(kernels) -> None:
                     rot_inertia=np.eye(3).reshape(1, 3, 3), gravity=np.array([0.0, -9.81, 0.0]))
     solver = CompiledDOP853(lambda: None, lambda t, y: np.zeros(2), 0.0, np.zeros(2), 1.0, first_step=1e-3)
     solver._attempt(kernels, tree)
+    kernels.dop853_extra_stages(tuple(tree), solver.y_old, float(solver.h_previous), solver.A_EXTRA, solver.K_extended)
 
 
 class StepKernel:
