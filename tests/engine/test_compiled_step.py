@@ -121,3 +121,14 @@ def test_the_environment_switch_turns_the_compiled_step_off(monkeypatch):
     sim = Simulation(_chain())
     assert sim.formulation.compiled_step is None
     assert sim.stats["dynamics_path"].startswith("numpy")
+
+
+def test_a_run_compiles_nothing_the_background_warm_up_did_not(kernels):
+    """The warm-up passes the argument types a run passes: no kernel compiles on the stepping thread."""
+    entry_points = (kernels.dop853_attempt, kernels.dop853_extra_stages)
+    compiled = [len(f.signatures) for f in entry_points]
+    assert all(compiled)
+    fast, _ = _pair(_chain())
+    fast.advance(0.3)
+    assert fast.formulation.compiled_step.steps > 0
+    assert [len(f.signatures) for f in entry_points] == compiled
