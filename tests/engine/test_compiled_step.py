@@ -3,6 +3,8 @@ runs agree to 1e-12 of each column's scale after 1 s at rtol = atol = 1e-10, wit
 right-hand-side counts), hands a step to scipy's step while a push acts and when its kernel meets a
 NaN (which the checked right-hand side then names, as without it), and without numba the run is
 scipy's as before. Skipped without pinocchio; the compiled cases without numba."""
+import os
+import subprocess
 import sys
 
 import numpy as np
@@ -132,3 +134,32 @@ def test_a_run_compiles_nothing_the_background_warm_up_did_not(kernels):
     fast.advance(0.3)
     assert fast.formulation.compiled_step.steps > 0
     assert [len(f.signatures) for f in entry_points] == compiled
+
+
+COLD_START = """
+import time
+from eomlab.engine import compiled_step
+from eomlab.engine.presets import preset
+from eomlab.engine.simulation import Simulation
+sim = Simulation(preset("planar_chain", n=3).with_settings(t_end=10.0))
+start = time.perf_counter()
+sim.advance(0.05)
+first = time.perf_counter() - start
+assert compiled_step.wait_until_compiled(timeout=600) is not None, compiled_step._loading["error"]
+sim.advance(1.0)
+print(first, sim.stats["dynamics_path"])
+"""
+
+
+@pytest.mark.slow
+def test_a_cold_numba_cache_compiles_in_the_background_and_fills_the_cache(tmp_path):
+    """As the first run after an install: the run steps before the kernels are compiled (about 10 s
+    of one core), then takes the compiled step, and numba's cache holds the kernels afterwards."""
+    pytest.importorskip("numba")
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path), **{FAST_PATH_VARIABLE: "1"})
+    out = subprocess.run([sys.executable, "-c", COLD_START], env=env, capture_output=True, text=True, timeout=900)
+    assert out.returncode == 0, out.stderr
+    first, path = out.stdout.split(maxsplit=1)
+    assert float(first) < 2.0  # 0.05 s simulated did not wait for the compiler
+    assert path.strip() == f"pinocchio + {COMPILED_STEP_PATH}"
+    assert any(p.suffix == ".nbc" for p in tmp_path.rglob("*"))
