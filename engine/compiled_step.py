@@ -73,8 +73,9 @@ def wait_until_compiled(timeout: float | None = None):
 
 
 def _warm_up(kernels) -> None:
-    """One step of a one-joint pendulum and its dense output's stages, with the argument types a run
-    passes: compiles (or loads) every kernel a run calls, so none compiles on the stepping thread."""
+    """One step of a one-joint pendulum, its dense output's stages and a sample's energies, with the
+    argument types a run passes: compiles (or loads) every kernel a run calls, so none compiles on the
+    stepping thread."""
     from .tree_backend import FlatTree
 
     tree = FlatTree(parents=np.array([-1], dtype=np.int64), kinds=np.zeros(1, dtype=np.int64),
@@ -84,6 +85,8 @@ def _warm_up(kernels) -> None:
     solver = CompiledDOP853(lambda: None, lambda t, y: np.zeros(2), 0.0, np.zeros(2), 1.0, first_step=1e-3)
     solver._attempt(kernels, tree)
     kernels.dop853_extra_stages(tuple(tree), solver.y_old, float(solver.h_previous), solver.A_EXTRA, solver.K_extended)
+    y = solver.y
+    kernels.energies_and_centres(tuple(tree), y[:1], y[1:], np.zeros(1, dtype=np.int64), np.zeros((1, 3)), np.empty((1, 3)))
 
 
 class StepKernel:

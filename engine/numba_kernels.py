@@ -34,9 +34,10 @@ JIT = dict(cache=True, nogil=True, error_model="numpy")
 
 
 @njit(**JIT)
-def aba(tree, q, qd, tau, qdd, work):
-    """qdd = the free tree's accelerations at (q, qd) under joint forces tau (ABA, O(n), in the
-    world frame). `work`: `workspace(n)`, reused between calls."""
+def _outwards(tree, q, qd, work):
+    """ABA's first pass: every joint's world pose (R, p), motion subspace Sw, velocity v, bias
+    acceleration c, its bodies' spatial inertia (upper triangle, into IA), momentum (into U) and
+    bias force pA."""
     parents, kinds, place_R, place_p, S, mass, lever, rot_inertia, gravity = tree
     R, p, Sw, v, c, IA, pA, U, D, u, a = work
     n = q.size
@@ -47,7 +48,7 @@ def aba(tree, q, qd, tau, qdd, work):
     cw = np.empty(3)
     Ic = np.empty((3, 3))
     T = np.empty((3, 3))
-    for i in range(n):  # outwards: poses, motion subspaces, velocities, bias terms, body inertias
+    for i in range(n):
         lam = parents[i]
         Rp, pp = place_R[i], place_p[i]
         # the joint frame before the joint's own motion: Rl, pl (world)
@@ -120,6 +121,16 @@ def aba(tree, q, qd, tau, qdd, work):
         h[4] = Ic[1, 0] * wx + Ic[1, 1] * wy + Ic[1, 2] * wz + cw[2] * hx - cw[0] * hz
         h[5] = Ic[2, 0] * wx + Ic[2, 1] * wy + Ic[2, 2] * wz + cw[0] * hy - cw[1] * hx
         _cross_force(v[i], h, pA[i])
+
+
+@njit(**JIT)
+def aba(tree, q, qd, tau, qdd, work):
+    """qdd = the free tree's accelerations at (q, qd) under joint forces tau (ABA, O(n), in the
+    world frame). `work`: `workspace(n)`, reused between calls."""
+    parents, gravity = tree[0], tree[8]
+    R, p, Sw, v, c, IA, pA, U, D, u, a = work
+    n = q.size
+    _outwards(tree, q, qd, work)
     for i in range(n - 1, -1, -1):  # inwards: articulated inertias and bias forces
         for r in range(1, 6):  # the lower triangle from the upper (the only one accumulated)
             for k in range(r):
@@ -315,3 +326,31 @@ def dop853_extra_stages(tree, y_old, h, A_extra, K) -> bool:
         if not free_derivative(tree, y_stage, tau, K[s], work):
             return False
     return True
+
+
+@njit(**JIT)
+def energies_and_centres(tree, q, qd, body_joint, body_lever, centres):
+    """(kinetic energy, gravity's potential energy −Σ m g·c over the joints' bodies) at (q, qd), and
+    every body's mass centre into centres: body_lever[b] in the frame of joint body_joint[b]
+    (−1: fixed to the ground, body_lever then in the world)."""
+    mass, lever, gravity = tree[5], tree[6], tree[8]
+    work = workspace(q.size)
+    R, p, v, U = work[0], work[1], work[3], work[7]
+    _outwards(tree, q, qd, work)
+    T = 0.0
+    V = 0.0
+    for i in range(q.size):
+        for r in range(6):
+            T += v[i, r] * U[i, r]  # U holds the momenta after the outward pass
+        for r in range(3):
+            V -= mass[i] * gravity[r] * (p[i, r] + R[i, r, 0] * lever[i, 0] + R[i, r, 1] * lever[i, 1]
+                                         + R[i, r, 2] * lever[i, 2])
+    for b in range(body_joint.size):
+        j = body_joint[b]
+        for r in range(3):
+            if j < 0:
+                centres[b, r] = body_lever[b, r]
+            else:
+                centres[b, r] = p[j, r] + R[j, r, 0] * body_lever[b, 0] + R[j, r, 1] * body_lever[b, 1] \
+                    + R[j, r, 2] * body_lever[b, 2]
+    return 0.5 * T, V

@@ -127,11 +127,11 @@ def test_the_environment_switch_turns_the_compiled_step_off(monkeypatch):
 
 def test_a_run_compiles_nothing_the_background_warm_up_did_not(kernels):
     """The warm-up passes the argument types a run passes: no kernel compiles on the stepping thread."""
-    entry_points = (kernels.dop853_attempt, kernels.dop853_extra_stages)
+    entry_points = (kernels.dop853_attempt, kernels.dop853_extra_stages, kernels.energies_and_centres)
     compiled = [len(f.signatures) for f in entry_points]
     assert all(compiled)
     fast, _ = _pair(_chain())
-    fast.advance(0.3)
+    fast.advance(0.3)  # samples every 10 ms: the dense output and the energies of each
     assert fast.formulation.compiled_step.steps > 0
     assert [len(f.signatures) for f in entry_points] == compiled
 
