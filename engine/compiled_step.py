@@ -166,7 +166,7 @@ class CompiledDOP853(DOP853):
         min_step = 10 * np.abs(np.nextafter(t, self.direction * np.inf) - t)
         outcome, t_new, h, h_abs, y_new, f_new, evaluations = kernels.dop853_attempt(
             tuple(tree), float(t), y, self.f, float(self.h_abs), float(min_step), float(self.max_step), float(self.t_bound),
-            float(self.direction), float(self.rtol), self._atol, self.A, self.B, self.C, self.E3, self.E5,
+            float(self.direction), float(self.rtol), self._atol, self.A, self.B, self.E3, self.E5,
             float(self.error_exponent), self.K)
         self.nfev += evaluations
         if outcome == kernels.ACCEPTED:

@@ -236,10 +236,11 @@ def free_derivative(tree, y, tau, out, work) -> bool:
 
 @njit(**JIT)
 def dop853_attempt(tree, t, y, f, h_abs, min_step, max_step,
-                   t_bound, direction, rtol, atol, A, B, C, E3, E5, error_exponent, K):
+                   t_bound, direction, rtol, atol, A, B, E3, E5, error_exponent, K):
     """One DOP853 step from (t, y, f) as scipy's RungeKutta._step_impl takes it (same tableau,
     error norm and step-size control), retried with smaller steps until accepted; K (stages and
-    the new derivative) filled for scipy's dense output.
+    the new derivative) filled for scipy's dense output. The free tree's derivative does not
+    depend on t, so the stages' times (the tableau's C) are not needed.
     (outcome, t_new, h, h_abs for the next step, y_new, f_new, right-hand sides evaluated)."""
     N = y.size
     n_stages = B.size
