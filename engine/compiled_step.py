@@ -9,7 +9,8 @@ compiled, a stage costs the ABA arithmetic alone.
 numba is optional (`pip install 'eomlab[fast]'`): importing it and compiling (or loading the
 kernels from numba's on-disk cache) takes from half a second to several, so it happens in a daemon
 thread started after the first step that could use it; until it is ready, and for any step taken
-while a force element acts (a pull or push), the solver takes scipy's own Python step. A step whose
+while a force element acts (a pull or push, the model's springs and efforts), the solver takes
+scipy's own Python step. A step whose
 kernel meets a NaN or inf is taken again by scipy's step, whose right-hand side names the cause.
 """
 from __future__ import annotations
@@ -99,8 +100,11 @@ class StepKernel:
         self.steps = 0
 
     def kernels(self):
-        """The compiled kernels when this step may take them (compiled, no force element), else None."""
-        return None if self._forces else _loading["kernels"]
+        """The compiled kernels when this step may take them, else None: compiled, and no force
+        element acting (a push or pull that ended stays on the system, inactive: it adds nothing)."""
+        if any(getattr(force, "active", True) for force in self._forces):
+            return None
+        return _loading["kernels"]
 
 
 def step_kernel(formulation, backend):

@@ -1,11 +1,12 @@
 """engine.compiled_step: the compiled DOP853 step takes the same steps as scipy's Python step (the
 runs agree to 1e-12 of each column's scale after 1 s at rtol = atol = 1e-10, with the same step and
-right-hand-side counts), hands a step to scipy's step while a push acts and when its kernel meets a
-NaN (which the checked right-hand side then names, as without it), and without numba the run is
+right-hand-side counts), hands a step to scipy's step while a push acts (and takes over again after
+it) and when its kernel meets a NaN (which the checked right-hand side then names, as without it), and without numba the run is
 scipy's as before. Skipped without pinocchio; the compiled cases without numba."""
 import os
 import subprocess
 import sys
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -13,6 +14,7 @@ import pytest
 from eomlab.engine import compiled_step
 from eomlab.engine.compiled_step import COMPILED_STEP_PATH, CompiledDOP853
 from eomlab.engine.formulations import make_formulation
+from eomlab.engine.model import JointEffort
 from eomlab.engine.presets import preset
 from eomlab.engine.simulation import Simulation
 from eomlab.engine.system import build_system
@@ -75,15 +77,28 @@ def test_a_run_with_the_compiled_step_takes_scipys_steps(kernels, method):
     assert plain.stats["dynamics_path"] == "pinocchio"
 
 
-def test_a_push_takes_scipys_step_while_it_acts(kernels):
+def test_a_push_takes_scipys_step_while_it_acts_and_the_compiled_one_after(kernels):
     fast, plain = _pair(_chain())
     for sim in (fast, plain):
         sim.advance(0.3)
         sim.push("link3", [1.0, 0.0, 0.0], [0.0, 20.0, 0.0], 0.2)
-    steps_before = fast.formulation.compiled_step.steps
-    _agree(fast.run(), plain.run())
-    assert fast.formulation.compiled_step.steps == steps_before  # the push's element stays on the system
+    step = fast.formulation.compiled_step
+    before = step.steps
+    during_push = fast.advance(0.5)
+    assert step.steps == before  # no compiled step while the push acts (0.3 to 0.5 s) ...
+    after_push = fast.advance(1.0)
+    assert step.steps > before  # ... and compiled steps again once it ended
+    _agree(np.vstack([during_push, after_push]), np.vstack([plain.advance(0.5), plain.advance(1.0)]))
     assert fast.stats["rhs_evals"] == plain.stats["rhs_evals"]
+
+
+def test_a_model_with_a_force_element_keeps_scipys_step(kernels):
+    model = _chain()
+    model = replace(model, forces=model.forces + (JointEffort("drive", "link1", ("0.5*sin(t)",)),))
+    fast, plain = _pair(model)
+    _agree(fast.run(), plain.run())
+    assert fast.formulation.compiled_step.steps == 0
+    assert fast.stats["dynamics_path"] == "pinocchio"
 
 
 def test_a_nan_from_the_kernel_is_taken_again_by_scipys_step(kernels):
