@@ -50,6 +50,10 @@ def start_compiling() -> None:
 
 def _compile() -> None:
     try:
+        import numba
+
+        if numba.config.DISABLE_JIT:  # the kernels would run as Python loops, far slower than scipy's step
+            raise RuntimeError("NUMBA_DISABLE_JIT is set")
         from . import numba_kernels
 
         _warm_up(numba_kernels)

@@ -178,3 +178,12 @@ def test_a_cold_numba_cache_compiles_in_the_background_and_fills_the_cache(tmp_p
     assert float(first) < 2.0  # 0.05 s simulated did not wait for the compiler
     assert path.strip() == f"pinocchio + {COMPILED_STEP_PATH}"
     assert any(p.suffix == ".nbc" for p in tmp_path.rglob("*"))
+
+
+def test_with_numbas_jit_switched_off_the_kernels_are_not_taken(monkeypatch):
+    """NUMBA_DISABLE_JIT would run the kernels as Python loops: scipy's step stays."""
+    numba = pytest.importorskip("numba")
+    monkeypatch.setattr(numba.config, "DISABLE_JIT", True)
+    monkeypatch.setattr(compiled_step, "_loading", {"pid": None, "kernels": None, "error": None})
+    assert compiled_step.wait_until_compiled(timeout=60) is None
+    assert "NUMBA_DISABLE_JIT" in compiled_step._loading["error"]
