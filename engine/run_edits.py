@@ -309,6 +309,10 @@ class RunEdits:
         q_columns, u_columns = self.state_columns
         return row[q_columns].copy(), row[u_columns].copy()
 
+    def _step_kernel(self):
+        """The compiled DOP853 step of the formulation integrating now, or None (engine.compiled_step)."""
+        return self.formulation.compiled_step
+
     def _restart(self, t: float, y: np.ndarray) -> None:
         """Start the integrator afresh at (t, y); the next sample is the next k·dt_out after t."""
         s, eps = self.settings, self._time_eps()

@@ -18,7 +18,6 @@ from dataclasses import replace
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
-from .compiled_step import COMPILED_STEP_PATH
 from .formulations import ConstraintFailure, make_formulation
 from .frames import Frame, PoseMap, frame_at, initial_frame  # noqa: F401  (PoseMap, initial_frame: for the window)
 from .integrate import Stepper
@@ -266,14 +265,9 @@ class Simulation(RunEdits, Manipulation, SampleQuantities, StartChecks):
             "integrates": self.formulation.integrates,
             "multipliers": len(self.formulation.multiplier_names),
             "repartitions": getattr(self.formulation, "repartitions", 0),
-            # "pinocchio" (the compiled tree path) or "numpy (why)": engine.tree_backend
-            "dynamics_path": self._dynamics_path(),
+            # "pinocchio" (the compiled tree path, "+ numba DOP853 step" once that ran) or "numpy (why)"
+            "dynamics_path": self.formulation.dynamics_path,
         }
-
-    def _dynamics_path(self) -> str:
-        """The tree-dynamics path in words, and the compiled step once it ran (engine.compiled_step)."""
-        path, step = self.formulation.system.dynamics_path, self.formulation.compiled_step
-        return f"{path} + {COMPILED_STEP_PATH}" if step is not None and step.steps else path
 
     # --- stepping ----------------------------------------------------------------------------
 
@@ -304,10 +298,6 @@ class Simulation(RunEdits, Manipulation, SampleQuantities, StartChecks):
 
     def _fail(self, t: float, why: str):
         self.failure = f"run stopped at t = {t:.6g} s: {why}"
-
-    def _step_kernel(self):
-        """The compiled DOP853 step of the formulation integrating now, or None."""
-        return self.formulation.compiled_step
 
     def _checked_derivative(self, t: float, y: np.ndarray) -> np.ndarray:
         """The formulation's derivative, remembering when it was last NaN or infinite."""
