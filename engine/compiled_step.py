@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import tempfile
 import threading
+from contextlib import contextmanager
 
 import numpy as np
 from scipy.integrate import DOP853
@@ -54,13 +56,33 @@ def _compile() -> None:
 
         if numba.config.DISABLE_JIT:  # the kernels would run as Python loops, far slower than scipy's step
             raise RuntimeError("NUMBA_DISABLE_JIT is set")
-        from . import numba_kernels
+        with _one_process_at_a_time():
+            from . import numba_kernels
 
-        _warm_up(numba_kernels)
+            _warm_up(numba_kernels)
     except Exception as err:  # noqa: BLE001 - numba's errors are many; the Python step stays
         _loading["error"] = f"{type(err).__name__}: {err}"
         return
     _loading["kernels"] = numba_kernels
+
+
+@contextmanager
+def _one_process_at_a_time():
+    """Compile in one process at a time (a file lock): the window's runs in compare mode start five
+    processes at once, and with an empty cache each would compile for ~10 s on the same two cores;
+    the later ones wait, then load what the first cached."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: no lock
+        yield
+        return
+    path = os.path.join(tempfile.gettempdir(), f"eomlab-numba-compile-{os.getuid()}.lock")
+    with open(path, "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 def compiled_kernels():
