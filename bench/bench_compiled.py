@@ -4,6 +4,7 @@
     .venv/bin/python bench/bench_compiled.py            # every section (about 6 minutes on a free machine)
     .venv/bin/python bench/bench_compiled.py --quick    # fewer rounds, shorter runs
     .venv/bin/python bench/bench_compiled.py --write    # also replace its section in bench/README.md
+    .venv/bin/python bench/bench_compiled.py --step     # sections 4 and 6 alone (--write: their own block)
 
 1. one right-hand side: eomlab (kane, lagrange; compiled and numpy path) vs pinocchio `aba` and MuJoCo
    `mj_forward` from Python, interleaved rounds, ratios taken inside each round (medians shown);
@@ -13,7 +14,9 @@
 4. file to first step in a fresh process at n = 10 and 100, imports (pinocchio's included) counted;
 5. the drift floor at n = 50: max |E − E₀| / |E₀| over 10 s on the compiled path (kane, DOP853) for rtol = atol
    from 1e-9 down to 3e-14 (scipy's floor is 100 ε), the loosest meeting 1e-10 and its simulated seconds per wall
-   second; beside it the round-off of one sampled E (pinocchio's against the numpy path's at the same state).
+   second; beside it the round-off of one sampled E (pinocchio's against the numpy path's at the same state);
+6. the compiled DOP853 step (engine.compiled_step, numba) against scipy's Python step: simulated seconds per
+   wall second at n = 10, 50 (rtol = atol = 1e-9) and 200 (1e-8), interleaved, ratios inside each round.
 """
 from __future__ import annotations
 
@@ -233,34 +236,111 @@ import time, sys
 t0 = time.perf_counter()
 from eomlab.engine.modelfile import load_model
 from eomlab.engine.simulation import Simulation
+from eomlab.engine.compiled_step import wait_until_compiled
 t1 = time.perf_counter()
 sim = Simulation(load_model(sys.argv[1]), method="kane", integrator="DOP853", rtol=1e-8, atol=1e-8, t_end=1.0)
 sim.stepper.step()
 t2 = time.perf_counter()
-print(t1 - t0, t2 - t1, sim.formulation.system.dynamics_path)
+ready = time.perf_counter() - t0 if sim.formulation.compiled_step and wait_until_compiled() else float("nan")
+print(t1 - t0, t2 - t1, ready, sim.formulation.system.dynamics_path)
 """
 
 
 def first_step_section(sizes, repeats: int) -> list[list[str]]:
+    """Fresh processes; on the fast path the first one with an empty numba cache (a fresh install),
+    the rest with the cache it left. The compiled step is ready when its background compile ends."""
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for n in sizes:
             path = os.path.join(tmp, f"chain{n}.eom.json")
             save_model(chain_model(n), path)
             for fast in ("1", "0"):
-                env = dict(os.environ, PYTHONPATH=ROOT, **{FAST_PATH_VARIABLE: fast})
+                env = dict(os.environ, PYTHONPATH=ROOT, **{FAST_PATH_VARIABLE: fast},
+                           NUMBA_CACHE_DIR=os.path.join(tmp, f"numba-cache-{n}"))
                 runs = []
-                for _ in range(repeats):
+                for _ in range(repeats + 1):
                     out = subprocess.run([sys.executable, "-c", FIRST_STEP, path], env=env, capture_output=True,
-                                         text=True, check=True).stdout.split(maxsplit=2)
-                    runs.append((float(out[0]), float(out[1]), out[2].strip()))
-                imports, step, label = min(runs, key=lambda r: r[1])
-                rows.append([str(n), label, fmt_time(step), fmt_time(imports), fmt_time(runs[0][0] + runs[0][1])])
+                                         text=True, check=True).stdout.split(maxsplit=3)
+                    runs.append((float(out[0]), float(out[1]), float(out[2]), out[3].strip()))
+                imports, step, ready, label = min(runs[1:], key=lambda r: r[1])
+                rows.append([str(n), label, fmt_time(step), fmt_time(imports), fmt_time(runs[0][0] + runs[0][1]),
+                             f"{fmt_time(runs[0][2])} / {fmt_time(ready)}"])
                 print("  first step", rows[-1], flush=True)
     return rows
 
 
-def render(rhs, accuracy, big, first, drift, args) -> str:
+# --- the compiled DOP853 step (engine.compiled_step) against scipy's Python step ----------------
+
+STEP_CASES = ((10, 1e-9, 10.0), (50, 1e-9, 10.0), (200, 1e-8, 3.0))  # n, rtol = atol, simulated seconds
+STEP_BEGIN, STEP_END = "<!-- bench_compiled step: begin -->", "<!-- bench_compiled step: end -->"
+
+
+def step_run(n: int, tol: float, t_end: float, compiled: bool):
+    """(wall s, CPU s, steps, RHS) of one kane DOP853 run, samples every 10 ms, numba's kernels on or off."""
+    sim = Simulation(chain_model(n), method="kane", integrator="DOP853", rtol=tol, atol=tol, t_end=t_end, dt_out=0.01)
+    if not compiled:  # neither the step nor the samples' energies from numba: the run as before it
+        sim.formulation.compiled_step = None
+        sim.formulation.system.tree_backend._flat_sampling = None
+    cpu = time.process_time()
+    sim.advance(t_end)
+    cpu = time.process_time() - cpu
+    assert sim.failure is None and (sim.formulation.compiled_step is None or sim.formulation.compiled_step.steps)
+    return sim.wall_time, cpu, sim.stats["steps"], sim.stats["rhs_evals"]
+
+
+def compiled_step_section(rounds: int, quick: bool) -> list[list[str]]:
+    """Simulated seconds per wall second with and without the compiled step, interleaved; the
+    speed-up is the median of the per-round ratios; CPU per RHS counts everything (samples too)."""
+    from eomlab.engine.compiled_step import wait_until_compiled
+
+    if wait_until_compiled() is None:
+        raise SystemExit("the compiled step needs numba: pip install 'eomlab[fast]'")
+    rows = []
+    for n, tol, t_end in STEP_CASES:
+        t_end = min(t_end, 3.0) if quick else t_end
+        on, off = [], []
+        with BLAS.limit(limits=1):
+            for _ in range(rounds):
+                on.append(step_run(n, tol, t_end, True))
+                off.append(step_run(n, tol, t_end, False))
+        ratio = np.median([b[0] / a[0] for a, b in zip(on, off)])
+        wall = [float(np.median([r[0] for r in runs])) for runs in (on, off)]
+        per_rhs = [float(np.median([r[1] / r[3] for r in runs])) for runs in (on, off)]
+        rows.append([str(n), f"{tol:g}", f"{t_end:g} s", f"{t_end / wall[0]:.2f}", f"{t_end / wall[1]:.2f}",
+                     f"{ratio:.2f}×", fmt_time(per_rhs[0]), fmt_time(per_rhs[1]),
+                     f"{on[0][2]} / {off[0][2]}", f"{on[0][3]} / {off[0][3]}"])
+        print("  compiled step", rows[-1], flush=True)
+    return rows
+
+
+def render_step(rows, first, rounds: int, args) -> str:
+    load = os.getloadavg()
+    return "\n".join([
+        STEP_BEGIN, "### Compiled DOP853 step and file to first step (bench_compiled.py --step)", "",
+        f"Load average at the end: {load[0]:.2f}, {load[1]:.2f}, {load[2]:.2f} (`uptime`, 2 cores shared). Planar "
+        "chains of uniform rods, 0.5 rad per joint, at rest; kane, DOP853, samples every 10 ms (their cost included); "
+        f"numba's step against scipy's Python step (both on pinocchio's path), {rounds} interleaved rounds, medians; "
+        "the speed-up is the median of the per-round ratios; CPU per RHS is the run's CPU time over its right-hand "
+        "sides (the chain is chaotic: over 10 s the two take slightly different steps):", "",
+        table(["n", "rtol = atol", "simulated", "real-time factor, compiled step", "real-time factor, scipy's step",
+               "speed-up", "CPU per RHS, compiled", "CPU per RHS, scipy's", "steps (compiled / scipy)",
+               "RHS (compiled / scipy)"], rows), "",
+        "File to first step in a fresh process (load_model + Simulation + one DOP853 step; best of "
+        f"{args.repeats} with numba's cache warm; \"first\" is the first process, imports included, with an empty "
+        "numba cache as after an install: numba compiles in a background thread while scipy's step runs, so the "
+        "first step does not wait for it; the last column is when the compiled step takes over):", "",
+        table(["n", "path", "file to first step", "imports", "first process, all in",
+               "compiled step ready since start (cold numba cache / warm)"], first), STEP_END])
+
+
+def _replace_block(text: str, begin: str, end: str, block: str) -> str:
+    if begin in text:
+        head, rest = text.split(begin, 1)
+        return head + block + rest.split(end, 1)[1]
+    return text.rstrip("\n") + "\n\n" + block + "\n"
+
+
+def render(rhs, accuracy, big, drift, args) -> str:
     load = os.getloadavg()
     out = [MARK_BEGIN, "### Compiled tree path (bench_compiled.py)", "",
            f"Load average at the end: {load[0]:.2f}, {load[1]:.2f}, {load[2]:.2f} (`uptime`, 2 cores shared). "
@@ -277,10 +357,6 @@ def render(rhs, accuracy, big, first, drift, args) -> str:
            table(["n", "eomlab, pinocchio path", "eomlab, numpy path", "MuJoCo RK4", "pinocchio path / MuJoCo"], accuracy),
            "", "Large chain at rtol = atol = 1e-8 (DOP853, samples every 10 ms):", "",
            table(["n", "method", "path", "simulated", "wall", "real-time factor", "steps", "RHS"], big), "",
-           "File to first step in a fresh process (load_model + Simulation + one DOP853 step; best of "
-           f"{args.repeats}; \"first\" is the first process, imports included — pinocchio has no JIT, so a fresh "
-           "install pays only its import):", "",
-           table(["n", "path", "file to first step", "imports", "first process, all in"], first), "",
            f"Drift floor at n = 50 on the pinocchio path: max |E − E₀|/|E₀| over {args.t_end:g} s (kane, DOP853, "
            "samples every 10 ms) for each rtol = atol, every one run (a floor would show as the drift ceasing to "
            f"fall); {drift[1]}:", "",
@@ -292,31 +368,37 @@ def render(rhs, accuracy, big, first, drift, args) -> str:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--step", action="store_true", help="sections 4 and 6 alone (file to first step, the "
+                        "compiled DOP853 step)")
     parser.add_argument("--write", action="store_true", help="replace this section in bench/README.md")
     args = parser.parse_args(argv)
     args.rounds, args.t_end, args.repeats = (5, 10.0, 2) if args.quick else (15, 10.0, 3)
     args.accuracy_rounds = 1 if args.quick else 3
-    print("section 1: one right-hand side", flush=True)
-    rhs = rhs_section((2, 10, 50, 100), args.rounds)
-    print("section 2: equal accuracy", flush=True)
-    accuracy = accuracy_section((10, 50), args.t_end, args.accuracy_rounds)
-    print("section 3: 200 links", flush=True)
-    big = big_chain_section(200, 2.0 if args.quick else 5.0)
+    step_rounds = 1 if args.quick else 3
+    blocks = []
+    if not args.step:
+        print("section 1: one right-hand side", flush=True)
+        rhs = rhs_section((2, 10, 50, 100), args.rounds)
+        print("section 2: equal accuracy", flush=True)
+        accuracy = accuracy_section((10, 50), args.t_end, args.accuracy_rounds)
+        print("section 3: 200 links", flush=True)
+        big = big_chain_section(200, 2.0 if args.quick else 5.0)
+        print("section 5: drift floor at n = 50", flush=True)
+        drift = drift_floor_section(50, args.t_end)
+        blocks.append((MARK_BEGIN, MARK_END, render(rhs, accuracy, big, drift, args)))
     print("section 4: file to first step", flush=True)
     first = first_step_section((10, 100), args.repeats)
-    print("section 5: drift floor at n = 50", flush=True)
-    drift = drift_floor_section(50, args.t_end)
-    text = render(rhs, accuracy, big, first, drift, args)
-    print(text)
+    print("section 6: the compiled DOP853 step", flush=True)
+    step = compiled_step_section(step_rounds, args.quick)
+    blocks.append((STEP_BEGIN, STEP_END, render_step(step, first, step_rounds, args)))
+    for _, _, text in blocks:
+        print(text)
     if args.write:
         readme = os.path.join(HERE, "README.md")
         with open(readme, encoding="utf-8") as fh:
-            old = fh.read()
-        if MARK_BEGIN in old:
-            head, rest = old.split(MARK_BEGIN, 1)
-            new = head + text + rest.split(MARK_END, 1)[1]
-        else:
-            new = old.rstrip("\n") + "\n\n" + text + "\n"
+            new = fh.read()
+        for begin, end, text in blocks:
+            new = _replace_block(new, begin, end, text)
         with open(readme, "w", encoding="utf-8") as fh:
             fh.write(new)
     return 0

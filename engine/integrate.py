@@ -2,12 +2,15 @@
 
 A Stepper takes one step at a time, samples the last step's dense output, and can be handed a
 new state (after a projection or a change of independent speeds): the explicit Runge–Kutta
-solvers take it in place (state and its derivative replaced), the implicit ones restart.
+solvers take it in place (state and its derivative replaced), the implicit ones restart. DOP853
+on a free tree takes its steps compiled when numba is there (engine.compiled_step).
 """
 from __future__ import annotations
 
 import numpy as np
 from scipy.integrate import BDF, DOP853, LSODA, RK45, Radau
+
+from .compiled_step import CompiledDOP853
 
 SCIPY_SOLVERS = {"DOP853": DOP853, "RK45": RK45, "Radau": Radau, "BDF": BDF, "LSODA": LSODA}
 IN_PLACE = ("DOP853", "RK45")
@@ -50,9 +53,13 @@ class RK4:
 
 
 class Stepper:
+    """`kernel`: a function giving the formulation's compiled step (engine.compiled_step.StepKernel)
+    or None; when it gives one at the start DOP853 takes its steps in one compiled call each when it
+    can, asking again at every step (a parameter change swaps the formulation mid-run)."""
+
     def __init__(self, integrator: str, fun, t0: float, y0: np.ndarray, t_bound: float,
-                 rtol: float, atol: float, dt: float):
-        self.integrator, self.fun, self.t_bound = integrator, fun, t_bound
+                 rtol: float, atol: float, dt: float, kernel=None):
+        self.integrator, self.fun, self.t_bound, self.kernel = integrator, fun, t_bound, kernel
         self.rtol, self.atol, self.dt = rtol, atol, dt
         self.steps = 0
         self._start(t0, y0)
@@ -60,6 +67,9 @@ class Stepper:
     def _start(self, t0, y0):
         if self.integrator == "RK4":
             self.solver = RK4(self.fun, t0, y0, self.t_bound, self.dt)
+        elif self.integrator == "DOP853" and self.kernel is not None and self.kernel() is not None:
+            self.solver = CompiledDOP853(self.kernel, self.fun, t0, np.array(y0, float), self.t_bound, rtol=self.rtol,
+                                         atol=self.atol)
         else:
             cls = SCIPY_SOLVERS[self.integrator]
             self.solver = cls(self.fun, t0, np.array(y0, float), self.t_bound, rtol=self.rtol, atol=self.atol)

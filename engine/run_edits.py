@@ -309,6 +309,10 @@ class RunEdits:
         q_columns, u_columns = self.state_columns
         return row[q_columns].copy(), row[u_columns].copy()
 
+    def _step_kernel(self):
+        """The compiled DOP853 step of the formulation integrating now, or None (engine.compiled_step)."""
+        return self.formulation.compiled_step
+
     def _restart(self, t: float, y: np.ndarray) -> None:
         """Start the integrator afresh at (t, y); the next sample is the next k·dt_out after t."""
         s, eps = self.settings, self._time_eps()
@@ -317,7 +321,8 @@ class RunEdits:
             push.active = push.t_start - eps <= t < push.t_stop - eps
         steps = self.stepper.steps
         with np.errstate(invalid="ignore", divide="ignore", over="ignore"):  # named by the first step
-            self.stepper = Stepper(s.integrator, self._checked_derivative, t, y, bound, s.rtol, s.atol, s.dt)
+            self.stepper = Stepper(s.integrator, self._checked_derivative, t, y, bound, s.rtol, s.atol, s.dt,
+                                   kernel=self._step_kernel)
         self.stepper.steps = steps
         self.t = t
         self._out_k = int(math.floor(t / s.dt_out + 1e-9)) + 1

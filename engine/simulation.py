@@ -156,7 +156,8 @@ class Simulation(RunEdits, Manipulation, SampleQuantities, StartChecks):
             self._nonfinite_at, self._nonfinite_trials = None, 0
             # the solver evaluates near y0 too (its first step size): a singular M there is the model's
             with np.errstate(invalid="ignore", divide="ignore", over="ignore"):  # named by the first step
-                self.stepper = Stepper(s.integrator, self._checked_derivative, 0.0, y0, s.t_end, s.rtol, s.atol, s.dt)
+                self.stepper = Stepper(s.integrator, self._checked_derivative, 0.0, y0, s.t_end, s.rtol, s.atol, s.dt,
+                                       kernel=self._step_kernel)
         except (SingularMassMatrix, GimbalLock, ConstraintFailure) as err:
             where = "bodies" if isinstance(err, (SingularMassMatrix, GimbalLock)) else "constraints"
             raise ModelError(where, f"at t = 0: {err}") from None
@@ -264,8 +265,8 @@ class Simulation(RunEdits, Manipulation, SampleQuantities, StartChecks):
             "integrates": self.formulation.integrates,
             "multipliers": len(self.formulation.multiplier_names),
             "repartitions": getattr(self.formulation, "repartitions", 0),
-            # "pinocchio" (the compiled tree path) or "numpy (why)": engine.tree_backend
-            "dynamics_path": self.formulation.system.dynamics_path,
+            # "pinocchio" (the compiled tree path, "+ numba DOP853 step" once that ran) or "numpy (why)"
+            "dynamics_path": self.formulation.dynamics_path,
         }
 
     # --- stepping ----------------------------------------------------------------------------

@@ -21,8 +21,12 @@ from __future__ import annotations
 
 import math
 import os
+from functools import cached_property
+from typing import NamedTuple
 
 import numpy as np
+
+from .compiled_step import compiled_kernels
 
 
 #: the environment variable that switches the compiled path off ("0") for a process
@@ -263,6 +267,37 @@ class PinocchioTree:
                 return out
         return derivative
 
+    def flat_tree(self) -> FlatTree | None:
+        """The tree as flat arrays for engine.numba_kernels, when `free_state_derivative` binds
+        pinocchio's `aba` straight to y (one revolute or prismatic joint per speed, eomlab's order):
+        else None. Read from the pinocchio model, so the joint mapping stays in one place."""
+        model = self.model
+        if not (self._same and not self._permuted):
+            return None
+        kinds = []
+        for joint in model.joints[1:]:
+            kind = _FLAT_KINDS.get(joint.shortname())
+            if kind is None:  # planar and Euler-rate joints map onto these too; nothing else does
+                return None
+            kinds.append(kind)
+        n = len(kinds)
+        S = np.empty((n, 6))
+        for i, joint in enumerate(model.joints[1:]):  # motion subspace: pinocchio's, at q = 0
+            joint_data = joint.createData()
+            joint.calc(joint_data, np.zeros(1))
+            S[i] = np.asarray(joint_data.S).ravel()
+        placements, inertias = list(model.jointPlacements)[1:], list(model.inertias)[1:]
+        return FlatTree(
+            parents=np.array(model.parents[1:], dtype=np.int64) - 1,
+            kinds=np.array(kinds, dtype=np.int64),
+            place_R=np.ascontiguousarray([M.rotation for M in placements], dtype=float).reshape(n, 3, 3),
+            place_p=np.ascontiguousarray([M.translation for M in placements], dtype=float).reshape(n, 3),
+            S=S,
+            mass=np.array([I.mass for I in inertias], dtype=float),
+            lever=np.ascontiguousarray([I.lever for I in inertias], dtype=float).reshape(n, 3),
+            rot_inertia=np.ascontiguousarray([I.inertia for I in inertias], dtype=float).reshape(n, 3, 3),
+            gravity=np.array(model.gravity.linear, dtype=float))
+
     def _add_mass_centre_frames(self, model, kin, joint_of, frame_of) -> int:
         """A frame at each body's mass centre (for `sample_quantities`), added before the model's
         Data is made: pinocchio's Data holds nv³ tensors (about 0.5 GB and 1 s at 200 joints), so a
@@ -276,12 +311,56 @@ class PinocchioTree:
 
     def sample_quantities(self, q_pin: np.ndarray, u: np.ndarray) -> tuple[float, float, np.ndarray]:
         """Kinetic energy, gravity's potential energy (−Σ m g·c) and every body's mass centre
-        (n_bodies, 3), from one forward pass."""
+        (n_bodies, 3), from one forward pass: the compiled one once numba's kernels are ready
+        (engine.compiled_step; pinocchio's frames cost ~0.5 ms a sample at 200 links), else pinocchio's."""
+        kernels = compiled_kernels()
+        if kernels is not None and self._flat_sampling is not None:
+            tree, body_joint, body_lever = self._flat_sampling
+            centres = np.empty((len(body_joint), 3))
+            T, V = kernels.energies_and_centres(tree, q_pin, u, body_joint, body_lever, centres)
+            return T, V, centres
+        return self.sampled_by_pinocchio(q_pin, u)
+
+    @cached_property
+    def _flat_sampling(self):
+        """(flat tree, each body's flat joint (−1: the ground), its mass centre in that joint's
+        frame) for numba_kernels.energies_and_centres, or None when the tree does not flatten."""
+        tree = self.flat_tree()
+        if tree is None:
+            return None
+        frames = self._body_frames if self._body_frames is not None else np.broadcast_to(np.eye(4), (self.kin.n_bodies, 4, 4))
+        lever = np.einsum("bij,bj->bi", frames[:, :3, :3], self.kin.com_body) + frames[:, :3, 3]
+        return tuple(tree), (self._body_joint - 1).astype(np.int64), np.ascontiguousarray(lever, dtype=float)
+
+    def sampled_by_pinocchio(self, q_pin: np.ndarray, u: np.ndarray) -> tuple[float, float, np.ndarray]:
+        """`sample_quantities` by pinocchio's energy and frame placements (a frame per mass centre)."""
         pin, model, data = self.pin, self.model, self.data
         pin.computeMechanicalEnergy(model, data, q_pin, self._theirs(u))
         pin.updateFramePlacements(model, data)
         com = np.array([placement.translation for placement in data.oMf])[self._first_centre:]
         return float(data.kinetic_energy), float(data.potential_energy), com
+
+
+class FlatTree(NamedTuple):
+    """A tree of revolute and prismatic joints as engine.numba_kernels takes it (pinocchio's
+    joint order, parents −1 at the ground; joint frames' placements in their parents', motion
+    subspaces (linear, angular) in the joint frame; each joint's bodies' mass, mass centre
+    (lever) and rotational inertia about it, in the joint frame; gravity)."""
+
+    parents: np.ndarray
+    kinds: np.ndarray
+    place_R: np.ndarray
+    place_p: np.ndarray
+    S: np.ndarray
+    mass: np.ndarray
+    lever: np.ndarray
+    rot_inertia: np.ndarray
+    gravity: np.ndarray
+
+
+#: pinocchio's one-speed joints the compiled step takes: 0 revolute, 1 prismatic (numba_kernels)
+_FLAT_KINDS = {**dict.fromkeys(("JointModelRX", "JointModelRY", "JointModelRZ", "JointModelRevoluteUnaligned"), 0),
+               **dict.fromkeys(("JointModelPX", "JointModelPY", "JointModelPZ", "JointModelPrismaticUnaligned"), 1)}
 
 
 def _depth_first(parent) -> list[int]:

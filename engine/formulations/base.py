@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..compiled_step import COMPILED_STEP_PATH, step_kernel
 from ..constraints import HOLONOMIC, VELOCITY, ConstraintRows, StateContext
 from ..model import Settings
 from ..system import Dynamics, MechanicalSystem, SingularMassMatrix
@@ -59,6 +60,15 @@ class Formulation(ABC):
         tree_derivative = system.free_state_derivative() if self._free_tree else None
         if tree_derivative is not None:
             self.derivative = self._bound_tree_derivative(tree_derivative)
+        #: the compiled DOP853 step's view of this tree (engine.compiled_step) or None
+        self.compiled_step = step_kernel(self, system.tree_backend) if tree_derivative is not None else None
+
+    @property
+    def dynamics_path(self) -> str:
+        """The tree-dynamics path in words (engine.tree_backend), and the compiled step once it ran."""
+        step = self.compiled_step
+        path = self.system.dynamics_path
+        return f"{path} + {COMPILED_STEP_PATH}" if step is not None and step.steps else path
 
     # --- the state it integrates ----------------------------------------------------------
 
