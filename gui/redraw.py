@@ -3,10 +3,12 @@
 Samples arrive whenever the workers send them (the session keeps them); this only marks the
 picture stale. At each tick the scene shows every run's pose at the session's time cursor (the
 same instant for all runs), and the plots redraw in turn while a run goes (`PLOTS_PER_TICK` per
-tick: a plot costs 2 to 7 ms to paint, all six in one tick would hold up the scene's next frame),
-every stale plot at once otherwise.
+tick: a plot costs 2 to 7 ms to paint, all six in one tick would hold up the scene's next frame;
+every other tick when the mechanism itself took long to draw), every stale plot at once otherwise.
 """
 from __future__ import annotations
+
+import time
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
@@ -18,6 +20,10 @@ from eomlab.gui.session import RUNNING
 REDRAW_MS = 16
 #: while a run goes, this many plots redraw per tick, in turn (six plots → each about 10 Hz)
 PLOTS_PER_TICK = 1
+#: drawing the mechanism (with its arrows) took longer than this (CPU ms): the plots take their turn
+#: every other tick only, so the frame still fits its 16.7 ms (a plot costs 2 to 7 ms to refresh and
+#: paint; every arrow kind on costs the scene about 3 ms; a 200-link chain's picture 3 ms)
+SCENE_BUDGET_MS = 2.5
 #: the compare panel's difference plot and cost table take their turn under this name
 COMPARE_PLOT = "compare"
 
@@ -38,6 +44,8 @@ class Redraw(QObject):
         self.stale_plots: set[str] = set()  # plots whose data changed since they were drawn
         self._next_plot = 0
         self._shown_time = None
+        self.scene_ms = 0.0  # CPU time of the last drawing of the mechanism
+        self._plot_tick = 0  # the tick at which a plot last took its turn while a run went
         self.session.advanced.connect(self.mark_dirty)
         self.session.cursor_moved.connect(lambda _t: self.mark_dirty())
         self.session.runs_started.connect(self.mark_dirty)
@@ -67,9 +75,11 @@ class Redraw(QObject):
                 if t != self._shown_time:
                     self._shown_time = t
                     window.run_actions.show_time(t, window.model.settings.t_end)
+                begin = time.thread_time()
                 window.scene.show_frame(main)
                 window.arrows.draw()
                 self._show_trail(t)
+                self.scene_ms = 1e3 * (time.thread_time() - begin)
                 self.frames_drawn += 1
             window.compare_view.show_frames(frames)
             self.stale_plots.update(self.plot_order)
@@ -111,6 +121,9 @@ class Redraw(QObject):
     def _due_plots(self) -> list[str]:
         if self.session.state != RUNNING:
             return [key for key in self.plot_order if key in self.stale_plots and self._shown(key)]
+        if self.scene_ms > SCENE_BUDGET_MS and self.ticks - self._plot_tick < 2:
+            return []  # a heavy picture this tick: the plots wait for the next
+        self._plot_tick = self.ticks
         due = []
         for _ in range(len(self.plot_order)):
             key = self.plot_order[self._next_plot % len(self.plot_order)]

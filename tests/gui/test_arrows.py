@@ -315,7 +315,7 @@ def test_scrubbing_back_across_a_parameter_change_shows_the_arrows_of_before(qtb
     """The bob's mass goes 1.5 → 4 kg mid-run: a sample before the change shows the pivot's pull of
     1.5 kg, one after it that of 4 kg (the engine's at each sample, 1e-12); "Continue from here"
     before the change takes the old mass back (runs, panel and document), and its undo the new one."""
-    model = simple_pendulum(mass=1.5, theta0=1.0).with_settings(t_end=1e3)  # never ends before the pause
+    model = simple_pendulum(mass=1.5, theta0=1.0).with_settings(t_end=1e5)  # never ends before the pause
     heavier = model_with_parameter(model, "bodies[0].mass", 4.0)
     window = make_window(model)
     paused_after(qtbot, window, 30)

@@ -61,7 +61,7 @@ def test_dragging_the_bob_while_paused_poses_it_at_the_mouse_angle_and_the_run_g
 
 
 def test_dragging_while_running_pulls_the_bob_and_adds_energy(qtbot, make_window):
-    window = make_window(preset("simple_pendulum", theta0=0.2).with_settings(t_end=1000.0))
+    window = make_window(preset("simple_pendulum", theta0=0.2).with_settings(t_end=1e5))
     window.run()  # real time: the mouse has time to pull
     rows = wait_for_samples(qtbot, window, 5)
     E = window.samples()[0].index("E")
@@ -106,7 +106,7 @@ def test_scrubbing_the_timeline_draws_the_mechanism_at_that_sample(qtbot, make_w
 
 
 def test_a_slider_change_during_a_run_goes_on_in_time_and_is_one_undo_step(qtbot, make_window):
-    window = make_window(preset("simple_pendulum").with_settings(t_end=1000.0))
+    window = make_window(preset("simple_pendulum").with_settings(t_end=1e5))
     window.run()
     wait_for_samples(qtbot, window, 20)
     panel = window.parameter_panel
@@ -183,7 +183,7 @@ def test_a_finished_run_posed_by_the_mouse_reports_its_end_again(qtbot, make_win
 
 
 def test_a_typed_mass_shows_in_the_tree_without_a_restart(qtbot, make_window):
-    window = make_window(preset("simple_pendulum").with_settings(t_end=1000.0))
+    window = make_window(preset("simple_pendulum").with_settings(t_end=1e5))
     window.run()
     wait_for_samples(qtbot, window, 10)
     _, _, field = window.parameter_panel.rows["bodies[0].mass"]

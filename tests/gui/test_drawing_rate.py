@@ -26,7 +26,7 @@ needs_fork = pytest.mark.skipif(not PROCESS_WORKERS, reason="runs go to child pr
 
 @needs_fork
 def test_window_runs_in_a_child_process_with_pause_step_and_stop(qtbot, make_window):
-    window = make_window(preset("double_compound_pendulum").with_settings(t_end=1000.0))
+    window = make_window(preset("double_compound_pendulum").with_settings(t_end=1e5))
     assert window.worker_processes
     run_fast(window)
     rows = wait_for_samples(qtbot, window, 20)
@@ -63,7 +63,7 @@ def test_worker_process_reports_an_engine_exception_as_a_message(qtbot, make_win
 
 @needs_fork
 def test_a_child_process_that_dies_is_reported_and_the_window_lives(qtbot, make_window):
-    window = make_window(preset("planar_chain", n=10).with_settings(t_end=1000.0))
+    window = make_window(preset("planar_chain", n=10).with_settings(t_end=1e5))
     run_fast(window)
     wait_for_samples(qtbot, window, 5)
     kept = len(window.samples()[1])
@@ -76,7 +76,7 @@ def test_a_child_process_that_dies_is_reported_and_the_window_lives(qtbot, make_
 
 def test_the_thread_mode_still_works(qtbot, make_window):
     """Where fork is missing the window integrates on a worker thread, as before."""
-    window = make_window(preset("double_compound_pendulum").with_settings(t_end=1000.0))
+    window = make_window(preset("double_compound_pendulum").with_settings(t_end=1e5))
     window.worker_processes = False
     window.start_runs(running=False)
     run_fast(window)
@@ -97,7 +97,7 @@ def test_a_stop_before_the_child_starts_starts_none(qtbot):
 
 def test_plots_refresh_in_turn_while_running_and_all_at_once_when_paused(qtbot, make_window, monkeypatch):
     refreshed: list[list[str]] = []
-    window = make_window(preset("double_compound_pendulum").with_settings(t_end=1000.0))
+    window = make_window(preset("double_compound_pendulum").with_settings(t_end=1e5))
     original = PlotPanel.refresh
 
     def counting(panel, keys=None, full=False):
@@ -107,6 +107,8 @@ def test_plots_refresh_in_turn_while_running_and_all_at_once_when_paused(qtbot, 
     monkeypatch.setattr(window.plots, "refresh", counting.__get__(window.plots))
     run_fast(window)
     wait_for_samples(qtbot, window, 50)
+    # the plots choose the coordinates that move once samples are in (one full redraw)
+    qtbot.waitUntil(lambda: window.plots._coordinates_by_user, timeout=5000)
     refreshed.clear()
     # every plot shown has its turn, one at a time (a plot with nothing to show is not shown)
     shown = set(window.plots.shown)
@@ -208,3 +210,28 @@ def test_pixel_decimation_of_a_phase_portrait_drops_only_same_pixel_points():
     assert len(xd) < len(x) / 5 and xd[0] == x[0] and xd[-1] == x[-1] and yd[-1] == y[-1]
     steps = np.hypot(np.diff(xd), np.diff(yd)) * 50  # in pixels
     assert steps.max() < 3
+
+
+def test_a_heavy_picture_gives_the_plots_every_other_tick(qtbot, make_window, monkeypatch):
+    """While a run goes a plot takes its turn at every tick, or at every other tick when drawing the
+    mechanism took longer than SCENE_BUDGET_MS (every arrow kind on, a 200-link chain)."""
+    window = make_window(preset("double_compound_pendulum").with_settings(t_end=1e5))
+    turns: list[int] = []
+    original = PlotPanel.refresh
+
+    def counting(panel, keys=None, full=False):
+        turns.append(window.redraw.ticks)
+        return original(panel, keys, full)
+
+    monkeypatch.setattr(window.plots, "refresh", counting.__get__(window.plots))
+    run_fast(window)
+    wait_for_samples(qtbot, window, 50)
+    for budget, least_gap in ((1e9, 1), (-1.0, 2)):  # never heavy, then always heavy
+        monkeypatch.setattr(redraw_module, "SCENE_BUDGET_MS", budget)
+        qtbot.wait(100)
+        turns.clear()
+        qtbot.waitUntil(lambda: len(turns) >= 12, timeout=10000)
+        gaps = np.diff(turns[1:])
+        assert gaps.min() >= least_gap, (budget, turns)
+        if least_gap == 1:
+            assert gaps.min() == 1  # a cheap picture: a plot at consecutive ticks
