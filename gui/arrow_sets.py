@@ -22,6 +22,12 @@ KINDS = {
     "omega": ("Angular velocity ω of 3-D bodies", "angular velocity ω", "#1A1A1A", "rad/s"),
     "momentum": ("Angular momentum H_G of 3-D bodies", "angular momentum H_G", "#D9A400", "kg·m²/s"),
 }
+#: what each kind reads of the engine at a sample row (`RunQuantities`, `Simulation` alike)
+QUANTITY_METHODS = {"velocity": "mass_centre_velocities", "applied": "applied_force_arrays",
+                    "constraint": "constraint_force_arrays", "omega": "angular_velocities",
+                    "momentum": "angular_momenta"}
+#: kinds about 3-D bodies only: nothing to read for a planar model
+SPATIAL_KINDS = ("omega", "momentum")
 #: painting order (later on top) and shaft widths: H broad under a thin ω, which is often parallel
 DRAW_ORDER = ("momentum", "omega", "applied", "constraint", "velocity")
 WIDTHS = {"momentum": 8.0}
@@ -106,6 +112,21 @@ def _at_mass_centres(vectors: np.ndarray, centres: np.ndarray, bodies: np.ndarra
     return _finite_set(centres[bodies], vectors[bodies])
 
 
+class SentQuantities:
+    """The quantities a run's own process computed at its latest sample for the arrows (gui/runner.py
+    `quantities`), read as `RunQuantities` reads rows: the window then only draws them."""
+
+    def __init__(self, values: dict):
+        self.values = values
+
+    def __getattr__(self, method: str):
+        try:
+            value = self.__dict__["values"][method]
+        except KeyError:
+            raise AttributeError(method) from None
+        return lambda _row: value
+
+
 def moving_and_spinning(model) -> tuple[np.ndarray, np.ndarray]:
     """The bodies with mass (velocity arrows) and those with rotational inertia (ω, H)."""
     moving = np.array([b for b, body in enumerate(model.bodies) if body.mass > 0], int)
@@ -123,19 +144,17 @@ def arrow_sets(quantities, row: np.ndarray, frame, bodies, planar: bool, kinds) 
     moving, spinning = bodies
     for kind in kinds:
         try:
-            if kind == "velocity":
-                sets[kind] = _at_mass_centres(quantities.mass_centre_velocities(row), centres, moving)
-            elif kind == "applied":
-                sets[kind] = _from_actions(quantities.applied_force_arrays(row), planar, {"spring"})
-            elif kind == "constraint":
-                sets[kind] = _from_actions(quantities.constraint_force_arrays(row), planar, set())
-            elif planar:
+            if planar and kind in SPATIAL_KINDS:
                 problems[kind] = "planar model: ω and H are along z (see the plots)"
                 sets[kind] = ArrowSet()
-            elif kind == "omega":
-                sets[kind] = _at_mass_centres(quantities.angular_velocities(row), centres, spinning)
-            elif kind == "momentum":
-                sets[kind] = _at_mass_centres(quantities.angular_momenta(row), centres, spinning)
+                continue
+            values = getattr(quantities, QUANTITY_METHODS[kind])(row)
+            if kind == "velocity":
+                sets[kind] = _at_mass_centres(values, centres, moving)
+            elif kind in ("applied", "constraint"):
+                sets[kind] = _from_actions(values, planar, {"spring"} if kind == "applied" else set())
+            else:  # omega, momentum
+                sets[kind] = _at_mass_centres(values, centres, spinning)
         except ModelError as err:
             problems[kind] = str(err).split(": ", 1)[-1]
             sets[kind] = ArrowSet()

@@ -17,7 +17,8 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QSlider, QWidget, QWid
 
 from eomlab.engine.model import ModelError, is_planar
 from eomlab.engine.simulation import RunQuantities
-from eomlab.gui.arrow_sets import COUPLE_UNIT, KINDS, ArrowSet, Scales, arrow_sets, couple_key, moving_and_spinning, scale_text
+from eomlab.gui.arrow_sets import (COUPLE_UNIT, KINDS, QUANTITY_METHODS, SPATIAL_KINDS, ArrowSet, Scales, SentQuantities,
+                                   arrow_sets, couple_key, moving_and_spinning, scale_text)
 from eomlab.gui.arrows_draw import FlatArrows, SpaceArrows
 
 #: the arrow-length control: a factor from 1/4 to 4, in steps of 2^(1/4)
@@ -60,6 +61,7 @@ class Arrows(QObject):
         self.length_slider = self._length_control()
         self.menu.addAction("Rescale from the shown instant on", self.rescale)
         self.session.runs_started.connect(self.rescale)
+        self.session.runs_started.connect(self._ask_the_runs)  # (the model may have changed)
         self._restore_settings()
 
     def _restore_settings(self) -> None:
@@ -119,6 +121,7 @@ class Arrows(QObject):
             self.enabled.remove(kind)
         if self.actions[kind].isChecked() != on:
             self.actions[kind].setChecked(on)
+        self._ask_the_runs()
         self._save_settings()
         self._mark_dirty()
 
@@ -154,18 +157,20 @@ class Arrows(QObject):
         model = self.session.model
         planar_model, bodies = self._facts_of(model)
         planar = planar_model and scene is self.window.scene2d
-        quantities, problem = self._quantities_for(model)
-        sample = (row.tobytes(), quantities, problem, planar)
+        run = self.session.runs[0]
+        sample = (row.tobytes(), id(run.models), run.method, planar)
         if sample != self._sample_key:  # a new sample (or model, method, view): the engine computes
             self._sample_key, self.sets, self.problems = sample, {}, {}
         wanted = [kind for kind in self.enabled if kind not in self.sets]  # a repaint reuses what it has
-        if wanted and quantities is None:
-            self.problems.update({kind: problem for kind in wanted})
-            self.sets.update({kind: ArrowSet() for kind in wanted})
-        elif wanted:
-            sets, problems = arrow_sets(quantities, row, frame, bodies, planar, wanted)
-            self.sets.update(sets)
-            self.problems.update(problems)
+        if wanted:
+            quantities, problem = self._reader_at(model, run, row, wanted, planar)
+            if quantities is None:
+                self.problems.update({kind: problem for kind in wanted})
+                self.sets.update({kind: ArrowSet() for kind in wanted})
+            else:
+                sets, problems = arrow_sets(quantities, row, frame, bodies, planar, wanted)
+                self.sets.update(sets)
+                self.problems.update(problems)
         if len(self.sets) > len(self.enabled):  # a kind switched off
             self.sets = {kind: s for kind, s in self.sets.items() if kind in self.enabled}
             self.problems = {kind: p for kind, p in self.problems.items() if kind in self.enabled}
@@ -195,6 +200,22 @@ class Arrows(QObject):
             return None
         rows = runs[0].series.buffer.tail_until(frame.t + 1e-9, 1)
         return rows[0] if len(rows) else None
+
+    def _readers(self, kinds, planar: bool) -> set[str]:
+        return {QUANTITY_METHODS[kind] for kind in kinds if not (planar and kind in SPATIAL_KINDS)}
+
+    def _ask_the_runs(self) -> None:
+        """Have the runs compute what the arrows read at each batch's last sample (gui/runner.py):
+        the engine's part of the arrows then costs the window nothing while a run goes."""
+        self.session.want_quantities(sorted(self._readers(self.enabled, is_planar(self.session.model))))
+
+    def _reader_at(self, model, run, row: np.ndarray, kinds, planar: bool):
+        """(what the arrows read at `row`, why nothing): the values the run's own process sent with
+        its latest batch when they are this row's and hold every kind, else the engine's reader."""
+        sent = run.sent_quantities.get(float(row[0]))
+        if sent is not None and self._readers(kinds, planar) <= sent.keys():
+            return SentQuantities(sent), ""
+        return self._quantities_for(model)
 
     def _quantities_for(self, model):
         """The engine's reader of the main run's rows: each row with the parameters in force at its

@@ -114,6 +114,8 @@ class RunThread(QThread):
     done = Signal(int)
     edited = Signal(int, str, object, object)  # an edit took: its name, the new latest sample row, its pose
     refused = Signal(int, str)  # an edit could not be made (the run goes on unchanged)
+    #: (t, {reader: value}) at the last row of a batch: what `want_quantities` asked for
+    quantities = Signal(int, float, object)
 
     def __init__(self, model, run_id: int = 0, *, running: bool = True, speed: float = 1.0, label: str = "",
                  process: bool = False, frames_per_sample: bool = False, parent=None):
@@ -133,6 +135,7 @@ class RunThread(QThread):
         self.hold_when_finished = False
         self._speed = float(speed)
         self._reanchor = True
+        self._quantities_wanted: tuple[str, ...] = ()
         self._conn = None  # process mode: our end of the pipe to the child (None in the child itself)
         self._child = None  # process mode, in the child: its end of the pipe
         self._parent_pid = None
@@ -170,6 +173,13 @@ class RunThread(QThread):
             self._speed = float(speed)
             self._reanchor = True
             self._tell("speed", float(speed))
+
+    def want_quantities(self, readers) -> None:
+        """Have the run compute these `SampleQuantities` readers (`mass_centre_velocities`, …) at
+        the last row of each batch (the arrows' engine work, off the GUI thread)."""
+        with self._lock:
+            self._quantities_wanted = tuple(readers)
+            self._tell("quantities", self._quantities_wanted)
 
     def request_stop(self) -> None:
         with self._lock:
@@ -325,6 +335,8 @@ class RunThread(QThread):
                 elif kind == "edit":
                     self._edits.append(value)
                     self._reanchor = True
+                elif kind == "quantities":
+                    self._quantities_wanted = tuple(value)
                 ready = conn.poll(0)
         except (EOFError, OSError):  # the parent closed its end: stop
             self._stop = True
@@ -450,7 +462,20 @@ class RunThread(QThread):
             return
         rows = np.concatenate(pending, axis=0)
         posed = rows if self.frames_per_sample else rows[-1:]
+        self._send_quantities(sim, rows[-1])  # before the batch: its frame finds them there
         self._emit("batch", rows, tuple(sim.frame(row[q_slice], float(row[0])) for row in posed))
+
+    def _send_quantities(self, sim, row: np.ndarray) -> None:
+        with self._lock:
+            wanted = self._quantities_wanted
+        values = {}
+        for reader in wanted:
+            try:
+                values[reader] = getattr(sim, reader)(row)
+            except (ModelError, ArithmeticError, ValueError, np.linalg.LinAlgError):
+                pass  # the window computes it and says why it cannot
+        if values:
+            self._emit("quantities", float(row[0]), values)
 
     def _wait(self, timeout: float) -> None:
         """Sleep until a control arrives or `timeout` seconds pass."""

@@ -63,6 +63,8 @@ class Run:
     ended: str = ""  # "", "done", "failed", "crashed"
     messages: list = field(default_factory=list)
     stats: dict = field(default_factory=dict)  # the Simulation's cost counters, for compare mode
+    #: t → {reader: value} the run's process computed at its latest batches' last samples (the arrows)
+    sent_quantities: dict = field(default_factory=dict)
     model: Model | None = None  # the model the run integrates now (parameters changed while it ran)
     # the model in force at each time of the kept samples (`set_parameter` answered at its time)
     models: ModelHistory | None = None

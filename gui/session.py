@@ -37,6 +37,10 @@ LEAD_SAMPLES = 2.0
 
 
 
+#: the quantities of this many of a run's latest batches are kept (a frame drawn a batch late finds its own)
+SENT_KEPT = 8
+
+
 class Session(QObject):
     """Signals: ``state_changed(state)``; ``runs_started()`` a fresh set of runs (paused or
     running) replaced the old; ``run_ready(run)`` a run's columns are known (its series exists);
@@ -62,6 +66,8 @@ class Session(QObject):
         self.model = model
         self.compare = compare
         self.speed = speed
+        #: the readers every run computes at its latest sample (`RunThread.want_quantities`)
+        self.quantities_wanted: tuple[str, ...] = ()
         self.capacity = capacity
         #: runs integrate in forked child processes (gui/runner.py), else on worker threads
         self.worker_processes = PROCESS_WORKERS
@@ -95,6 +101,8 @@ class Session(QObject):
             thread.stats.connect(self._on_stats)
             thread.edited.connect(self._on_edited)
             thread.refused.connect(self._on_refused)
+            thread.quantities.connect(self._on_quantities)
+            thread.want_quantities(self.quantities_wanted)
             thread.hold_when_finished = True  # the timeline may take a finished run back
             color, style = method_style(method) if self.compare else (PALETTE[i % len(PALETTE)], Qt.SolidLine)
             self.runs.append(Run(thread, method, method_label(method), color, style, model=run_model))
@@ -113,7 +121,8 @@ class Session(QObject):
         for run in self.runs:
             run.thread.stop_and_join(1000)
             for signal in (run.thread.ready, run.thread.batch, run.thread.failed, run.thread.crashed,
-                           run.thread.done, run.thread.stats, run.thread.edited, run.thread.refused):
+                           run.thread.done, run.thread.stats, run.thread.edited, run.thread.refused,
+                           run.thread.quantities):
                 try:
                     signal.disconnect()
                 except (RuntimeError, TypeError):
@@ -337,6 +346,21 @@ class Session(QObject):
         run.latest_frame = frames[-1]
         self._update_cursor()
         self.advanced.emit()
+
+    @Slot(int, float, object)
+    def _on_quantities(self, run_id: int, t: float, values: dict) -> None:
+        run = self._run(run_id)
+        if run is not None:
+            run.sent_quantities[t] = values
+            while len(run.sent_quantities) > SENT_KEPT:
+                del run.sent_quantities[next(iter(run.sent_quantities))]
+
+    def want_quantities(self, readers) -> None:
+        """Every run (and every run started from now on) computes these readers at its latest
+        sample (gui/arrows.py asks for what its arrows read)."""
+        self.quantities_wanted = tuple(readers)
+        for run in self.runs:
+            run.thread.want_quantities(self.quantities_wanted)
 
     @Slot(int, object)
     def _on_stats(self, run_id: int, stats: dict) -> None:

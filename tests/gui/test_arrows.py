@@ -354,3 +354,37 @@ def test_scrubbing_back_across_a_parameter_change_shows_the_arrows_of_before(qtb
     assert window.document.model.bodies[0].mass == 4.0
     assert run.model.bodies[0].mass == 4.0 and run.model_at(float(after[0])) is run.model
     assert run.model_at(float(before[0])).bodies[0].mass == 1.5
+
+
+def test_while_a_run_goes_its_own_process_computes_what_the_arrows_read(qtbot, make_window, monkeypatch):
+    """The engine's part of the arrows is done by the run's process at each batch's last sample
+    (off the GUI thread); the window draws those values, equal to the engine's reading of the same
+    row in the window (1e-12), and reads rows itself only for a sample the run did not send."""
+    model = double_compound_pendulum().with_settings(t_end=1e5)
+    window = make_window(model)
+    for kind in ("velocity", "applied", "constraint"):
+        window.arrows.set_enabled(kind, True)
+    assert set(window.session.quantities_wanted) == {"mass_centre_velocities", "applied_force_arrays",
+                                                       "constraint_force_arrays"}  # no ω, H: planar
+    read_here = []
+    original = type(window.arrows)._quantities_for
+    monkeypatch.setattr(type(window.arrows), "_quantities_for",
+                        lambda self, m: read_here.append(1) or original(self, m))
+    run_fast(window)
+    wait_for_samples(qtbot, window, 100)
+    read_here.clear()
+    frames = window.redraw.frames_drawn
+    qtbot.waitUntil(lambda: window.redraw.frames_drawn >= frames + 30, timeout=10000)
+    assert not read_here
+    window.pause()
+    qtbot.waitUntil(lambda: window.state == "paused", timeout=5000)
+    qtbot.wait(100)
+    window.redraw.redraw_all()
+    row, frame = shown_row(window)
+    sent = window.runs[0].sent_quantities[row[0]]
+    sim = Simulation(model)  # the engine reading the same row
+    np.testing.assert_allclose(sent["mass_centre_velocities"], sim.mass_centre_velocities(row), atol=1e-12)
+    np.testing.assert_allclose(sent["constraint_force_arrays"].force, sim.constraint_force_arrays(row).force,
+                               atol=1e-12)
+    drawn = window.arrows.sets["velocity"]
+    np.testing.assert_allclose(drawn.vectors, sim.mass_centre_velocities(row), atol=1e-12)

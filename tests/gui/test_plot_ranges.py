@@ -7,7 +7,7 @@ import numpy as np
 import pyqtgraph as pg
 
 from eomlab.engine.presets import preset
-from eomlab.gui.plot_ranges import EDGE_ROOM, PlotRanges
+from eomlab.gui.plot_ranges import EDGE_ROOM, TIME_GROWTH, PlotRanges
 
 from gui_helpers import run_fast, wait_for_samples
 
@@ -78,7 +78,7 @@ def test_a_full_buffer_sliding_on_moves_the_time_axis_only_when_the_data_reach_i
         (x0, x1), _ = plot.getPlotItem().getViewBox().viewRange()
         first, last = series.buffer.view()[0, 0], series.buffer.last()[0]
         assert x0 <= first and last <= x1
-        assert first - x0 <= 0.25 * (x1 - x0) + 1e-9
+        assert first - x0 <= (1 - 1 / TIME_GROWTH) * (x1 - x0) + 1e-9
         changes += (x0, x1) != shown
         shown = (x0, x1)
     assert changes <= 60  # one in ten refreshes at most (it was every refresh once full: 500 of them)
