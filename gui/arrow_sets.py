@@ -112,6 +112,23 @@ def _at_mass_centres(vectors: np.ndarray, centres: np.ndarray, bodies: np.ndarra
     return _finite_set(centres[bodies], vectors[bodies])
 
 
+@dataclass(frozen=True)
+class Refused:
+    """What a run's process sends for a reader the engine could not compute there: a ModelError's
+    field and message (path None: a numeric failure), sent as plain data (ModelError does not
+    pickle through its own constructor)."""
+
+    path: str | None
+    message: str
+
+    @classmethod
+    def of(cls, error: Exception) -> "Refused":
+        return cls(error.path, error.message) if isinstance(error, ModelError) else cls(None, str(error))
+
+    def error(self) -> Exception:
+        return ValueError(self.message) if self.path is None else ModelError(self.path, self.message)
+
+
 class SentQuantities:
     """The quantities a run's own process computed at its latest sample for the arrows (gui/runner.py
     `quantities`), read as `RunQuantities` reads rows: the window then only draws them."""
@@ -124,6 +141,12 @@ class SentQuantities:
             value = self.__dict__["values"][method]
         except KeyError:
             raise AttributeError(method) from None
+        if isinstance(value, Refused):  # what the engine said there: arrow_sets names it
+
+            def refused(_row):
+                raise value.error()
+
+            return refused
         return lambda _row: value
 
 

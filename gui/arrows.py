@@ -20,6 +20,7 @@ from eomlab.engine.simulation import RunQuantities
 from eomlab.gui.arrow_sets import (COUPLE_UNIT, KINDS, QUANTITY_METHODS, SPATIAL_KINDS, ArrowSet, Scales, SentQuantities,
                                    arrow_sets, couple_key, moving_and_spinning, scale_text)
 from eomlab.gui.arrows_draw import FlatArrows, SpaceArrows
+from eomlab.gui.session import RUNNING
 
 #: the arrow-length control: a factor from 1/4 to 4, in steps of 2^(1/4)
 LENGTH_STEPS = 8
@@ -164,7 +165,9 @@ class Arrows(QObject):
         wanted = [kind for kind in self.enabled if kind not in self.sets]  # a repaint reuses what it has
         if wanted:
             quantities, problem = self._reader_at(model, run, row, wanted, planar)
-            if quantities is None:
+            if quantities is None and problem is None:  # the run sends them from its next batch on
+                self._sample_key = None
+            elif quantities is None:
                 self.problems.update({kind: problem for kind in wanted})
                 self.sets.update({kind: ArrowSet() for kind in wanted})
             else:
@@ -211,10 +214,17 @@ class Arrows(QObject):
 
     def _reader_at(self, model, run, row: np.ndarray, kinds, planar: bool):
         """(what the arrows read at `row`, why nothing): the values the run's own process sent with
-        its latest batch when they are this row's and hold every kind, else the engine's reader."""
+        one of its latest batches when they are this row's and hold every kind; (None, None) while
+        a run goes that has not sent them yet (asked for a moment ago: nothing to draw this frame,
+        and the window builds no engine of its own, 0.5 GB at 200 links); else the engine's reader."""
+        readers = self._readers(kinds, planar)
         sent = run.sent_quantities.get(float(row[0]))
-        if sent is not None and self._readers(kinds, planar) <= sent.keys():
+        if sent is not None and readers <= sent.keys():
             return SentQuantities(sent), ""
+        if self.session.state == RUNNING and self.session.following:
+            latest = next(reversed(run.sent_quantities.values()), {})
+            if not readers <= latest.keys():
+                return None, None
         return self._quantities_for(model)
 
     def _quantities_for(self, model):

@@ -39,6 +39,7 @@ from PySide6.QtCore import QThread, Signal
 from threadpoolctl import threadpool_limits
 
 from eomlab.engine.model import ModelError
+from eomlab.gui.arrow_sets import Refused
 # imported here, on the GUI thread at start-up: a first import on the worker (sympy and all) would
 # hold the import lock and the GIL for a second while the window tries to draw
 from eomlab.engine.simulation import Frame, Simulation  # noqa: F401  (Frame: what the scenes draw)
@@ -472,8 +473,8 @@ class RunThread(QThread):
         for reader in wanted:
             try:
                 values[reader] = getattr(sim, reader)(row)
-            except (ModelError, ArithmeticError, ValueError, np.linalg.LinAlgError):
-                pass  # the window computes it and says why it cannot
+            except (ModelError, ArithmeticError, ValueError, np.linalg.LinAlgError) as error:
+                values[reader] = Refused.of(error)  # the window says why there is nothing to draw
         if values:
             self._emit("quantities", float(row[0]), values)
 
