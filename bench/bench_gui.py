@@ -47,6 +47,9 @@ if "spatial" in sys.argv[3:]:  # the 3-D view: a chain of bars on ball joints
     model = preset("spatial_chain", n=links).with_settings(t_end=1e4)
 else:
     model = preset("planar_chain", n=links, angles=[0.5] * links).with_settings(t_end=1e4)
+tolerance = os.environ.get("EOMLAB_BENCH_TOLERANCE")
+if tolerance:  # --tolerance: rtol = atol of the run (the 200-link target is at 1e-8)
+    model = model.with_settings(rtol=float(tolerance), atol=float(tolerance))
 from PySide6.QtCore import QSettings
 import tempfile
 # a settings file of its own: the developer's View choices (arrows, plots) neither change nor count here
@@ -143,7 +146,7 @@ def percentile(values, p):
 
 
 def measure(links: int, seconds: float, spatial: bool = False, profile: str | None = None,
-            arrows: bool = False) -> dict:
+            arrows: bool = False, tolerance: float | None = None) -> dict:
     with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as fh:
         fh.write(CHILD)
         script = fh.name
@@ -153,7 +156,8 @@ def measure(links: int, seconds: float, spatial: bool = False, profile: str | No
                                *(["spatial"] if spatial else []), *(["arrows"] if arrows else [])],
                               capture_output=True, text=True, cwd=ROOT, timeout=seconds + 120,
                               env={**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (str(ROOT), os.environ.get("PYTHONPATH")))),
-                                   **({"EOMLAB_BENCH_PROFILE": os.path.abspath(profile)} if profile else {})})
+                                   **({"EOMLAB_BENCH_PROFILE": os.path.abspath(profile)} if profile else {}),
+                                   **({"EOMLAB_BENCH_TOLERANCE": repr(tolerance)} if tolerance else {})})
     finally:
         os.unlink(script)
     line = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
@@ -224,10 +228,11 @@ def main(argv=None) -> int:
                    help="profile the GUI thread with pyinstrument (the bench extra) while it runs; the call tree "
                         "goes to FILE.txt (the timings then include the profiler's own cost)")
     p.add_argument("--arrows", action="store_true", help="every kind of View ▸ Arrows on")
+    p.add_argument("--tolerance", type=float, help="rtol = atol of the run (default: the preset's, 1e-9)")
     args = p.parse_args(argv)
     results = []
     for i in range(args.runs):
-        results.append(measure(args.links, args.seconds, args.spatial, args.profile, args.arrows))
+        results.append(measure(args.links, args.seconds, args.spatial, args.profile, args.arrows, args.tolerance))
         if args.runs > 1:
             print(run_line(i + 1, results[-1]), flush=True)
     best = min(results, key=lambda r: r["p95_ms"])
