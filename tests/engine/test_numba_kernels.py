@@ -15,6 +15,8 @@ from eomlab.engine.presets.parts import _body, _joint
 from eomlab.engine.system import build_system
 from eomlab.engine.tree_backend import FAST_PATH_VARIABLE
 
+from test_tree_backend import planar_tree  # the same hidden tree the pinocchio path is checked on
+
 pytest.importorskip("pinocchio")
 pytest.importorskip("numba")
 
@@ -50,19 +52,6 @@ def revolute_prismatic_tree() -> Model:
                                       rotation=_turn((1, 0, 0), 0.3)), 0.6, com=(0.1, 0.0, -0.2), inertia=I),
     )
     return Model(name="hidden revolute-prismatic tree", gravity=(0.3, -9.81, 0.5), bodies=bodies)
-
-
-def planar_tree() -> Model:
-    """A planar joint (x, y slides and a z turn) carrying a link and a slider, a turned joint frame."""
-    bodies = (
-        _body("sled", GROUND, _joint("sled", "planar", q0=(0.1, -0.2, 0.3)), 1.2, com=(0.1, 0.0, 0.0),
-              inertia=(0.0, 0.0, 0.2)),
-        _body("link", "sled", _joint("link", "revolute", at=(0.5, 0.1, 0.0), rotation=_turn((0, 0, 1), 0.6), q0=(0.4,)),
-              0.8, com=(0.3, 0.0, 0.0), inertia=(0.0, 0.0, 0.06)),
-        _body("piston", "sled", _joint("piston", "prismatic", axis=(0.6, 0.8, 0.0), at=(-0.3, 0.0, 0.0)), 0.4,
-              com=(0.0, 0.05, 0.0), inertia=(0.0, 0.0, 0.01)),
-    )
-    return Model(name="hidden planar tree", gravity=(0.0, -9.81, 0.0), bodies=bodies)
 
 
 HIDDEN = {"revolute-prismatic tree": revolute_prismatic_tree, "planar tree": planar_tree,
