@@ -70,6 +70,7 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.path_label)
         self.session.run_ready.connect(
             lambda run: self.path_label.setText(f"Tree dynamics: {run.series.info.dynamics_path}"))
+        self.session.dynamics_path_changed.connect(lambda path: self.path_label.setText(f"Tree dynamics: {path}"))
         self.document.changed.connect(self._on_model_changed)
         self.document.path_changed.connect(lambda _p: self._update_title())
         self.document.undo_stack.cleanChanged.connect(lambda _c: self._update_title())

@@ -59,6 +59,8 @@ class Session(QObject):
     finished = Signal(float)
     edited = Signal(object, str, float)
     refused = Signal(str)
+    #: the main run's tree-dynamics path in words changed (the compiled step took over)
+    dynamics_path_changed = Signal(str)
 
     def __init__(self, model: Model, *, compare: bool = False, speed: float = 1.0,
                  capacity: int = DEFAULT_CAPACITY, parent=None):
@@ -366,6 +368,9 @@ class Session(QObject):
     def _on_stats(self, run_id: int, stats: dict) -> None:
         run = self._run(run_id)
         if run is not None:
+            path = stats.get("dynamics_path")
+            if run is self.runs[0] and path and path != run.stats.get("dynamics_path"):
+                self.dynamics_path_changed.emit(path)
             run.stats = stats
 
     @Slot(int, str)
