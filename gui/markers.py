@@ -3,8 +3,9 @@ mass centres.
 
 One small picture per marker size, drawn at each point's place on the device. pyqtgraph's
 ScatterPlotItem does the same for any number of styles per point, and pays for that generality
-in Python at every frame: 0.4 ms to paint 20 points and 0.1 ms to take new ones, three times a
-frame in the scene; this item paints them in 0.05 ms and takes them in 10 µs.
+in Python whenever the points move: it rebuilds its point records, 65 µs for 20 points, three
+items a frame in the scene, and recomputes its bounds; this item takes new points in 3 µs and
+paints them as fast (0.08 ms for 20, offscreen).
 """
 from __future__ import annotations
 
