@@ -62,6 +62,18 @@ def pixel_keep(x: np.ndarray, y: np.ndarray, x_range, y_range, size) -> np.ndarr
     return keep
 
 
+def on_new_pixels(x: np.ndarray, y: np.ndarray, view_range, size, log: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """The points of a time curve that land on another pixel than the point before, for a plot
+    showing `view_range` = ((x0, x1), (y0, y1)) on `size` pixels (y on a log10 scale for `log`)."""
+    (x_range, y_range) = view_range
+    if log:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            keep = pixel_keep(x, np.log10(y), x_range, y_range, size)
+    else:
+        keep = pixel_keep(x, y, x_range, y_range, size)
+    return (x, y) if keep is None else (x[keep], y[keep])
+
+
 def _finite_range(values: np.ndarray) -> tuple[float, float]:
     finite = values[np.isfinite(values)]
     return (float(finite.min()), float(finite.max())) if len(finite) else (0.0, 0.0)

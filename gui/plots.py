@@ -24,12 +24,13 @@ from PySide6.QtGui import QAction, QFont
 from PySide6.QtWidgets import (QComboBox, QGraphicsItem, QGridLayout, QHBoxLayout, QLabel, QMenu, QToolButton,
                                QVBoxLayout, QWidget)
 
-from eomlab.gui.decimate import _finite_range, m4_decimate, pixel_decimate, pixel_keep  # noqa: F401 - tests import them here
+from eomlab.gui.decimate import _finite_range, m4_decimate, on_new_pixels, pixel_decimate  # noqa: F401 - tests import them here
 from eomlab.gui import plot_export
 from eomlab.gui.energy_bars import EnergyBars
 from eomlab.gui.method_styles import PALETTE
 from eomlab.gui.plot_data import (LOG_FLOOR, curve_values, has_constraint_rows, moving_first,  # noqa: F401
                                   multiplier_columns, plot_of, plottable_coordinates, speed_for, spins, wrapped)
+from eomlab.gui.plot_choice import PlotChoice
 from eomlab.gui.plot_legend import methods_key, title_with_key
 from eomlab.gui.plot_ranges import PlotRanges, widen
 from eomlab.gui.plot_spin import SpinAxis
@@ -80,6 +81,7 @@ class PlotPanel(QWidget):
     def __init__(self, settings_store=None, parent=None):
         super().__init__(parent)
         self.settings_store = settings_store
+        self.choice = PlotChoice(settings_store, PLOT_TITLES, DEFAULT_PLOTS, SETTINGS_KEY)
         #: the last instant to draw (the session's cursor); None: every sample
         self.time_limit = lambda: None
         self.series: list[RunSeries] = []
@@ -135,7 +137,7 @@ class PlotPanel(QWidget):
         self.ranges = PlotRanges(self.plots, LOG_PLOTS, TIME_PLOTS)
         self._label_axes()
         self.shown: list[str] = []
-        self.choice_actions: dict[str, QAction] = {}
+        self.choice_actions: dict[str, QAction] = self.choice.actions  # View ▸ Plots' ticks
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -156,20 +158,10 @@ class PlotPanel(QWidget):
 
     def chosen(self) -> list[str]:
         """The plots the user wants in this mode (QSettings), whether or not they have data."""
-        default = list(DEFAULT_PLOTS[self.mode])
-        if self.settings_store is None:
-            return default
-        value = self.settings_store.value(SETTINGS_KEY.format(mode=self.mode), None)
-        if value is None:
-            return default
-        value = [value] if isinstance(value, str) else list(value)
-        return [k for k in value if k in PLOT_TITLES]
+        return self.choice.chosen(self.mode)
 
     def choose(self, keys) -> None:
-        keys = [k for k in PLOT_TITLES if k in keys]
-        if self.settings_store is not None:
-            self.settings_store.setValue(SETTINGS_KEY.format(mode=self.mode), keys if keys else "")
-            self.settings_store.sync()
+        self.choice.choose(self.mode, keys)
         self._lay_out()
 
     def set_mode(self, mode: str) -> None:
@@ -179,29 +171,7 @@ class PlotPanel(QWidget):
 
     def choice_menu(self, parent) -> QMenu:
         """View ▸ Plots: a tick per plot (and none), for the current mode."""
-        menu = QMenu("Plots", parent)
-        none = menu.addAction("No plots")
-        none.triggered.connect(lambda: self.choose([]))
-        menu.addSeparator()
-        for key, title in PLOT_TITLES.items():
-            action = menu.addAction(title)
-            action.setCheckable(True)
-            action.setObjectName(f"choose_plot_{key}")
-            action.toggled.connect(lambda on, k=key: self._toggle_choice(k, on))
-            self.choice_actions[key] = action
-        menu.aboutToShow.connect(self._tick_choices)
-        return menu
-
-    def _tick_choices(self) -> None:
-        chosen = self.chosen()
-        for key, action in self.choice_actions.items():
-            action.blockSignals(True)
-            action.setChecked(key in chosen)
-            action.blockSignals(False)
-
-    def _toggle_choice(self, key: str, on: bool) -> None:
-        chosen = [k for k in self.chosen() if k != key] + ([key] if on else [])
-        self.choose(chosen)
+        return self.choice.menu(parent, lambda: self.mode, self.choose)
 
     def useful(self, key: str) -> bool:
         """Whether the plot has something to show for the runs."""
@@ -464,7 +434,8 @@ class PlotPanel(QWidget):
                 if not full:
                     x, y = m4_decimate(t, y, self.ranges.samples_per_column(self._pixels(key)[0], t))
                     if not spin:  # (a spinning coordinate's axis is another view)
-                        x, y = self._on_new_pixels(key, x, y)
+                        x, y = on_new_pixels(x, y, self.plots[key].getPlotItem().getViewBox().viewRange(),
+                                             self._pixels(key), key in LOG_PLOTS)
                 curve.setData(x, y, connect="finite")
                 if not spin:
                     widen(bounds, key, np.log10(y) if key in LOG_PLOTS else y)
@@ -486,17 +457,6 @@ class PlotPanel(QWidget):
                 self.ranges.grow_y(key, *bounds[key])
         if "phase_x" in bounds:
             self.ranges.grow_y("phase", *bounds["phase_x"], axis="x")
-
-    def _on_new_pixels(self, key: str, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The points of a time curve that land on another pixel of plot `key`, as it shows now,
-        than the point before (on its log scale for a drift plot)."""
-        x_range, y_range = self.plots[key].getPlotItem().getViewBox().viewRange()
-        if key in LOG_PLOTS:
-            with np.errstate(divide="ignore", invalid="ignore"):
-                keep = pixel_keep(x, np.log10(y), x_range, y_range, self._pixels(key))
-        else:
-            keep = pixel_keep(x, y, x_range, y_range, self._pixels(key))
-        return (x, y) if keep is None else (x[keep], y[keep])
 
     def _pixels(self, key: str) -> tuple[float, float]:
         """The plot area of `key` in device pixels (width, height)."""
