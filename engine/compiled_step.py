@@ -110,10 +110,11 @@ def _warm_up(kernels) -> None:
                     S=np.array([[0.0, 0.0, 0.0, 0.0, 0.0, 1.0]]), mass=np.ones(1), lever=np.array([[0.5, 0.0, 0.0]]),
                     rot_inertia=np.eye(3).reshape(1, 3, 3), gravity=np.array([0.0, -9.81, 0.0]))
     solver = CompiledDOP853(lambda: None, lambda t, y: np.zeros(2), 0.0, np.zeros(2), 1.0, first_step=1e-3)
+    tree = tuple(tree)
     solver._attempt(kernels, tree)
-    kernels.dop853_extra_stages(tuple(tree), solver.y_old, float(solver.h_previous), solver.A_EXTRA, solver.K_extended)
+    kernels.dop853_extra_stages(tree, solver.y_old, float(solver.h_previous), solver.A_EXTRA, solver.K_extended)
     y = solver.y
-    kernels.energies_and_centres(tuple(tree), y[:1], y[1:], np.zeros(1, dtype=np.int64), np.zeros((1, 3)), np.empty((1, 3)))
+    kernels.energies_and_centres(tree, y[:1], y[1:], np.zeros(1, dtype=np.int64), np.zeros((1, 3)), np.empty((1, 3)))
 
 
 class StepKernel:
@@ -122,6 +123,7 @@ class StepKernel:
 
     def __init__(self, formulation, tree):
         self.formulation, self.tree = formulation, tree
+        self.arrays = tuple(tree)  # as the kernels take it: made once, not at every step
         self._forces = formulation.system.forces
         self.steps = 0
 
@@ -160,7 +162,7 @@ class CompiledDOP853(DOP853):
             if step is not None:  # compile after the first step, which then shares the core with nothing
                 start_compiling()
             return taken
-        outcome, evaluations = self._attempt(kernels, step.tree)
+        outcome, evaluations = self._attempt(kernels, step.arrays)
         step.formulation.rhs_evals += evaluations
         if outcome == kernels.NONFINITE:  # scipy's step again: the checked right-hand side names it
             return super()._step_impl()
@@ -173,7 +175,7 @@ class CompiledDOP853(DOP853):
         """scipy's DOP853 interpolant; its three extra stages compiled too when the step was."""
         step = self._kernel()
         kernels = step.kernels() if step is not None else None
-        if kernels is None or not kernels.dop853_extra_stages(tuple(step.tree), self.y_old, float(self.h_previous),
+        if kernels is None or not kernels.dop853_extra_stages(step.arrays, self.y_old, float(self.h_previous),
                                                               self.A_EXTRA, self.K_extended):
             return super()._dense_output_impl()
         extra = len(self.A_EXTRA)
@@ -190,12 +192,12 @@ class CompiledDOP853(DOP853):
         return Dop853DenseOutput(self.t_old, self.t, self.y_old, F)
 
     def _attempt(self, kernels, tree) -> tuple[int, int]:
-        """One compiled call; on acceptance the solver's state moves on as scipy's step moves it.
-        (outcome, right-hand sides evaluated)."""
+        """One compiled call on `tree` (a FlatTree as a plain tuple); on acceptance the solver's state
+        moves on as scipy's step moves it. (outcome, right-hand sides evaluated)."""
         t, y = self.t, self.y
         min_step = 10 * np.abs(np.nextafter(t, self.direction * np.inf) - t)
         outcome, t_new, h, h_abs, y_new, f_new, evaluations = kernels.dop853_attempt(
-            tuple(tree), float(t), y, self.f, float(self.h_abs), float(min_step), float(self.max_step), float(self.t_bound),
+            tree, float(t), y, self.f, float(self.h_abs), float(min_step), float(self.max_step), float(self.t_bound),
             float(self.direction), float(self.rtol), self._atol, self.A, self.B, self.E3, self.E5,
             float(self.error_exponent), self.K)
         self.nfev += evaluations
