@@ -28,6 +28,11 @@ QUANTITY_METHODS = {"velocity": "mass_centre_velocities", "applied": "applied_fo
                     "momentum": "angular_momenta"}
 #: kinds about 3-D bodies only: nothing to read for a planar model
 SPATIAL_KINDS = ("omega", "momentum")
+
+
+def readers_of(kinds, planar: bool) -> set[str]:
+    """The engine readers (`QUANTITY_METHODS`) the arrows of `kinds` call on a (planar) model."""
+    return {QUANTITY_METHODS[kind] for kind in kinds if not (planar and kind in SPATIAL_KINDS)}
 #: painting order (later on top) and shaft widths: H broad under a thin ω, which is often parallel
 DRAW_ORDER = ("momentum", "omega", "applied", "constraint", "velocity")
 WIDTHS = {"momentum": 8.0}

@@ -17,8 +17,8 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QSlider, QWidget, QWid
 
 from eomlab.engine.model import ModelError, is_planar
 from eomlab.engine.simulation import RunQuantities
-from eomlab.gui.arrow_sets import (COUPLE_UNIT, KINDS, QUANTITY_METHODS, SPATIAL_KINDS, ArrowSet, Scales, SentQuantities,
-                                   arrow_sets, couple_key, moving_and_spinning, scale_text)
+from eomlab.gui.arrow_sets import (COUPLE_UNIT, KINDS, ArrowSet, Scales, SentQuantities, arrow_sets, couple_key,
+                                   moving_and_spinning, readers_of, scale_text)
 from eomlab.gui.arrows_draw import FlatArrows, SpaceArrows
 from eomlab.gui.session import RUNNING
 
@@ -204,20 +204,17 @@ class Arrows(QObject):
         rows = runs[0].series.buffer.tail_until(frame.t + 1e-9, 1)
         return rows[0] if len(rows) else None
 
-    def _readers(self, kinds, planar: bool) -> set[str]:
-        return {QUANTITY_METHODS[kind] for kind in kinds if not (planar and kind in SPATIAL_KINDS)}
-
     def _ask_the_runs(self) -> None:
         """Have the runs compute what the arrows read at each batch's last sample (gui/runner.py):
         the engine's part of the arrows then costs the window nothing while a run goes."""
-        self.session.want_quantities(sorted(self._readers(self.enabled, is_planar(self.session.model))))
+        self.session.want_quantities(sorted(readers_of(self.enabled, is_planar(self.session.model))))
 
     def _reader_at(self, model, run, row: np.ndarray, kinds, planar: bool):
         """(what the arrows read at `row`, why nothing): the values the run's own process sent with
         one of its latest batches when they are this row's and hold every kind; (None, None) while
         a run goes that has not sent them yet (asked for a moment ago: nothing to draw this frame,
         and the window builds no engine of its own, 0.5 GB at 200 links); else the engine's reader."""
-        readers = self._readers(kinds, planar)
+        readers = readers_of(kinds, planar)
         sent = run.sent_quantities.get(float(row[0]))
         if sent is not None and readers <= sent.keys():
             return SentQuantities(sent), ""

@@ -68,7 +68,7 @@ class Session(QObject):
         self.model = model
         self.compare = compare
         self.speed = speed
-        #: the readers every run computes at its latest sample (`RunThread.want_quantities`)
+        #: the readers the main run computes at its latest sample (`RunThread.want_quantities`)
         self.quantities_wanted: tuple[str, ...] = ()
         self.capacity = capacity
         #: runs integrate in forked child processes (gui/runner.py), else on worker threads
@@ -104,7 +104,7 @@ class Session(QObject):
             thread.edited.connect(self._on_edited)
             thread.refused.connect(self._on_refused)
             thread.quantities.connect(self._on_quantities)
-            thread.want_quantities(self.quantities_wanted)
+            thread.want_quantities(self.quantities_wanted if i == 0 else ())  # the arrows read the main run
             thread.hold_when_finished = True  # the timeline may take a finished run back
             color, style = method_style(method) if self.compare else (PALETTE[i % len(PALETTE)], Qt.SolidLine)
             self.runs.append(Run(thread, method, method_label(method), color, style, model=run_model))
@@ -358,11 +358,11 @@ class Session(QObject):
                 del run.sent_quantities[next(iter(run.sent_quantities))]
 
     def want_quantities(self, readers) -> None:
-        """Every run (and every run started from now on) computes these readers at its latest
-        sample (gui/arrows.py asks for what its arrows read)."""
+        """The main run (now and in every start from now on) computes these readers at its latest
+        sample (gui/arrows.py asks for what its arrows read; they are drawn on the main run only)."""
         self.quantities_wanted = tuple(readers)
-        for run in self.runs:
-            run.thread.want_quantities(self.quantities_wanted)
+        if self.runs:
+            self.runs[0].thread.want_quantities(self.quantities_wanted)
 
     @Slot(int, object)
     def _on_stats(self, run_id: int, stats: dict) -> None:
