@@ -235,6 +235,16 @@ def free_derivative(tree, y, tau, out, work) -> bool:
 
 
 @njit(**JIT)
+def _stage_state(K, a, s, y0, h, out):
+    """out = y0 + h Σ_{k<s} a[k] K[k]: where stage s is evaluated (with B: the step's new state)."""
+    for j in range(y0.size):
+        acc = 0.0
+        for k in range(s):
+            acc += K[k, j] * a[k]
+        out[j] = y0[j] + acc * h
+
+
+@njit(**JIT)
 def dop853_attempt(tree, t, y, f, h_abs, min_step, max_step,
                    t_bound, direction, rtol, atol, A, B, E3, E5, error_exponent, K):
     """One DOP853 step from (t, y, f) as scipy's RungeKutta._step_impl takes it (same tableau,
@@ -266,19 +276,11 @@ def dop853_attempt(tree, t, y, f, h_abs, min_step, max_step,
         for j in range(N):
             K[0, j] = f[j]
         for s in range(1, n_stages):
-            for j in range(N):
-                acc = 0.0
-                for k in range(s):
-                    acc += K[k, j] * A[s, k]
-                y_stage[j] = y[j] + acc * h
+            _stage_state(K, A[s], s, y, h, y_stage)
             evaluations += 1
             if not free_derivative(tree, y_stage, tau, K[s], work):
                 return NONFINITE, t, h, h_abs, y_new, K[s].copy(), evaluations
-        for j in range(N):
-            acc = 0.0
-            for k in range(n_stages):
-                acc += K[k, j] * B[k]
-            y_new[j] = y[j] + h * acc
+        _stage_state(K, B, n_stages, y, h, y_new)
         evaluations += 1
         if not free_derivative(tree, y_new, tau, K[n_stages], work):
             return NONFINITE, t, h, h_abs, y_new, K[n_stages].copy(), evaluations
@@ -319,11 +321,7 @@ def dop853_extra_stages(tree, y_old, h, A_extra, K) -> bool:
     first = K.shape[0] - A_extra.shape[0]
     for e in range(A_extra.shape[0]):
         s = first + e
-        for j in range(N):
-            acc = 0.0
-            for k in range(s):
-                acc += K[k, j] * A_extra[e, k]
-            y_stage[j] = y_old[j] + acc * h
+        _stage_state(K, A_extra[e], s, y_old, h, y_stage)
         if not free_derivative(tree, y_stage, tau, K[s], work):
             return False
     return True
