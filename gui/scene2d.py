@@ -103,7 +103,6 @@ class Scene2D(pg.PlotWidget):
         self.time_label = SceneClock(item.getViewBox())
         self.time_label.setColor("#333")
         self.time_label.setPos(6, 4)
-        self._shown_points: dict[str, np.ndarray] = {}  # what each marker item shows now
         self.setLabel("bottom", "x", units="m")
         self.setLabel("left", "y", units="m")
         for side in ("left", "bottom"):
@@ -129,7 +128,6 @@ class Scene2D(pg.PlotWidget):
             self.setLabel("bottom", "oblique view (no OpenGL): horizontal", units="m")
             self.setLabel("left", "up", units="m")
         self.trail.setData([], [])
-        self._shown_points.clear()
         self.frame = None
         self.reach_box = None
         self.user_moved = False
@@ -143,9 +141,11 @@ class Scene2D(pg.PlotWidget):
         _show_curve(self.rods, *_pairs(picture.rods, p))
         _show_curve(self.links, *_pairs(picture.links, p))
         _show_curve(self.outlines, *_polylines(picture.outlines, p))
-        self._set_markers("hinges", p(picture.hinges))
-        self._set_markers("ground_hinges", p(picture.ground_hinges))
-        self._set_markers("mass_centres", p(picture.mass_centres), picture.mass_sizes)
+        for markers, points in ((self.hinges, picture.hinges), (self.ground_hinges, picture.ground_hinges)):
+            xy = p(points)
+            markers.setData(xy[:, 0], xy[:, 1])
+        xy = p(picture.mass_centres)
+        self.mass_centres.setData(xy[:, 0], xy[:, 1], size=picture.mass_sizes)
         points = p(picture.points())
         if len(points):
             low, high = points.min(axis=0), points.max(axis=0)
@@ -158,20 +158,6 @@ class Scene2D(pg.PlotWidget):
             self.reach_box = _grown(self.reach_box, self.picture_box)  # it travels: the swept region
             if not self.user_moved:
                 self.fit()
-
-    def _set_markers(self, name: str, xy: np.ndarray, sizes=None) -> None:
-        """Hand a marker item its points, unless it shows them already (ground hinges stay put)."""
-        if sizes is not None:
-            xy = np.column_stack((xy, sizes))  # a new mass is a new picture too
-        shown = self._shown_points.get(name)
-        if shown is not None and shown.shape == xy.shape and np.array_equal(shown, xy):
-            return
-        self._shown_points[name] = xy
-        scatter = getattr(self, name)
-        if sizes is None:
-            scatter.setData(x=xy[:, 0], y=xy[:, 1])
-        else:
-            scatter.setData(x=xy[:, 0], y=xy[:, 1], size=xy[:, 2])
 
     def _reach_of(self, picture) -> tuple[float, float, float, float] | None:
         """The region the mechanism can sweep: around its ground hinges, a disc of its reach (a
