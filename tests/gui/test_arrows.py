@@ -330,7 +330,8 @@ def test_scrubbing_back_across_a_parameter_change_shows_the_arrows_of_before(qtb
     assert window.document.model.bodies[0].mass == 4.0
     t_edit = edits[0][1]
     run_fast(window)
-    wait_for_samples(qtbot, window, len(window.samples()[1]) + 30)
+    # 30 samples after the edit (not 30 more kept: with the compiled step the 20,000-row buffer may be full)
+    qtbot.waitUntil(lambda: np.count_nonzero(window.samples()[1][:, 0] > t_edit + 1e-9) >= 30, timeout=20000)
     window.pause()
     qtbot.waitUntil(lambda: window.state == "paused", timeout=5000)
     rows = window.samples()[1]
