@@ -14,6 +14,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
 from eomlab.gui.arrow_sets import DRAW_ORDER, KINDS, WIDTHS, couple_key
+from eomlab.gui.scene_curve import SceneCurve
 
 #: arrow shafts and heads, pixels; in 3-D a light halo round each arrow keeps it visible on any body
 PEN_WIDTH = 3.5
@@ -65,8 +66,8 @@ class FlatArrows:
             pen = pg.mkPen(KINDS[kind][2], width=WIDTHS.get(kind, PEN_WIDTH), cap=CAP)
             # lighter than PlotDataItem; the shafts and heads are finite (arrow_sets keeps finite arrows
             # only): no finite check when painted
-            lines = pg.PlotCurveItem([], [], pen=pen, connect="pairs", skipFiniteCheck=True)
-            arcs = pg.PlotCurveItem([], [], pen=pen, connect="finite")
+            lines = SceneCurve([], [], pen=pen, connect="pairs", skipFiniteCheck=True)
+            arcs = SceneCurve([], [], pen=pen, connect="finite")
             for item in (lines, arcs):
                 item.setZValue(30 + order)  # over the mechanism
                 item.setVisible(False)  # until it has arrows to show

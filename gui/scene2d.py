@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsSimpleTextItem
 from eomlab.engine.model import is_planar
 from eomlab.gui.geometry import Projection, drawing, reach
 from eomlab.gui.markers import Markers
+from eomlab.gui.scene_curve import SceneCurve
 
 #: samples in the trail of the last body's mass centre
 TRAIL_LENGTH = 400
@@ -72,10 +73,10 @@ class SceneClock(QGraphicsSimpleTextItem):
         self.setBrush(pg.mkBrush(color))
 
 
-def _curve(pen, connect: str, finite: bool = True) -> pg.PlotCurveItem:
+def _curve(pen, connect: str, finite: bool = True) -> SceneCurve:
     """A curve item of the scene: no PlotDataItem around it (its setData costs 120 µs against
-    18), and no finiteness scan where the data has no NaN breaks."""
-    return pg.PlotCurveItem([], [], pen=pen, connect=connect, skipFiniteCheck=finite)
+    18), no finiteness scan where the data has no NaN breaks, and bounds found cheaply."""
+    return SceneCurve([], [], pen=pen, connect=connect, skipFiniteCheck=finite)
 
 
 class Scene2D(pg.PlotWidget):
