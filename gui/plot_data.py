@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from eomlab.gui.decimate import GrowingM4
 from eomlab.gui.plot_style import coordinate_unit
 from eomlab.gui.runner import RunInfo
 
@@ -74,16 +75,48 @@ def curve_values(series, data: np.ndarray, key: str, phase_name: str = "") -> np
         energy = series.column(data, "E")
         if energy is None:
             return None
-        if series.energy_reference is None:  # kept: E(0) may later fall out of the ring buffer
-            kinetic, potential = series.column(data, "T"), series.column(data, "V")
-            # the same scale as the engine's relative_energy_drift
-            series.energy_reference = (energy[0], max(abs(energy[0]), kinetic[0] + abs(potential[0]), 1e-12))
-        e0, scale = series.energy_reference
+        e0, scale = energy_reference(series, data)
         return np.maximum(np.abs(energy - e0) / scale, LOG_FLOOR)
     if key in ("drift_pos", "drift_vel"):
         values = series.column(data, key)
         return None if values is None else np.maximum(np.abs(values), LOG_FLOOR)
     return None
+
+
+def time_curve(series, data: np.ndarray, curve_key: str, unit: str, per_bin: int | None):
+    """(t, values, spins) of the curve `curve_key` against time over the rows `data` (a prefix of the
+    run's kept rows); None if the run has no such column. `per_bin` None: every sample; else the
+    rows a pixel column holds, and the curve is M4-reduced to the columns reducing only the rows
+    added since the last call (a `GrowingM4` per curve and form, kept in `series.reductions`). A
+    coordinate in radians (`unit`) that has turned through more than a turn comes wrapped."""
+    if per_bin is None:
+        y = curve_values(series, data, curve_key)
+        if y is None:
+            return None
+        spin = spins(y, unit)
+        return data[:, 0], (wrapped(y) if spin else y), spin
+    if curve_values(series, data[:0], curve_key) is None:
+        return None
+    t, buffer = data[:, 0], series.buffer
+    first, valid = buffer.first_index(), (buffer.rewrites, series.energy_reference)
+    x, y = series.reductions.setdefault(curve_key, GrowingM4()).reduce(
+        t, lambda a, b: curve_values(series, data[a:b], curve_key), first, per_bin, valid)
+    spin = spins(y, unit)  # M4 keeps every run's extremes: the span is the full curve's
+    if spin:
+        column = curve_values(series, data, curve_key)
+        x, y = series.reductions.setdefault(curve_key + " wrapped", GrowingM4()).reduce(
+            t, lambda a, b: wrapped(column[max(a - 1, 0):b])[min(a, 1):], first, per_bin, valid)
+    return x, y, spin
+
+
+def energy_reference(series, data: np.ndarray) -> tuple | None:
+    """E(0) and the scale of the relative drift, taken from the first of the rows `data` the first
+    time and kept (E(0) may later fall out of the ring buffer); None without energies or rows."""
+    if series.energy_reference is None and len(data):
+        energy, kinetic, potential = (series.column(data, c) for c in ("E", "T", "V"))
+        if energy is not None:  # the same scale as the engine's relative_energy_drift
+            series.energy_reference = (energy[0], max(abs(energy[0]), kinetic[0] + abs(potential[0]), 1e-12))
+    return series.energy_reference
 
 
 def plot_of(curve_key: str) -> str:

@@ -28,8 +28,9 @@ from eomlab.gui.decimate import _finite_range, m4_decimate, on_new_pixels, pixel
 from eomlab.gui import plot_export
 from eomlab.gui.energy_bars import EnergyBars
 from eomlab.gui.method_styles import PALETTE
-from eomlab.gui.plot_data import (LOG_FLOOR, curve_values, has_constraint_rows, moving_first,  # noqa: F401
-                                  multiplier_columns, plot_of, plottable_coordinates, speed_for, spins, wrapped)
+from eomlab.gui.plot_data import (LOG_FLOOR, curve_values, energy_reference, has_constraint_rows, moving_first,  # noqa: F401
+                                  multiplier_columns, plot_of, plottable_coordinates, speed_for, spins, time_curve,
+                                  wrapped)
 from eomlab.gui.plot_choice import PlotChoice
 from eomlab.gui.plot_legend import methods_key, title_with_key
 from eomlab.gui.plot_ranges import PlotRanges, widen
@@ -294,6 +295,7 @@ class PlotPanel(QWidget):
         self.energy_bars.attach()
         for s in self.series:
             s.curves = {}
+            s.reductions = {}
         self.legend_entries = {key: [] for key in self.plots}
         self.legend_entries["energy_bars"] = []
         self._set_titles()
@@ -405,17 +407,14 @@ class PlotPanel(QWidget):
                     if plot_of(curve_key) in keys:
                         curve.setData([], [])
                 continue
-            t = data[:, 0]
+            energy_reference(s, data)  # from the oldest row, before any curve reads fewer rows
             for curve_key, curve in s.curves.items():
                 key = plot_of(curve_key)
                 if key not in keys:
                     continue
-                y = curve_values(s, data, curve_key, phase_name)
-                if y is None:
-                    continue
                 if curve_key == "phase":
-                    x = s.column(data, phase_name)
-                    if x is None:
+                    x, y = s.column(data, phase_name), curve_values(s, data, curve_key, phase_name)
+                    if x is None or y is None:
                         continue
                     if spins(x, coordinate_unit(phase_name, self.model)):
                         x = wrapped(x)
@@ -425,17 +424,17 @@ class PlotPanel(QWidget):
                     widen(bounds, key, y)
                     widen(bounds, "phase_x", x)
                     continue
-                spin = curve_key.startswith("q:") and spins(y, coordinate_unit(curve_key[2:], self.model))
+                per_bin = None if full else self.ranges.samples_per_column(self._pixels(key)[0], data[:, 0])
+                drawn = time_curve(s, data, curve_key, self._unit_of(curve_key), per_bin)
+                if drawn is None:
+                    continue
+                x, y, spin = drawn
                 if spin:  # wrapped, on its own axis: it would flatten every other coordinate
-                    y = wrapped(y)
                     spinning.add(curve_key[2:])
                     self.spin_axis.take(curve)
-                x = t
-                if not full:
-                    x, y = m4_decimate(t, y, self.ranges.samples_per_column(self._pixels(key)[0], t))
-                    if not spin:  # (a spinning coordinate's axis is another view)
-                        x, y = on_new_pixels(x, y, self.plots[key].getPlotItem().getViewBox().viewRange(),
-                                             self._pixels(key), key in LOG_PLOTS)
+                elif not full:  # (a spinning coordinate's axis is another view)
+                    x, y = on_new_pixels(x, y, self.plots[key].getPlotItem().getViewBox().viewRange(),
+                                         self._pixels(key), key in LOG_PLOTS)
                 curve.setData(x, y, connect="finite")
                 if not spin:
                     widen(bounds, key, np.log10(y) if key in LOG_PLOTS else y)
@@ -457,6 +456,9 @@ class PlotPanel(QWidget):
                 self.ranges.grow_y(key, *bounds[key])
         if "phase_x" in bounds:
             self.ranges.grow_y("phase", *bounds["phase_x"], axis="x")
+
+    def _unit_of(self, curve_key: str) -> str:
+        return coordinate_unit(curve_key[2:], self.model) if curve_key.startswith("q:") else ""
 
     def _pixels(self, key: str) -> tuple[float, float]:
         """The plot area of `key` in device pixels (width, height)."""

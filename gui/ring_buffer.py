@@ -20,6 +20,9 @@ class RingBuffer:
         self._start = 0  # index of the oldest kept row
         self._size = 0
         self.total_appended = 0  # rows ever appended (so callers can tell what was dropped)
+        #: counts the times kept rows were taken back (cleared, or dropped from a time on): the rows
+        #: at an index may then be others than before, so a reader's work on them is void
+        self.rewrites = 0
 
     @property
     def n_columns(self) -> int:
@@ -31,12 +34,18 @@ class RingBuffer:
     def clear(self) -> None:
         self._start = self._size = 0
         self.total_appended = 0
+        self.rewrites += 1
 
     def drop_from(self, t: float) -> None:
         """Forget the rows at time t and later (a run edited back in time goes on from there)."""
         kept = int(np.searchsorted(self.view()[:, 0], t, side="left"))
         self.total_appended -= self._size - kept
         self._size = kept
+        self.rewrites += 1
+
+    def first_index(self) -> int:
+        """The number of the oldest kept row among all rows appended (0 until rows fall out)."""
+        return self.total_appended - self._size
 
     def append(self, rows: np.ndarray) -> None:
         rows = np.atleast_2d(np.asarray(rows, dtype=float))

@@ -32,6 +32,7 @@ class RunSeries:
     color: str = PALETTE[0]
     style: Qt.PenStyle = Qt.SolidLine  # compare mode: each formulation its own dash pattern
     curves: dict = field(default_factory=dict)
+    reductions: dict = field(default_factory=dict)  # curve key -> GrowingM4 (gui/decimate.py)
     energy_reference: tuple | None = None  # (E(0), scale of the relative drift)
 
     def column(self, data: np.ndarray, name: str) -> np.ndarray | None:

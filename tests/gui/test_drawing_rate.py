@@ -12,6 +12,7 @@ import pytest
 import eomlab.engine.simulation as engine_simulation
 from eomlab.engine.presets import preset
 from eomlab.gui import redraw as redraw_module
+from eomlab.gui.plot_data import time_curve
 from eomlab.gui.plots import PLOT_TITLES, PlotPanel, RunSeries, m4_decimate, pixel_decimate, plot_of
 from eomlab.gui.ring_buffer import RingBuffer
 from eomlab.gui.runner import PROCESS_WORKERS, AS_FAST_AS_POSSIBLE, RunInfo, RunThread
@@ -158,6 +159,37 @@ def test_a_long_time_curve_reaches_qt_reduced_but_whole(qtbot):
     panel.refresh(full=True)  # export: every sample
     assert len(series.curves["q:a"].getData()[0]) == 20_000
     assert len(series.buffer) == 20_000  # the ring buffer keeps every row
+
+
+def test_a_growing_run_is_drawn_as_one_reduction_of_its_kept_rows_would_draw_it(qtbot):
+    """Refreshed after every batch while the oldest rows fall out of the ring buffer, the panel
+    reduces only new rows (GrowingM4), yet draws what one reduction of the rows kept gives: a
+    coordinate that starts to spin half-way is drawn wrapped from then on, over every kept row."""
+    panel = PlotPanel()
+    qtbot.addWidget(panel)
+    panel.resize(1200, 400)
+    panel.show()
+    series, rows = _long_series(20_000)
+    t = rows[:, 0]
+    rows[:, 1] = 0.5 * np.sin(3.0 * t) + np.where(t > 100.0, 2.0 * (t - 100.0), 0.0)  # spins after 100 s
+    series.buffer = RingBuffer(rows.shape[1], capacity=8_000)
+    panel.set_series([series])
+    done, rng = 0, np.random.default_rng(2)
+    while done < len(rows):
+        batch = int(rng.integers(50, 700))
+        series.buffer.append(rows[done:done + batch])
+        done += batch
+        panel.refresh(["motion", "energy"])
+    x, y = series.curves["q:a"].getData()
+    kept = series.buffer.view()
+    assert "a" in panel._spinning and np.nanmax(np.abs(y)) <= np.pi
+    assert x[0] == kept[0, 0] and x[-1] == kept[-1, 0]
+    per_bin = panel.ranges.samples_per_column(panel._pixels("motion")[0], kept[:, 0])
+    once = RunSeries("once", series.info, series.buffer, energy_reference=series.energy_reference)
+    fx, fy, spin = time_curve(once, kept, "q:a", "rad", per_bin)
+    assert spin and np.array_equal(x, fx) and np.array_equal(y, fy, equal_nan=True)
+    tx, ty = series.curves["T"].getData()  # a curve that does not spin: the full extent, to the latest row
+    assert ty.min() == kept[:, 3].min() and ty.max() == kept[:, 3].max() and tx[-1] == kept[-1, 0]
 
 
 def test_a_time_curve_reaches_qt_with_a_point_per_new_pixel_and_covers_the_same_pixels(qtbot):
