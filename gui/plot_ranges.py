@@ -4,12 +4,21 @@ range the user set with the mouse left alone, and everything back to a neutral s
 model or the runs change (no range, log or linear, survives from the previous model)."""
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 #: a time axis the data reach grows to this many times their span: a new range is an axis to lay out
 #: and paint again (5 ms a plot), and a run at 15x real time reached the end of a 25 % margin 22
 #: times in its first 8 s (12 at 50 %)
 TIME_GROWTH = 1.5
+#: ...and, for a run faster than real time, to hold what it will reach in this many wall seconds at
+#: its pace since the last growth: a 20-link chain at 17x real time grew its axes 8 times between its
+#: first and eighth second at 1.5x alone (three plots, an axis paint of 2 to 8 ms each: a quarter
+#: of the frames over 20 ms had one), 3 times with this
+TIME_AHEAD_WALL_S = 3.0
+#: but never past this many times the data's span (the curves keep a quarter of the plot's width)
+MAX_TIME_GROWTH = 4.0
 #: a y range that must grow takes this much extra room (fraction of the span; decades on log plots)
 Y_GROWTH_ROOM = 0.15
 #: data never comes closer than this to a range's edge (fraction of the range): a curve drawn on
@@ -25,8 +34,10 @@ MIN_DECADES = 3.0
 
 
 class PlotRanges:
-    def __init__(self, plots: dict, log_plots, time_plots):
+    def __init__(self, plots: dict, log_plots, time_plots, clock=time.monotonic):
         self.plots = plots
+        self.clock = clock  # wall seconds (tests pass their own)
+        self._last_growth: tuple[float, float] | None = None  # (wall time, data's end) at the last growth
         self.log_plots = set(log_plots)
         self.time_plots = tuple(time_plots)
         self.time_range: tuple[float, float] | None = None
@@ -44,6 +55,7 @@ class PlotRanges:
     def reset(self) -> None:
         """A neutral start: time 0…1 s, y 0…1 (log plots: 1e-16…1e-6), every plot managed again."""
         self.time_range = None
+        self._last_growth = None
         self._time_ranges.clear()
         self._y_ranges.clear()
         self._y_managed.clear()
@@ -98,7 +110,7 @@ class PlotRanges:
             self._y_ranges.pop((key, axis), None)
 
     def grow_time_axes(self, series, keys) -> None:
-        """Fix the time range ahead of the data, TIME_GROWTH at a time. Each plot takes a new range when
+        """Fix the time range ahead of the data (`_time_span`). Each plot takes a new range when
         it is refreshed itself (the plots refresh in turn). Once the buffers are full their first
         sample moves on with every batch: the range follows only when the data reach its end (a
         new range is a new axis to lay out and paint, 5 ms a plot)."""
@@ -110,11 +122,22 @@ class PlotRanges:
         start, end = min(a for a, _ in spans), max(b for _, b in spans)
         current = self.time_range
         if current is None or start < current[0] or end > current[1]:
-            self.time_range = (start, start + max(1.0, TIME_GROWTH * (end - start)))
+            self.time_range = (start, start + max(1.0, self._time_span(end - start, end)))
         for key in keys:
             if self._time_ranges.get(key) != self.time_range:
                 self._time_ranges[key] = self.time_range
                 self.plots[key].getPlotItem().setXRange(*self.time_range, padding=0)
+
+    def _time_span(self, span: float, end: float) -> float:
+        """The span of a grown time axis over data spanning `span` up to time `end`: TIME_GROWTH
+        times the span, or room for TIME_AHEAD_WALL_S more wall seconds at the pace the data grew
+        since the last growth, whichever is more, up to MAX_TIME_GROWTH times the span."""
+        now, grown = self.clock(), TIME_GROWTH * span
+        if self._last_growth is not None and now > self._last_growth[0]:
+            pace = max(0.0, end - self._last_growth[1]) / (now - self._last_growth[0])
+            grown = min(max(grown, span + pace * TIME_AHEAD_WALL_S), MAX_TIME_GROWTH * span)
+        self._last_growth = (now, end)
+        return grown
 
     def samples_per_column(self, width: float, t: np.ndarray) -> int:
         """How many samples of `t` (evenly spaced) fall on one pixel column `width` pixels wide."""

@@ -129,7 +129,7 @@ class PlotPanel(QWidget):
             item = plot.getPlotItem()
             item.showGrid(x=True, y=True, alpha=0.25)
             # no pyqtgraph downsampling: its "peak" mode drops the last samples; `m4_decimate` instead
-            for axis in ("left", "bottom"):
+            for axis in ("left", "bottom", "right"):  # (the right: the motion plot's spinning angles)
                 # painted from a pixmap until its range changes: axes are most of a plot's cost
                 item.getAxis(axis).setCacheMode(QGraphicsItem.DeviceCoordinateCache)
             self.plots[key] = plot

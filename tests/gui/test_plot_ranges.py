@@ -4,10 +4,11 @@ data stayed inside it, however close)."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import pyqtgraph as pg
 
 from eomlab.engine.presets import preset
-from eomlab.gui.plot_ranges import EDGE_ROOM, TIME_GROWTH, PlotRanges
+from eomlab.gui.plot_ranges import EDGE_ROOM, MAX_TIME_GROWTH, TIME_AHEAD_WALL_S, TIME_GROWTH, PlotRanges
 
 from gui_helpers import run_fast, wait_for_samples
 
@@ -62,23 +63,58 @@ class _Series:
 def test_a_full_buffer_sliding_on_moves_the_time_axis_only_when_the_data_reach_its_end(qtbot):
     """Once the buffer is full its first sample moves on with every batch; the time axis changed
     at every refresh then (a new axis to lay out and paint each time). Now: only when the data
-    reach the range's end, the range always holds every kept sample, and starts at most 25 % of
-    its span before the first."""
+    reach the range's end, the range always holds every kept sample, and the kept samples fill at
+    least 1/MAX_TIME_GROWTH of it (the run goes at 1x real time on a clock of the test's)."""
     plot = pg.PlotWidget()
     qtbot.addWidget(plot)
-    ranges = PlotRanges({"motion": plot}, (), ("motion",))
+    wall = [0.0]
+    ranges = PlotRanges({"motion": plot}, (), ("motion",), clock=lambda: wall[0])
     ranges.reset()
     series = _Series(capacity=500)
     changes, shown, t = 0, None, 0.0
     for _batch in range(600):  # 6,000 samples through a 500-row buffer
         rows = np.column_stack((t + 0.01 * np.arange(10), np.zeros(10)))
         t += 0.1
+        wall[0] += 0.1
         series.buffer.append(rows)
         ranges.grow_time_axes([series], ["motion"])
         (x0, x1), _ = plot.getPlotItem().getViewBox().viewRange()
         first, last = series.buffer.view()[0, 0], series.buffer.last()[0]
         assert x0 <= first and last <= x1
-        assert first - x0 <= (1 - 1 / TIME_GROWTH) * (x1 - x0) + 1e-9
+        assert first - x0 <= (1 - 1 / MAX_TIME_GROWTH) * (x1 - x0) + 1e-9
         changes += (x0, x1) != shown
         shown = (x0, x1)
     assert changes <= 60  # one in ten refreshes at most (it was every refresh once full: 500 of them)
+
+
+@pytest.mark.parametrize("pace", [1.0, 17.0])  # real time; a 20-link chain as fast as it goes
+def test_a_fast_run_grows_its_time_axis_seldom_and_a_real_time_one_as_before(qtbot, pace):
+    """The time axis of a run at 17x real time grows to hold TIME_AHEAD_WALL_S more wall seconds
+    (at most MAX_TIME_GROWTH times its data): in its first 10 s of wall time it grows a few times
+    instead of about a dozen; at 1x it grows by TIME_GROWTH as before. The range always holds
+    every sample."""
+    plot = pg.PlotWidget()
+    qtbot.addWidget(plot)
+    wall = [0.0]
+    ranges = PlotRanges({"motion": plot}, (), ("motion",), clock=lambda: wall[0])
+    ranges.reset()
+    series = _Series(capacity=100_000)
+    growths, spans, shown, t = 0, [], None, 0.0
+    for _tick in range(600):  # 10 s of wall time, a refresh every 1/60 s
+        wall[0] += 1 / 60
+        n = max(1, round(pace * 100 / 60))  # samples every 10 ms of simulated time
+        series.buffer.append(np.column_stack((t + 0.01 * np.arange(n), np.zeros(n))))
+        t += 0.01 * n
+        ranges.grow_time_axes([series], ["motion"])
+        (x0, x1), _ = plot.getPlotItem().getViewBox().viewRange()
+        assert x0 <= series.buffer.view()[0, 0] and series.buffer.last()[0] <= x1
+        if (x0, x1) != shown:
+            growths += 1
+            spans.append((x1 - x0, series.buffer.last()[0] - series.buffer.view()[0, 0]))
+        shown = (x0, x1)
+    later = [axis / data for axis, data in spans[2:]]
+    assert all(ratio <= MAX_TIME_GROWTH + 1e-9 for ratio in later)
+    if pace == 1.0:  # 3 s ahead at 1x is less than half the span once past 6 s: TIME_GROWTH then
+        assert all(abs(axis / data - TIME_GROWTH) < 0.02 for axis, data in spans if data > 2 * TIME_AHEAD_WALL_S)
+    else:
+        assert growths <= 7, spans  # 6 here; at TIME_GROWTH alone 14
