@@ -90,6 +90,22 @@ def compiled_kernels():
     return _loading["kernels"]
 
 
+def call_kernel(kernel, *args):
+    """`kernel(*args)`, a compiled kernel's call, with a Ctrl+C during it raised as KeyboardInterrupt.
+    A compiled call runs some Python of numba's (it unpickles the kernel's constants); a SIGINT that
+    lands there comes out as a SystemError caused by the KeyboardInterrupt, which `eomlab run` and
+    scripts would report as a crash instead of an interruption (seen under load: 4 Ctrl+C in 8)."""
+    try:
+        return kernel(*args)
+    except SystemError as err:
+        cause = err.__cause__
+        while cause is not None and not isinstance(cause, KeyboardInterrupt):
+            cause = cause.__cause__
+        if cause is not None:
+            raise KeyboardInterrupt from None
+        raise
+
+
 def wait_until_compiled(timeout: float | None = None):
     """The kernels, after waiting for the compiling thread (tests and benchmarks), or None."""
     start_compiling()
@@ -175,8 +191,8 @@ class CompiledDOP853(DOP853):
         """scipy's DOP853 interpolant; its three extra stages compiled too when the step was."""
         step = self._kernel()
         kernels = step.kernels() if step is not None else None
-        if kernels is None or not kernels.dop853_extra_stages(step.arrays, self.y_old, float(self.h_previous),
-                                                              self.A_EXTRA, self.K_extended):
+        if kernels is None or not call_kernel(kernels.dop853_extra_stages, step.arrays, self.y_old,
+                                              float(self.h_previous), self.A_EXTRA, self.K_extended):
             return super()._dense_output_impl()
         extra = len(self.A_EXTRA)
         self.nfev += extra
@@ -196,8 +212,8 @@ class CompiledDOP853(DOP853):
         moves on as scipy's step moves it. (outcome, right-hand sides evaluated)."""
         t, y = self.t, self.y
         min_step = 10 * np.abs(np.nextafter(t, self.direction * np.inf) - t)
-        outcome, t_new, h, h_abs, y_new, f_new, evaluations = kernels.dop853_attempt(
-            tree, float(t), y, self.f, float(self.h_abs), float(min_step), float(self.max_step), float(self.t_bound),
+        outcome, t_new, h, h_abs, y_new, f_new, evaluations = call_kernel(
+            kernels.dop853_attempt, tree, float(t), y, self.f, float(self.h_abs), float(min_step), float(self.max_step), float(self.t_bound),
             float(self.direction), float(self.rtol), self._atol, self.A, self.B, self.E3, self.E5,
             float(self.error_exponent), self.K)
         self.nfev += evaluations

@@ -26,7 +26,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .compiled_step import compiled_kernels
+from .compiled_step import call_kernel, compiled_kernels
 
 
 #: the environment variable that switches the compiled path off ("0") for a process
@@ -317,7 +317,7 @@ class PinocchioTree:
         if kernels is not None and self._flat_sampling is not None:
             tree, body_joint, body_lever = self._flat_sampling
             centres = np.empty((len(body_joint), 3))
-            T, V = kernels.energies_and_centres(tree, q_pin, u, body_joint, body_lever, centres)
+            T, V = call_kernel(kernels.energies_and_centres, tree, q_pin, u, body_joint, body_lever, centres)
             return T, V, centres
         return self.sampled_by_pinocchio(q_pin, u)
 

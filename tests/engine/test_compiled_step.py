@@ -187,3 +187,23 @@ def test_with_numbas_jit_switched_off_the_kernels_are_not_taken(monkeypatch):
     monkeypatch.setattr(compiled_step, "_loading", {"pid": None, "kernels": None, "error": None})
     assert compiled_step.wait_until_compiled(timeout=60) is None
     assert "NUMBA_DISABLE_JIT" in compiled_step._loading["error"]
+
+
+def test_a_ctrl_c_inside_a_compiled_call_is_raised_as_keyboard_interrupt():
+    """numba runs some Python of its own in a compiled call; a SIGINT there came out as a SystemError
+    caused by the KeyboardInterrupt, and `eomlab run` printed a traceback instead of stopping (exit 130)."""
+
+    def interrupted_inside():
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt as interrupt:
+            raise SystemError("CPUDispatcher(...) returned a result with an exception set") from interrupt
+
+    def broken():
+        raise SystemError("another fault")
+
+    with pytest.raises(KeyboardInterrupt):
+        compiled_step.call_kernel(interrupted_inside)
+    with pytest.raises(SystemError, match="another fault"):
+        compiled_step.call_kernel(broken)
+    assert compiled_step.call_kernel(lambda a, b: a + b, 2, 3) == 5
