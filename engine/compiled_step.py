@@ -19,6 +19,7 @@ import importlib.util
 import os
 import tempfile
 import threading
+import time
 from contextlib import contextmanager
 
 import numpy as np
@@ -30,7 +31,7 @@ from scipy.integrate._ivp.rk import Dop853DenseOutput
 COMPILED_STEP_PATH = "numba DOP853 step"
 
 _lock = threading.Lock()
-_loading = {"pid": None, "kernels": None, "error": None}
+_loading = {"pid": None, "kernels": None, "error": None, "thread": None, "busy": False}
 
 
 def numba_installed() -> bool:
@@ -46,8 +47,19 @@ def start_compiling() -> None:
     with _lock:
         if _loading["kernels"] is not None or _loading["pid"] == os.getpid():
             return
-        _loading.update(pid=os.getpid(), error=None)
-    threading.Thread(target=_compile, name="eomlab-numba-compile", daemon=True).start()
+        thread = threading.Thread(target=_compile, name="eomlab-numba-compile", daemon=True)
+        _loading.update(pid=os.getpid(), error=None, thread=thread, busy=True)
+    thread.start()
+
+
+def share_with_loading(seconds: float) -> None:
+    """Wait up to `seconds` for the thread loading the kernels, while it loads. The stepping thread
+    holds the GIL through pinocchio's calls, and the loader, which gives the GIL up at each of its
+    hundreds of file reads, got it back so seldom that beside a 200-link chain it took 8 to 15 s
+    instead of 0.5. A step that waits as long as it took gives the loader half the time."""
+    thread = _loading["thread"]
+    if _loading["busy"] and thread is not None and thread.is_alive() and thread is not threading.current_thread():
+        thread.join(seconds)
 
 
 def _compile() -> None:
@@ -61,9 +73,9 @@ def _compile() -> None:
 
             _warm_up(numba_kernels)
     except Exception as err:  # noqa: BLE001 - numba's errors are many; the Python step stays
-        _loading["error"] = f"{type(err).__name__}: {err}"
+        _loading.update(error=f"{type(err).__name__}: {err}", busy=False)
         return
-    _loading["kernels"] = numba_kernels
+    _loading.update(kernels=numba_kernels, busy=False)
 
 
 @contextmanager
@@ -78,7 +90,9 @@ def _one_process_at_a_time():
         return
     path = os.path.join(tempfile.gettempdir(), f"eomlab-numba-compile-{os.getuid()}.lock")
     with open(path, "a") as lock:
+        _loading["busy"] = False  # waiting for another process: nothing to share the time with
         fcntl.flock(lock, fcntl.LOCK_EX)
+        _loading["busy"] = True
         try:
             yield
         finally:
@@ -174,9 +188,11 @@ class CompiledDOP853(DOP853):
         step = self._kernel()
         kernels = step.kernels() if step is not None else None
         if kernels is None:
+            begin = time.perf_counter()
             taken = super()._step_impl()
             if step is not None:  # compile after the first step, which then shares the core with nothing
                 start_compiling()
+                share_with_loading(time.perf_counter() - begin)
             return taken
         outcome, evaluations = self._attempt(kernels, step.arrays)
         step.formulation.rhs_evals += evaluations

@@ -207,3 +207,30 @@ def test_a_ctrl_c_inside_a_compiled_call_is_raised_as_keyboard_interrupt():
     with pytest.raises(SystemError, match="another fault"):
         compiled_step.call_kernel(broken)
     assert compiled_step.call_kernel(lambda a, b: a + b, 2, 3) == 5
+
+
+def test_a_step_shares_its_time_with_the_loading_thread_only_while_it_loads(monkeypatch):
+    """Beside a 200-link chain's stepping thread (which holds the GIL through pinocchio's calls) the
+    kernels took 8-15 s to load instead of 0.5; each step now waits for the loader as long as it took
+    itself, and not at all while the loader waits for another process's lock or is done."""
+    import threading
+    import time
+
+    release = threading.Event()
+    loader = threading.Thread(target=release.wait, daemon=True)
+    loader.start()
+    monkeypatch.setitem(compiled_step._loading, "thread", loader)
+    monkeypatch.setitem(compiled_step._loading, "busy", True)
+    begin = time.perf_counter()
+    compiled_step.share_with_loading(0.05)
+    assert 0.045 <= time.perf_counter() - begin < 1.0  # waited its share, no longer
+    monkeypatch.setitem(compiled_step._loading, "busy", False)  # waiting for another process's lock
+    begin = time.perf_counter()
+    compiled_step.share_with_loading(0.5)
+    assert time.perf_counter() - begin < 0.05
+    release.set()
+    loader.join()
+    monkeypatch.setitem(compiled_step._loading, "busy", True)
+    begin = time.perf_counter()
+    compiled_step.share_with_loading(0.5)  # the loader is gone
+    assert time.perf_counter() - begin < 0.05
