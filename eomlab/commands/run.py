@@ -108,8 +108,9 @@ def run_one(args, model, method: str, target: str | None, fmt: str, watch: RunWa
         raise with_source(err, args.model) from None
     for note in run.notes:
         print(f"{method}: {note}", file=sys.stderr)
+    started_on = run.stats["dynamics_path"]
     if args.verbose:
-        print(f"{method}: tree dynamics: {run.stats['dynamics_path']}", file=sys.stderr)
+        print(f"{method}: tree dynamics: {started_on}", file=sys.stderr)
     label = f"{method} " if args.method == "all" else ""
     progress = ProgressBar(label, run.t_end, enabled=not args.quiet and sys.stderr.isatty())
     try:
@@ -132,9 +133,7 @@ def run_one(args, model, method: str, target: str | None, fmt: str, watch: RunWa
     if run.failure:
         print(f"{args.model}: {method}: {run.failure} ({writer.rows_written} samples kept)", file=sys.stderr)
     if args.verbose:
-        s = run.stats
-        print(f"{method}: {s['rhs_evals']} right-hand sides, {s['steps']} steps, {s['wall_time']:.3g} s integrating "
-              f"({s['wall_per_sim_second']:.3g} s per simulated second)", file=sys.stderr)
+        print(f"{method}: {cost_line(run.stats, started_on)}", file=sys.stderr)
     if args.method == "all":
         print(f"wrote {target}", file=sys.stderr)
     return run.failure
@@ -157,3 +156,12 @@ def main(args) -> int:
         if watch.interrupted:
             break
     return 130 if watch.interrupted else 1 if any(failures) else 0
+
+
+def cost_line(stats: dict, started_on: str) -> str:
+    """What --verbose says after a run: its cost, and the tree-dynamics path it ended on when that is
+    not the one it started on (numba's compiled step takes over once its kernels are loaded)."""
+    line = (f"{stats['rhs_evals']} right-hand sides, {stats['steps']} steps, {stats['wall_time']:.3g} s integrating "
+            f"({stats['wall_per_sim_second']:.3g} s per simulated second)")
+    ended_on = stats.get("dynamics_path", started_on)
+    return line if ended_on == started_on else f"{line}; tree dynamics by the end: {ended_on}"

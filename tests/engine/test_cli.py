@@ -45,6 +45,20 @@ def test_stdout_without_out(capsys):
     assert len(lines) == 4
 
 
+def test_verbose_names_the_path_and_the_cost_and_the_path_taken_over_later(tmp_path, capsys):
+    out = tmp_path / "p.csv"
+    assert main(["run", str(ASSETS / "simple_pendulum.eom.json"), "--t-end", "0.1", "--out", str(out), "--verbose"]) == 0
+    said = capsys.readouterr().err.strip().splitlines()
+    assert said[0].startswith("kane: tree dynamics: ") and len(said[0]) > len("kane: tree dynamics: ")
+    assert "right-hand sides" in said[-1] and "s per simulated second" in said[-1]
+    from eomlab.commands.run import cost_line
+
+    stats = {"rhs_evals": 120, "steps": 10, "wall_time": 0.5, "wall_per_sim_second": 0.05,
+             "dynamics_path": "pinocchio + numba DOP853 step"}
+    assert cost_line(stats, "pinocchio").endswith("; tree dynamics by the end: pinocchio + numba DOP853 step")
+    assert "tree dynamics" not in cost_line(stats, "pinocchio + numba DOP853 step")
+
+
 def test_method_all_writes_one_csv_per_formulation_and_they_agree(tmp_path):
     out = tmp_path / "fb.csv"
     assert main(["run", str(ASSETS / "four_bar.eom.json"), "--method", "all", "--t-end", "0.5",
