@@ -211,9 +211,25 @@ def table(result: dict) -> str:
     ])
 
 
+def host_check_ms(repeats: int = 3) -> float:
+    """Wall time of a fixed pure-Python loop, the least of `repeats` (ms): how fast the host runs
+    just before a run. On a shared machine the same tree's frames vary with it (a set whose
+    launches took 2.6-3.9 s instead of 1.5-1.8 s had p95 of 45-49 ms); the column lets a reader
+    tell a slow host from a slow window."""
+    best = float("inf")
+    for _ in range(repeats):
+        begin = time.perf_counter()
+        total = 0
+        for i in range(1_000_000):
+            total += i
+        best = min(best, time.perf_counter() - begin)
+    return 1e3 * best
+
+
 def run_line(i: int, r: dict) -> str:
     return (f"| {i} | {r['launch_to_first_frame_s']:.2f} s | {r['p50_ms']:.1f} ms | {r['p95_ms']:.1f} ms | "
-            f"{r['max_ms']:.1f} ms | {r['frames']} | {r['rtf']:.2f} | {r['cpu_ms_per_frame']:.1f} ms | {r['load']:.1f} |"
+            f"{r['max_ms']:.1f} ms | {r['frames']} | {r['rtf']:.2f} | {r['cpu_ms_per_frame']:.1f} ms | {r['load']:.1f} | "
+            f"{r['host_check_ms']:.0f} ms |"
             + (f" {r['arrows_p50_ms']:.1f} / {r['arrows_p95_ms']:.1f} ms |" if r["arrows_p50_ms"] == r["arrows_p50_ms"] else ""))
 
 
@@ -232,16 +248,19 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     results = []
     for i in range(args.runs):
-        results.append(measure(args.links, args.seconds, args.spatial, args.profile, args.arrows, args.tolerance))
+        host = host_check_ms()
+        results.append({**measure(args.links, args.seconds, args.spatial, args.profile, args.arrows, args.tolerance),
+                        "host_check_ms": host})
         if args.runs > 1:
             print(run_line(i + 1, results[-1]), flush=True)
     best = min(results, key=lambda r: r["p95_ms"])
     text = table(best)
     if args.runs > 1:
         text += ("\n\nAll runs (the table above is the one with the smallest p95; load = 1-minute load average "
-                 "after the run):\n\n| run | first frame | p50 | p95 | max | frames | real-time factor | CPU per frame "
-                 "| load |" + (" arrows' CPU p50 / p95 |" if args.arrows else "")
-                 + "\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |" + (" --- |" if args.arrows else "") + "\n"
+                 "after the run; host check = a fixed pure-Python loop just before the run, `host_check_ms`):\n\n"
+                 "| run | first frame | p50 | p95 | max | frames | real-time factor | CPU per frame "
+                 "| load | host check |" + (" arrows' CPU p50 / p95 |" if args.arrows else "")
+                 + "\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |" + (" --- |" if args.arrows else "") + "\n"
                  + "\n".join(run_line(i + 1, r) for i, r in enumerate(results)))
     print(text)
     if args.write:
