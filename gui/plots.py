@@ -424,7 +424,8 @@ class PlotPanel(QWidget):
                     widen(bounds, key, y)
                     widen(bounds, "phase_x", x)
                     continue
-                per_bin = None if full else self.ranges.samples_per_column(self._pixels(key)[0], data[:, 0])
+                pixels = None if full else self._pixels(key)
+                per_bin = None if full else self.ranges.samples_per_column(pixels[0], data[:, 0])
                 drawn = time_curve(s, data, curve_key, self._unit_of(curve_key), per_bin)
                 if drawn is None:
                     continue
@@ -434,7 +435,7 @@ class PlotPanel(QWidget):
                     self.spin_axis.take(curve)
                 elif not full:  # (a spinning coordinate's axis is another view)
                     x, y = on_new_pixels(x, y, self.plots[key].getPlotItem().getViewBox().viewRange(),
-                                         self._pixels(key), key in LOG_PLOTS)
+                                         pixels, key in LOG_PLOTS)
                 curve.setData(x, y, connect="finite")
                 if not spin:
                     widen(bounds, key, np.log10(y) if key in LOG_PLOTS else y)
