@@ -60,16 +60,22 @@ class _Series:
         self.buffer = RingBuffer(2, capacity=capacity)
 
 
-def test_a_full_buffer_sliding_on_moves_the_time_axis_only_when_the_data_reach_its_end(qtbot):
-    """Once the buffer is full its first sample moves on with every batch; the time axis changed
-    at every refresh then (a new axis to lay out and paint each time). Now: only when the data
-    reach the range's end, the range always holds every kept sample, and the kept samples fill at
-    least 1/MAX_TIME_GROWTH of it (the run goes at 1x real time on a clock of the test's)."""
+def _motion_plot_on_a_test_clock(qtbot):
+    """A motion plot, its ranges (reset) and the wall clock they read, which the test moves: [seconds]."""
     plot = pg.PlotWidget()
     qtbot.addWidget(plot)
     wall = [0.0]
     ranges = PlotRanges({"motion": plot}, (), ("motion",), clock=lambda: wall[0])
     ranges.reset()
+    return plot, ranges, wall
+
+
+def test_a_full_buffer_sliding_on_moves_the_time_axis_only_when_the_data_reach_its_end(qtbot):
+    """Once the buffer is full its first sample moves on with every batch; the time axis changed
+    at every refresh then (a new axis to lay out and paint each time). Now: only when the data
+    reach the range's end, the range always holds every kept sample, and the kept samples fill at
+    least 1/MAX_TIME_GROWTH of it (the run goes at 1x real time on a clock of the test's)."""
+    plot, ranges, wall = _motion_plot_on_a_test_clock(qtbot)
     series = _Series(capacity=500)
     changes, shown, t = 0, None, 0.0
     for _batch in range(600):  # 6,000 samples through a 500-row buffer
@@ -93,11 +99,7 @@ def test_a_fast_run_grows_its_time_axis_seldom_and_a_real_time_one_as_before(qtb
     (at most MAX_TIME_GROWTH times its data): in its first 10 s of wall time it grows a few times
     instead of about a dozen; at 1x it grows by TIME_GROWTH as before. The range always holds
     every sample."""
-    plot = pg.PlotWidget()
-    qtbot.addWidget(plot)
-    wall = [0.0]
-    ranges = PlotRanges({"motion": plot}, (), ("motion",), clock=lambda: wall[0])
-    ranges.reset()
+    plot, ranges, wall = _motion_plot_on_a_test_clock(qtbot)
     series = _Series(capacity=100_000)
     growths, spans, shown, t = 0, [], None, 0.0
     for _tick in range(600):  # 10 s of wall time, a refresh every 1/60 s
