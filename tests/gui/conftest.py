@@ -2,6 +2,7 @@
 real X display (an existing DISPLAY, or a fresh Xvfb through xvfb-run) and are skipped without."""
 from __future__ import annotations
 
+import gc
 import os
 import shutil
 
@@ -29,6 +30,21 @@ def pytest_collection_modifyitems(config, items):
         for item in items:
             if "xvfb" in item.keywords:
                 item.add_marker(skip)
+
+
+@pytest.fixture(autouse=True)
+def collect_garbage_on_the_gui_thread():
+    """As gui/app.py has it: no automatic collection, which may run on any thread (numba's loader, a
+    run's worker) and free Qt objects there while the GUI thread uses them. The suite once hung
+    so: the loader's collection destroyed an earlier test's QObject, holding Qt's connection lock
+    while it waited for the GIL, which the GUI thread held while it waited for that lock.
+    Garbage is collected here, on the GUI thread, after each test."""
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+        gc.collect()
 
 
 @pytest.fixture
