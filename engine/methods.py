@@ -30,6 +30,9 @@ class Method:
     integrates: str  # what it integrates, in a few words
     #: why its constraint drift looks as it does (the window's compare table says it in words)
     drift: str = ""
+    #: the constraint levels whose rows hold by construction (eliminated at the velocity level):
+    #: "holonomic" (their time derivatives), "velocity" (first-order rows)
+    eliminates: tuple[str, ...] = ()
     #: numeric variants chosen by settings.maggi_basis-like options: option value → "module:Class"
     variants: dict[str, str] = field(default_factory=dict)
     #: its symbolic equations are written in the model's speeds (so Euler-parameter joints work),
@@ -53,17 +56,20 @@ REGISTRY: dict[str, Method] = {m.key: m for m in (
                  "stabilised"),
     Method("maggi", "Maggi", _F + "maggi:Maggi", _S + "maggi:maggi_equations",
            "q and independent quasi-velocities; λ from the second group",
-           drift="the velocity rows hold by construction (independent speeds), the positions drift slowly",
-           variants={"partitioning": _F + "maggi:MaggiPartitioned"}),
+           drift="first-order rows hold by construction (independent quasi-velocities); holonomic rows hold at the "
+                 "acceleration level, so they drift at the position and the velocity level as in Lagrange's",
+           variants={"partitioning": _F + "maggi:MaggiPartitioned"}, eliminates=("velocity",)),
     Method("udwadia_kalaba", "Udwadia–Kalaba", _F + "udwadia_kalaba:UdwadiaKalaba",
            _S + "udwadia_kalaba:udwadia_kalaba_equations",
            "q and u; the constraint force from a Moore–Penrose inverse",
            drift="like Lagrange it drifts at the position and the velocity level (acceleration rows only)"),
     Method("kane", "Kane", _F + "kane:Kane", _S + "kane:kane_equations",
            "q and the independent speeds; F_r + F_r* = 0", symbolic_in_speeds=True,
+           eliminates=("holonomic", "velocity"),
            drift="velocity-level rows hold by construction: only the position level drifts"),
     Method("gibbs_appell", "Gibbs–Appell", _F + "gibbs_appell:GibbsAppell", _S + "gibbs_appell:gibbs_appell_equations",
            "q and the independent speeds; ∂S/∂u̇ = F from the Gibbs function S", symbolic_in_speeds=True,
+           eliminates=("holonomic", "velocity"),
            drift="as in Kane's equations the velocity-level rows hold by construction: only the position level "
                  "drifts"),
 )}

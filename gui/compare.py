@@ -10,7 +10,7 @@ Every number comes from the engine's samples and stats; this module only lines t
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QDockWidget
 
 from eomlab.engine.model import Model
@@ -99,12 +99,19 @@ class CompareView(QObject):
         self._set_corner(Qt.BottomRightCorner, Qt.RightDockWidgetArea if self.active else Qt.BottomDockWidgetArea)
         if self.active:
             self.dock.raise_()  # in front of the inspector's tab
+            # again once the window is shown: before that the docks' tab bar does not exist yet
+            # and `--compare` left the table behind the Inspector tab
+            QTimer.singleShot(0, self._raise_if_active)
             self._resize_docks([self.dock], [COMPARE_DOCK_WIDTH], Qt.Horizontal)
         if not self.active:
             self.ghosts.clear()
             self.panel.clear()
         self._show_layout()
         self.active_changed.emit(self.active)
+
+    def _raise_if_active(self) -> None:
+        if self.active:
+            self.dock.raise_()
 
     def tiled(self) -> bool:
         return self.session.compare and self.panel.layout_box.currentData() == "tiled"

@@ -71,16 +71,21 @@ def coordinate_difference(reference: np.ndarray, other: np.ndarray, ref_q: list[
 
 def largest_drifts(series, data: np.ndarray | None = None) -> tuple[float, float]:
     """(max relative energy drift, max |constraint residual|) of a run's samples (`data`, by
-    default all it keeps)."""
+    default all it keeps); the drift is NaN where only forced stretches were run (non-conservative
+    forces: their work and the drift cannot be told apart)."""
     data = series.buffer.view() if data is None else data
     if not len(data):
         return 0.0, 0.0
     energy, kinetic, potential = (series.column(data, c) for c in ("E", "T", "V"))
-    if series.energy_reference is not None:
-        e0, scale = series.energy_reference
+    if series.account.stretches:  # each stretch between edits from its own start (engine's account)
+        drift = np.abs(series.account.balance(data[:, 0], energy)[1])
+        drift_e = float(np.nanmax(drift)) if np.isfinite(drift).any() else float("nan")
     else:
-        e0, scale = energy[0], max(abs(energy[0]), kinetic[0] + abs(potential[0]), 1e-12)
-    drift_e = float(np.max(np.abs(energy - e0)) / scale)
+        if series.energy_reference is not None:
+            e0, scale = series.energy_reference
+        else:
+            e0, scale = energy[0], max(abs(energy[0]), kinetic[0] + abs(potential[0]), 1e-12)
+        drift_e = float(np.max(np.abs(energy - e0)) / scale)
     residuals = [np.abs(series.column(data, c)) for c in ("drift_pos", "drift_vel")
                  if series.column(data, c) is not None]
     drift_c = float(max((r.max() for r in residuals), default=0.0))

@@ -10,7 +10,9 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QGridLayout, QHeaderView, Q
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
 from eomlab.engine.model import INTEGRATORS, STABILIZATIONS, Model
+from eomlab.engine.simulation import ModelFacts, model_facts
 from eomlab.gui.compare_math import RunSettings, coordinate_difference, largest_drifts
+from eomlab.gui.compare_words import method_words
 from eomlab.gui.method_styles import available_methods, method_ink, method_label, method_note, method_style
 from eomlab.gui.plot_style import plot_widget, without_si_prefix
 
@@ -91,6 +93,7 @@ class ComparePanel(QWidget):
         self.legend = None
         self.difference_curves: dict[str, pg.PlotDataItem] = {}
         self.line_scale = 1.0
+        self._facts: dict[int, tuple[Model, ModelFacts]] = {}  # id(model) → (model, its facts)
 
         self.cost_table = QTableWidget(0, len(COST_COLUMNS))
         self.cost_table.setObjectName("cost_table")
@@ -230,15 +233,29 @@ class ComparePanel(QWidget):
                 drift_e, drift_c = 0.0, 0.0
             values = (method_label(run.method), s.get("rhs_evals", ""), s.get("steps", ""),
                       f"{s['wall_per_sim_second']:.3g}" if "wall_per_sim_second" in s else "",
-                      f"{drift_e:.2e}", f"{drift_c:.2e}")
+                      f"{drift_e:.2e}" if np.isfinite(drift_e) else "—", f"{drift_c:.2e}")
             for column, value in enumerate(values):
                 self._cell(2 * i, column, str(value), run.method if column == 0 else "")
-            state = f" State: {s['integrates']}." if s.get("integrates") else ""
-            note = f"{method_label(run.method)} {method_note(run.method)}.{state}"
+            facts = self.facts_of(run.model)
+            if facts is not None:
+                note = method_words(run.method, method_label(run.method), facts, s.get("integrates", ""))
+            else:  # no model to ask (a bare run): the registry's general words
+                note = f"{method_label(run.method)} {method_note(run.method)}."
             if table.columnSpan(2 * i + 1, 0) != len(COST_COLUMNS):
                 table.setSpan(2 * i + 1, 0, 1, len(COST_COLUMNS))
             self._cell(2 * i + 1, 0, note, "")
         self._fit_table()
+
+    def facts_of(self, model: Model | None) -> ModelFacts | None:
+        """The engine's facts of a run's model (computed once per model)."""
+        if model is None:
+            return None
+        known = self._facts.get(id(model))
+        if known is None or known[0] is not model:
+            if len(self._facts) > 16:  # parameter edits make new models: keep the few in use
+                self._facts.clear()
+            known = self._facts[id(model)] = (model, model_facts(model))
+        return known[1]
 
     def _fit_table(self) -> None:
         """Every column in the table's width: the figures' columns as wide as their figures and

@@ -8,6 +8,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QToolBar, QVBoxLayout, QWidget
 
 from eomlab.gui import drag
+from eomlab.gui.energy_book import EnergyBook
 from eomlab.gui.parameter_panel import ParameterPanel
 from eomlab.gui.plot_marks import PlotMarks
 from eomlab.gui.readouts import CursorReadout, OscillationReadout
@@ -25,6 +26,7 @@ def install(window) -> None:
     window.timeline_bar = bar
 
     window.plot_marks = PlotMarks(session, window.plots, window.redraw.drawn, window)
+    window.energy_book = EnergyBook(session, window.plot_marks, window)
     window.cursor_readouts = [CursorReadout(window.plots, key, window) for key in window.plots.plots]
 
     holder = QWidget()

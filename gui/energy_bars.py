@@ -1,5 +1,7 @@
 """The energy now, as bars (as PhET and myPhysicsLab show it): kinetic T, potential V, total E and
-the work W of the non-conservative forces since t = 0 (W = E − E₀: what changed the total).
+the work W of the non-conservative forces since t = 0 (the engine's energy account: a change of
+gravity, a mass or a drag is nobody's work, so a conservative model keeps W = 0), all at the
+instant shown (the session's cursor, a scrubbed instant too).
 
 The bars stand on zero, and their axis holds every value the run has shown so far, each end on a
 1-2-5 ladder: it grows now and then as the run reaches new extremes, never follows a frame."""
@@ -11,9 +13,10 @@ import numpy as np
 import pyqtgraph as pg
 
 from eomlab.gui.method_styles import PALETTE
+from eomlab.gui.plot_data import energy_balance
 
 BARS = (("T", PALETTE[0]), ("V", PALETTE[2]), ("E", PALETTE[1]), ("W", PALETTE[4]))
-BAR_LABELS = ("T kinetic", "V potential", "E = T + V", "W = E − E₀")
+BAR_LABELS = ("T kinetic", "V potential", "E = T + V", "W non-conservative")
 #: the axis leaves this much room (fraction) beyond the largest value before rounding up
 ROOM = 0.05
 
@@ -62,14 +65,15 @@ class EnergyBars:
         item.setXRange(-0.5, len(BARS) - 0.5, padding=0)
 
     def show(self, series, data: np.ndarray) -> tuple[float, float] | None:
-        """The bars of the last row of `data`; sets and returns the y range."""
+        """The bars of the last row of `data` (the rows up to the instant shown); sets and returns
+        the y range."""
         if series is not self._series:  # a new run: its own extremes
             self._series, self.extremes = series, (0.0, 0.0)
         if not len(data):
             self.bars.setOpts(height=np.zeros(len(BARS)))
             return None
         energy, kinetic, potential = (series.column(data, c) for c in ("E", "T", "V"))
-        work = energy - energy[0]
+        work = np.nan_to_num(energy_balance(series, data)[0])  # the engine's account: edits are no work
         self.bars.setOpts(height=np.array([kinetic[-1], potential[-1], energy[-1], work[-1]]))
         values = np.concatenate((energy, kinetic, potential, work))
         values = values[np.isfinite(values)]

@@ -75,6 +75,8 @@ def curve_values(series, data: np.ndarray, key: str, phase_name: str = "") -> np
         energy = series.column(data, "E")
         if energy is None:
             return None
+        if series.account.stretches:  # E − E_s − (W − W_s) of each stretch between edits (NaN: forced)
+            return np.maximum(np.abs(energy_balance(series, data)[1]), LOG_FLOOR)
         e0, scale = energy_reference(series, data)
         return np.maximum(np.abs(energy - e0) / scale, LOG_FLOOR)
     if key in ("drift_pos", "drift_vel"):
@@ -98,7 +100,7 @@ def time_curve(series, data: np.ndarray, curve_key: str, unit: str, per_bin: int
     if curve_values(series, data[:0], curve_key) is None:
         return None
     t, buffer = data[:, 0], series.buffer
-    first, valid = buffer.first_index(), (buffer.rewrites, series.energy_reference)
+    first, valid = buffer.first_index(), (buffer.rewrites, series.energy_reference, series.account.version)
     x, y = series.reductions.setdefault(curve_key, GrowingM4()).reduce(
         t, lambda a, b: curve_values(series, data[a:b], curve_key), first, per_bin, valid)
     spin = spins(y, unit)  # M4 keeps every run's extremes: the span is the full curve's
@@ -117,6 +119,19 @@ def energy_reference(series, data: np.ndarray) -> tuple | None:
         if energy is not None:  # the same scale as the engine's relative_energy_drift
             series.energy_reference = (energy[0], max(abs(energy[0]), kinetic[0] + abs(potential[0]), 1e-12))
     return series.energy_reference
+
+
+def energy_balance(series, data: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(W, relative drift) at the rows `data` from the run's energy account (engine/energy_account.py);
+    W is 0 and the drift E − E₀ over its scale before any stretch was begun."""
+    energy = series.column(data, "E")
+    if energy is None:
+        return np.zeros(len(data)), np.zeros(len(data))
+    if not series.account.stretches:
+        reference = energy_reference(series, data)
+        e0, scale = reference if reference is not None else (0.0, 1.0)
+        return np.zeros(len(data)), (energy - e0) / scale
+    return series.account.balance(data[:, 0], energy)
 
 
 def plot_of(curve_key: str) -> str:

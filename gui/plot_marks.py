@@ -36,6 +36,7 @@ class PlotMarks(QObject):
         self._cursor_shown = None  # (held, its time, the ink) the cursor lines show
         # a held cursor: every kept sample drawn, the line marks the instant
         plots.time_limit = lambda: session.cursor_time() if session.following else None
+        plots.shown_time = session.cursor_time  # the energy bars: the instant itself, held or not
         session.runs_started.connect(self.clear_changes)
         # once a frame: the plots clear their items when they rebuild their curves (new runs, another
         # coordinate, presentation mode), so the marks go back; the cursor line follows the cursor

@@ -85,6 +85,8 @@ class PlotPanel(QWidget):
         self.choice = PlotChoice(settings_store, PLOT_TITLES, DEFAULT_PLOTS, SETTINGS_KEY)
         #: the last instant to draw (the session's cursor); None: every sample
         self.time_limit = lambda: None
+        #: the instant shown (the session's cursor, set by gui/plot_marks.py): the bars show it
+        self.shown_time = lambda: self.time_limit()
         self.series: list[RunSeries] = []
         self.model = None
         self.mode = "normal"
@@ -444,7 +446,7 @@ class PlotPanel(QWidget):
             self._set_titles()
         if self.series:
             if "energy_bars" in keys:  # the bars keep their own axis
-                self.energy_bars.show(self.series[0], self.series[0].rows_until(until))
+                self.energy_bars.show(self.series[0], self.series[0].rows_until(self.shown_time()))
             buf = self.series[0].buffer
             dropped = buf.total_appended - len(buf)
             self.buffer_label.setText(

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from PySide6.QtCore import Qt
 
+from eomlab.engine.simulation import EnergyAccount
 from eomlab.engine.model import Model
 from eomlab.engine.simulation import ModelHistory, PoseMap
 from eomlab.gui.lock_step import CostReportingRunThread
@@ -34,6 +35,8 @@ class RunSeries:
     curves: dict = field(default_factory=dict)
     reductions: dict = field(default_factory=dict)  # curve key -> GrowingM4 (gui/decimate.py)
     energy_reference: tuple | None = None  # (E(0), scale of the relative drift)
+    #: W and the drift per stretch between edits (gui/energy_book.py begins the stretches)
+    account: EnergyAccount = field(default_factory=EnergyAccount)
 
     def column(self, data: np.ndarray, name: str) -> np.ndarray | None:
         try:

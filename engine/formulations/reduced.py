@@ -72,6 +72,8 @@ class ReducedFormulation(Formulation):
     @property
     def integrates(self):
         nq, l = self.system.n_q, len(self.indep)
+        if self.dep.size == 0 and self.n_rows:  # no row eliminated (Maggi's holonomic rows): every speed
+            return f"q ({nq}), u ({l}); {self.n_rows} reactions"
         return f"q ({nq}), independent speeds ({l}); {self.n_rows} reactions"
 
     # --- partition ------------------------------------------------------------------------
