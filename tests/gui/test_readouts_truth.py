@@ -1,0 +1,104 @@
+"""Read-outs that tell the truth (issue #25, item 3): the energy bars, the arrows and the compare
+table show the instant the timeline holds, not the latest sample; an edit that changes the model
+(a drag, gravity) restarts the drift and is no work (W = 0 for a conservative model)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from eomlab.engine.methods import METHODS
+from eomlab.engine.presets import double_compound_pendulum, four_bar
+from eomlab.engine.simulation import RunQuantities
+from eomlab.gui.compare_math import largest_drifts
+from eomlab.gui.compare_panel import COST_COLUMNS
+from eomlab.gui.plot_data import LOG_FLOOR, curve_values
+from eomlab.gui.runner import AS_FAST_AS_POSSIBLE
+
+from gui_helpers import main_samples, wait_for_samples
+
+
+def _bar_heights(window) -> np.ndarray:
+    return np.asarray(window.plots.energy_bars.bars.opts["height"], dtype=float)
+
+
+def test_scrubbed_back_the_bars_arrows_and_compare_table_show_that_instant(qtbot, make_window):
+    window = make_window(four_bar().with_settings(t_end=2.0), compare=True)
+    window.set_speed(AS_FAST_AS_POSSIBLE)
+    window.run()
+    qtbot.waitUntil(lambda: all(run.ended for run in window.runs), timeout=60000)
+    window.plots.choose(["energy", "energy_bars"])
+    window.arrows.set_enabled("velocity", True)
+    window.redraw.redraw_all()
+    columns, rows = window.samples()
+    latest = rows[-1]
+    k = int(np.searchsorted(rows[:, 0], 0.5))  # an instant well before the end
+    window.session.set_cursor(float(rows[k, 0]))
+    window.redraw.redraw_all()
+    row = rows[k]
+    T, V, E = (row[columns.index(c)] for c in ("T", "V", "E"))
+    assert abs(latest[columns.index("T")] - T) > 1.0  # the instants differ by joules of T
+    # the bars: that sample's T, V, E, and W = 0 (nothing does work on the four-bar)
+    np.testing.assert_allclose(_bar_heights(window), [T, V, E, 0.0], rtol=0, atol=1e-12)
+    # the arrows: the engine's mass-centre velocities at that sample, at its mass centres
+    run = window.runs[0]
+    velocities = RunQuantities(run.model).mass_centre_velocities(row)
+    arrows = window.arrows.sets["velocity"]
+    centres = np.array([[row[columns.index(f"{b}.{a}")] for a in "xyz"] for b in run.series.info.body_names])
+    moving = np.linalg.norm(velocities, axis=1) > 0
+    np.testing.assert_allclose(arrows.points, centres[moving], atol=1e-12)
+    np.testing.assert_allclose(arrows.vectors, velocities[moving], rtol=1e-9, atol=1e-12)
+    # the compare table: each method's largest drifts up to that instant, not over the whole run
+    table = window.compare_view.panel.cost_table
+    energy_column = next(i for i, name in enumerate(COST_COLUMNS) if "ΔE" in name)
+    assert table.rowCount() == 2 * len(METHODS)
+    changed = 0
+    for i, each in enumerate(window.runs):
+        until = largest_drifts(each.series, each.series.rows_until(row[0]))[0]
+        overall = largest_drifts(each.series)[0]
+        assert table.item(2 * i, energy_column).text() == f"{until:.2e}", each.method
+        changed += f"{until:.2e}" != f"{overall:.2e}"
+    assert changed >= 1  # the instant's figures are not the whole run's
+
+
+def test_a_drag_and_a_change_of_gravity_restart_the_drift_and_are_no_work(qtbot, make_window):
+    window = make_window(double_compound_pendulum().with_settings(t_end=1e5))
+    window.plots.choose(["energy_drift", "energy_bars"])
+    window.set_speed(AS_FAST_AS_POSSIBLE)
+    window.run()
+    wait_for_samples(qtbot, window, 30)
+    window.pause()
+    qtbot.waitUntil(lambda: window.state == "paused", timeout=5000)
+    columns = window.samples()[0]
+    iE = columns.index("E")
+    # a drag while paused: the lower body's tip to a new place (the run goes on from that pose at rest)
+    before = main_samples(window)[-1].copy()
+    window.session.edit("drag_to", "lower", [1.0, 0.0, 0.0], [0.3, -1.6, 0.0])
+    qtbot.waitUntil(lambda: abs(main_samples(window)[-1, iE] - before[iE]) > 0.5, timeout=5000)
+    t_drag = main_samples(window)[-1, 0]
+    window.run()
+    qtbot.waitUntil(lambda: main_samples(window)[-1, 0] > t_drag + 0.3, timeout=10000)
+    # gravity halved while it runs
+    window.session.set_parameter("gravity", [0.0, -4.905, 0.0])
+    qtbot.waitUntil(lambda: len(window.runs[0].series.account.stretches) == 3, timeout=5000)
+    t_gravity = window.runs[0].series.account.stretches[-1].t0
+    qtbot.waitUntil(lambda: main_samples(window)[-1, 0] > t_gravity + 0.3, timeout=10000)
+    window.pause()
+    qtbot.waitUntil(lambda: window.state == "paused", timeout=5000)
+    window.redraw.redraw_all()
+    rows = main_samples(window)
+    series = window.runs[0].series
+    energy = rows[:, iE]
+    assert np.max(np.abs(np.diff(energy))) > 1.0  # both edits changed E by joules
+    starts = [s.t0 for s in series.account.stretches]
+    assert starts[0] == 0.0 and starts[1] == pytest.approx(t_drag) and starts[2] > starts[1]
+    # W: a conservative model, so no work whatever the edits — the bar and the account agree
+    assert _bar_heights(window)[3] == 0.0
+    work, drift = series.account.balance(rows[:, 0], energy)
+    assert np.all(work == 0.0)
+    # the drift curve restarts at each edit (LOG_FLOOR: exactly zero there) and stays small (rtol 1e-9)
+    curve = curve_values(series, rows, "drift_E")
+    for t0 in starts:
+        assert curve[int(np.flatnonzero(np.abs(rows[:, 0] - t0) < 1e-9)[0])] == LOG_FLOOR
+    assert np.max(curve) < 1e-5, np.max(curve)
+    # the drag is marked on the time plots as the gravity change is (by the parameter panel)
+    assert any(text == "drag" and t == pytest.approx(t_drag) for t, text in window.plot_marks.changes)
