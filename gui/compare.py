@@ -15,10 +15,12 @@ from PySide6.QtWidgets import QDockWidget
 
 from eomlab.engine.model import Model
 from eomlab.gui.compare_math import RunSettings, coordinate_difference, largest_drifts, run_models  # noqa: F401
+from eomlab.gui.compare_identical import identical_groups, restyle_curve, widths
 from eomlab.gui.compare_panel import ComparePanel
 from eomlab.gui.compare_scenes import Ghosts, TiledScenes
 from eomlab.gui.lock_step import CostReportingRunThread, LockStep  # noqa: F401 - where they used to live
 from eomlab.gui.method_styles import METHOD_LABELS, METHOD_STYLES, OKABE_ITO, method_style  # noqa: F401
+from eomlab.gui.plots import CURVE_WIDTH, STYLED_CURVE_WIDTH
 from eomlab.gui.session import Session
 
 
@@ -35,6 +37,8 @@ class CompareView(QObject):
         super().__init__(window)
         self.session = session
         self.main_scene = lambda: window.scene  # 2-D or 3-D, as the model needs
+        self.plots = window.plots
+        self._widened: set[str] = set()  # methods whose plot curves are drawn wider (identical runs)
         self.active = False
         self.panel = ComparePanel()
         self.panel.fill_own_settings(session.model)
@@ -141,4 +145,19 @@ class CompareView(QObject):
             return
         until = self.session.cursor_time()
         self.panel.show_differences(self.session.runs, until)
+        groups = identical_groups(self.session.runs, until)
+        self.panel.show_identical(groups)
+        self._widen_identical(groups)
         self.panel.show_costs(self.session.runs, until)
+
+    def _widen_identical(self, groups) -> None:
+        """The main plots' curves of identical runs one inside the other (gui/compare_identical.py)."""
+        scale = self.plots.line_scale
+        base = (CURVE_WIDTH if scale == 1.0 else STYLED_CURVE_WIDTH) * scale  # as the plots draw them
+        wide = widths(groups, base)
+        for run in self.session.runs:
+            if run.series is None or (run.method not in wide and run.method not in self._widened):
+                continue
+            for curve in run.series.curves.values():
+                restyle_curve(curve, run.method, wide.get(run.method, base), run.color)
+        self._widened = set(wide)

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QGridLayout, QHeaderView, Q
 from eomlab.engine.model import INTEGRATORS, STABILIZATIONS, Model
 from eomlab.engine.simulation import ModelFacts, model_facts
 from eomlab.gui.compare_math import RunSettings, coordinate_difference, largest_drifts
+from eomlab.gui.compare_identical import group_words, restyle_curve, widths
 from eomlab.gui.compare_words import method_words
 from eomlab.gui.method_styles import available_methods, method_ink, method_label, method_note, method_style
 from eomlab.gui.plot_style import plot_widget, without_si_prefix
@@ -113,6 +114,12 @@ class ComparePanel(QWidget):
         layout.setContentsMargins(4, 2, 4, 2)
         layout.addLayout(controls)
         layout.addWidget(self.settings_table)
+        # runs that give the same numbers, in words (gui/compare_identical.py): their curves lie on one another
+        self.identical_label = QLabel("")
+        self.identical_label.setObjectName("identical_methods")
+        self.identical_label.setWordWrap(True)
+        self.identical_label.setVisible(False)
+        layout.addWidget(self.identical_label)
         layout.addWidget(self.split, 1)
 
     # --- choices ---------------------------------------------------------------------------
@@ -211,6 +218,19 @@ class ComparePanel(QWidget):
                     [], [], pen=pg.mkPen(color, width=2.0 * self.line_scale, style=style), name=method_label(method))
                 self.difference_curves[method] = curve
             curve.setData(t, np.maximum(diff, DIFFERENCE_FLOOR))
+
+    def show_identical(self, groups) -> None:
+        """Say which runs agree to `IDENTICAL` and draw their difference curves so each shows."""
+        text = group_words(groups)
+        if text:
+            text = f"Same numbers, curves drawn one inside the other: {text} (max |Δq|)."
+        if self.identical_label.text() != text:
+            self.identical_label.setText(text)
+            self.identical_label.setVisible(bool(text))
+        base = 2.0 * self.line_scale
+        wide = widths(groups, base)
+        for method, curve in self.difference_curves.items():
+            restyle_curve(curve, method, wide.get(method, base))
 
     def restyle(self, line_scale: float) -> None:
         self.line_scale = line_scale
@@ -331,6 +351,8 @@ class ComparePanel(QWidget):
             cell.setText(text)
 
     def clear(self) -> None:
+        self.identical_label.setText("")
+        self.identical_label.setVisible(False)
         for method in list(self.difference_curves):
             self.difference_plot.getPlotItem().removeItem(self.difference_curves.pop(method))
         self.cost_table.clearSpans()

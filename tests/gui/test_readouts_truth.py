@@ -9,12 +9,13 @@ import pytest
 from eomlab.engine.methods import METHODS
 from eomlab.engine.presets import double_compound_pendulum, four_bar
 from eomlab.engine.simulation import RunQuantities
+from eomlab.gui.compare_identical import group_words, identical_groups, widths
 from eomlab.gui.compare_math import largest_drifts
 from eomlab.gui.compare_panel import COST_COLUMNS
 from eomlab.gui.plot_data import LOG_FLOOR, curve_values
 from eomlab.gui.runner import AS_FAST_AS_POSSIBLE
 
-from gui_helpers import main_samples, wait_for_samples
+from gui_helpers import main_samples, run_with_samples, wait_for_samples
 
 
 def _bar_heights(window) -> np.ndarray:
@@ -102,3 +103,38 @@ def test_a_drag_and_a_change_of_gravity_restart_the_drift_and_are_no_work(qtbot,
     assert np.max(curve) < 1e-5, np.max(curve)
     # the drag is marked on the time plots as the gravity change is (by the parameter panel)
     assert any(text == "drag" and t == pytest.approx(t_drag) for t, text in window.plot_marks.changes)
+
+
+def test_identical_runs_are_grouped_said_with_their_difference_and_drawn_one_inside_the_other():
+    times = np.arange(0.0, 1.0, 0.1)
+    angles = np.sin(times)
+    runs = [run_with_samples("kane", times, angles), run_with_samples("lagrange", times, angles + 3e-16),
+            run_with_samples("maggi", times, angles - 2e-16), run_with_samples("udwadia_kalaba", times, angles + 1e-6),
+            run_with_samples("gibbs_appell", times, angles + 1e-6)]
+    groups = identical_groups(runs)
+    assert [methods for methods, _ in groups] == [["kane", "lagrange", "maggi"], ["udwadia_kalaba", "gibbs_appell"]]
+    assert groups[0][1] == pytest.approx(5e-16, abs=2e-16) and groups[1][1] == 0.0  # (sin's rounding)
+    assert group_words(groups) == (f"Kane = Lagrange multipliers = Maggi to {groups[0][1]:.1e}; "
+                                   "Udwadia–Kalaba = Gibbs–Appell exactly")
+    wide = widths(groups, 2.0)
+    assert wide["kane"] > wide["lagrange"] > wide["maggi"] == 2.0 and wide["udwadia_kalaba"] > wide["gibbs_appell"]
+    assert identical_groups(runs[2:4]) == []  # 1e-6 apart: two curves a plot tells apart
+
+
+def test_compare_mode_says_which_methods_agree_on_the_unconstrained_double_pendulum(qtbot, make_window):
+    window = make_window(double_compound_pendulum().with_settings(t_end=1.0), compare=True)
+    window.set_speed(AS_FAST_AS_POSSIBLE)
+    window.run()
+    qtbot.waitUntil(lambda: all(run.ended for run in window.runs), timeout=60000)
+    window.redraw.redraw_all()
+    panel = window.compare_view.panel
+    words = panel.identical_label.text()
+    assert panel.identical_label.isVisibleTo(window) and " = " in words, words
+    groups = identical_groups(window.runs, window.session.cursor_time())
+    assert all(worst <= 1e-12 for _, worst in groups) and group_words(groups) in words
+    for methods, _ in groups:  # each curve of a group stays visible: a different width each
+        shown = {m: panel.difference_curves[m].opts["pen"].widthF() for m in methods if m in panel.difference_curves}
+        assert len(set(shown.values())) == len(shown), shown
+    for i in range(0, panel.cost_table.rowCount(), 2):  # no constraint drift talk for an unconstrained model
+        text = panel.cost_table.item(i + 1, 0).text()
+        assert "no constraints" in text and "holonomic" not in text, text
