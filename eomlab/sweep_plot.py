@@ -63,7 +63,7 @@ def _label(spec, name: str) -> str:
             return f"{name} (rad)" if b.joint.type == "revolute" else name
         if name in (f"{n}_dot" for n in b.joint.names):
             return f"{name} (rad/s)" if b.joint.type == "revolute" else name
-    if name.startswith(("flip_time", "wall_time")):
+    if name.startswith(("flip_time", "over_top", "wall_time")):
         return f"{name} (s)"
     return name
 
@@ -107,7 +107,7 @@ def _map(plt, spec, table):
     fig, ax = plt.subplots(figsize=(8.5, 7))
     data = table[value].to_numpy(dtype=float)
     positive = data[np.isfinite(data)]
-    log = value.startswith("flip_time") and positive.size and positive.min() > 0
+    log = value.startswith(("flip_time", "over_top")) and positive.size and positive.min() > 0
     norm = matplotlib_lognorm(positive) if log else None
     cmap = plt.get_cmap("viridis").with_extremes(bad="#f0f0f0")  # runs that never flip
     if spec.mode == "grid":

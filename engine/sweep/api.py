@@ -86,7 +86,7 @@ def sweep(model: Model | str, vary, measure, *, mode: str = "grid", samples: int
         ``{"upper_theta": "-3.14:3.14:200", "method": ["kane", "lagrange"]}`` or
         ``["upper_theta=-3.14:3.14:200", ...]`` (see `engine.sweep.spec`).
     measure : str or list of str
-        ``final``, ``final:NAME``, ``flip_time:NAME``, ``energy_drift``, ``constraint_drift``,
+        ``final``, ``final:NAME``, ``flip_time:NAME``, ``over_top:NAME``, ``energy_drift``, ``constraint_drift``,
         ``rhs_evals``, ``wall_time``, ``end:EXPR``, ``max:EXPR`` (see `engine.sweep.measures`).
     mode, samples, seed : grid / list / random with `samples` draws from `seed`.
     t_end : simulated seconds per run (default: the model's).

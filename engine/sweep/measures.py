@@ -1,7 +1,9 @@
 """What a sweep measures per run, and measuring it — along a batched run or from a single run's samples.
 
 ``final`` (every coordinate and speed at t_end, columns ``final:NAME``; or ``final:NAME`` for one),
-``flip_time:NAME`` (the first time coordinate NAME reaches ±π; NaN if never), ``energy_drift``
+``flip_time:NAME`` (the first time coordinate NAME reaches ±π; NaN if never), ``over_top:NAME``
+(the first time angle NAME is π from its hanging value, engine/sweep/hanging.py: a pendulum going
+over the top, whatever its zero; NaN if never), ``energy_drift``
 (max |E − E(0)| / max(|E(0)|, T(0) + |V(0)|), THEORY.md §5), ``constraint_drift`` (max position or
 velocity residual), ``rhs_evals``, ``wall_time``, ``end:EXPR`` and ``max:EXPR`` (a user expression
 in t, the coordinates and the speeds, at t_end or its maximum). Batched runs take maxima over
@@ -19,8 +21,10 @@ import numpy as np
 from eomlab.engine.expressions import Expression, compile_expressions, parse_expression
 from eomlab.engine.model import Model, ModelError, speed_names
 
-KINDS = ("final", "flip_time", "energy_drift", "constraint_drift", "rhs_evals", "wall_time", "end", "max")
-_NEEDS_ARGUMENT = ("flip_time", "end", "max")
+KINDS = ("final", "flip_time", "over_top", "energy_drift", "constraint_drift", "rhs_evals", "wall_time", "end", "max")
+_NEEDS_ARGUMENT = ("flip_time", "over_top", "end", "max")
+#: measures of the first time an angle is π from a reference (flip_time: from 0; over_top: from hanging)
+_CROSSINGS = ("flip_time", "over_top")
 _NO_ARGUMENT = ("energy_drift", "constraint_drift", "rhs_evals", "wall_time")
 
 
@@ -30,6 +34,8 @@ class Measure:
     kind: str
     arg: str = ""
     expression: Expression | None = None
+    offset: float = 0.0  # a crossing's reference angle: |angle − offset| reaching π
+    chain: tuple[int, ...] = ()  # a crossing's angle: the sum of these coordinates (engine/sweep/hanging.py)
 
 
 def state_names(model: Model) -> tuple[str, ...]:
@@ -42,18 +48,28 @@ def parse_measure(model: Model, text: str) -> Measure:
     kind, sep, arg = str(text).strip().partition(":")
     kind, arg = kind.strip(), arg.strip()
     if kind not in KINDS:
-        raise ModelError(where, f"unknown measure {kind!r}; measures: {', '.join(KINDS)} (flip_time:NAME, end:EXPR, max:EXPR)")
+        raise ModelError(where, f"unknown measure {kind!r}; measures: {', '.join(KINDS)} (flip_time:NAME, over_top:NAME, end:EXPR, max:EXPR)")
     if kind in _NEEDS_ARGUMENT and not arg:
-        raise ModelError(where, f"{kind} needs an argument: {kind}:{'NAME' if kind == 'flip_time' else 'EXPR'}")
+        raise ModelError(where, f"{kind} needs an argument: {kind}:{'NAME' if kind in _CROSSINGS else 'EXPR'}")
     if kind in _NO_ARGUMENT and sep:
         raise ModelError(where, f"{kind} takes no argument")
     names = state_names(model)
-    if kind == "flip_time" and arg not in model.coordinate_names:
+    if kind in _CROSSINGS and arg not in model.coordinate_names:
         raise ModelError(where, f"{arg!r} is not a coordinate of the model ({', '.join(model.coordinate_names[:8])})")
+    offset, chain = 0.0, ((model.coordinate_names.index(arg),) if kind in _CROSSINGS else ())
+    if kind == "over_top":
+        from eomlab.engine.sweep.hanging import hanging_position, turning_chain
+
+        try:
+            chain = turning_chain(model, arg)
+        except ValueError as err:
+            raise ModelError(where, str(err)) from None
+        offset = sum(hanging_position(model)[c] for c in chain)
     if kind == "final" and arg and arg not in names:
         raise ModelError(where, f"{arg!r} is not a coordinate or speed of the model")
     expression = parse_expression(arg, names, where) if kind in ("end", "max") else None
-    return Measure(text=f"{kind}:{arg}" if arg else kind, kind=kind, arg=arg, expression=expression)
+    return Measure(text=f"{kind}:{arg}" if arg else kind, kind=kind, arg=arg, expression=expression, offset=offset,
+                   chain=chain)
 
 
 def measure_columns(model: Model, m: Measure) -> list[str]:
@@ -100,6 +116,15 @@ def hermite_crossing(t0, t1, q0, q1, v0, v1, target, a0=None, a1=None) -> np.nda
     return t0 + hi * h
 
 
+def _sum(values: np.ndarray, columns) -> np.ndarray:
+    return values[:, list(columns)].sum(axis=1)
+
+
+def _angle(m: Measure, states: np.ndarray) -> np.ndarray:
+    """A crossing measure's angle over states (k, n): the chain's sum less the reference."""
+    return _sum(states, m.chain) - m.offset
+
+
 class Measurements:
     """Per-member results of one group of runs, filled along a batched run or from samples."""
 
@@ -107,7 +132,7 @@ class Measurements:
         self.model, self.measures, self.size = model, measures, size
         self.names = state_names(model)
         self.n_q = len(model.coordinate_names)
-        self.flips = [m for m in measures if m.kind == "flip_time"]
+        self.flips = [m for m in measures if m.kind in _CROSSINGS]
         self.maxima = [m for m in measures if m.kind == "max"]
         self.wants_energy = any(m.kind == "energy_drift" for m in measures)
         self.flip_time = np.full((size, len(self.flips)), np.nan)
@@ -125,22 +150,22 @@ class Measurements:
             self.E0[members] = T + V
             self.E_scale[members] = np.maximum(np.maximum(np.abs(T + V), T + np.abs(V)), 1e-12)
         for j, m in enumerate(self.flips):
-            c = self.model.coordinate_names.index(m.arg)
-            self.flip_time[members[np.abs(y0[:, c]) >= math.pi], j] = 0.0
+            self.flip_time[members[np.abs(_angle(m, y0)) >= math.pi], j] = 0.0
         self._maxima(members, np.zeros(len(members)), y0)
 
     def step(self, members, t0, y0, f0, t1, y1, f1, energy=None) -> None:
         """After an accepted step from (t0, y0) to (t1, y1); f are the derivatives ẏ there, and the
         speeds are the coordinates' rates (the batched path), so f's speed part is q̈."""
         for j, m in enumerate(self.flips):
-            c = self.model.coordinate_names.index(m.arg)
-            new = np.isnan(self.flip_time[members, j]) & (np.abs(y1[:, c]) >= math.pi)
+            a1 = _angle(m, y1)
+            new = np.isnan(self.flip_time[members, j]) & (np.abs(a1) >= math.pi)
             if np.any(new):
                 k = np.flatnonzero(new)
-                target = math.pi * np.sign(y1[k, c])
-                a = self.n_q + c
-                self.flip_time[members[k], j] = hermite_crossing(t0[k], t1[k], y0[k, c], y1[k, c], f0[k, c], f1[k, c],
-                                                                 target, f0[k, a], f1[k, a])
+                rates, accelerations = _sum(f0[k], m.chain), _sum(f1[k], m.chain)
+                shift = [self.n_q + c for c in m.chain]
+                self.flip_time[members[k], j] = hermite_crossing(
+                    t0[k], t1[k], _angle(m, y0[k]), a1[k], rates, accelerations, math.pi * np.sign(a1[k]),
+                    _sum(f0[k], shift), _sum(f1[k], shift))
         if self.wants_energy:
             T, V = energy(members, y1)
             drift = np.abs(T + V - self.E0[members]) / self.E_scale[members]
@@ -163,7 +188,7 @@ class Measurements:
         if len(rows):
             self.constraint_drift[b] = float(np.max(rows[:, [index["drift_pos"], index["drift_vel"]]]))
         for j, m in enumerate(self.flips):
-            q = states[:, self.names.index(m.arg)]
+            q = _angle(m, states)
             past = np.flatnonzero(np.abs(q) >= math.pi)
             if not past.size:
                 continue
@@ -171,8 +196,9 @@ class Measurements:
             if k == 0:
                 self.flip_time[b, j] = 0.0
                 continue
-            rate = f"{m.arg}_dot"
-            v = rows[:, index[rate]] if rate in index else np.full(len(rows), (q[k] - q[k - 1]) / (t[k] - t[k - 1]))
+            rates = [f"{self.names[c]}_dot" for c in m.chain]
+            v = (np.sum([rows[:, index[r]] for r in rates], axis=0) if all(r in index for r in rates)
+                 else np.full(len(rows), (q[k] - q[k - 1]) / (t[k] - t[k - 1])))
             self.flip_time[b, j] = hermite_crossing(t[k - 1:k], t[k:k + 1], q[k - 1:k], q[k:k + 1], v[k - 1:k], v[k:k + 1],
                                                     np.array([math.pi * np.sign(q[k])]))[0]
         for j, m in enumerate(self.maxima):
@@ -191,7 +217,7 @@ class Measurements:
             if m.kind == "final":
                 for name in (m.arg,) if m.arg else self.names:
                     out[f"final:{name}"] = y[:, self.names.index(name)]
-            elif m.kind == "flip_time":
+            elif m.kind in _CROSSINGS:
                 out[m.text] = self.flip_time[:, flips[m.text]]
             elif m.kind == "energy_drift":
                 out[m.text] = self.energy_drift.copy()

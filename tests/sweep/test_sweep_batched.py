@@ -52,7 +52,8 @@ def test_every_member_equals_eomlab_run(which, method, tmp_path):
 
 def test_single_runs_give_the_same_table_when_batching_is_off():
     sweep = make_sweep(load_model(DOUBLE), ["upper_theta=0.5,2.9", "lower_theta=0.1,3.0"],
-                       ["final", "flip_time:lower_theta", "energy_drift", "rhs_evals"], **SETTINGS)
+                       ["final", "flip_time:lower_theta", "over_top:lower_theta", "energy_drift", "rhs_evals"],
+                       **SETTINGS)
     batched, _ = run_chunk(sweep, 0, sweep.n_runs)
     single, notes = run_chunk(sweep, 0, sweep.n_runs, batched=False)
     assert notes == {"batching turned off": 4}
@@ -61,6 +62,8 @@ def test_single_runs_give_the_same_table_when_batching_is_off():
     # flip times: cubic Hermite between step ends (batched) or samples every 0.01 s (single)
     np.testing.assert_allclose(batched["flip_time:lower_theta"], single["flip_time:lower_theta"], atol=1e-4)
     assert np.isnan(batched["flip_time:lower_theta"]).tolist() == np.isnan(single["flip_time:lower_theta"]).tolist()
+    np.testing.assert_allclose(batched["over_top:lower_theta"], single["over_top:lower_theta"], atol=1e-4)
+    assert np.isfinite(batched["over_top:lower_theta"]).any()
     assert np.all(batched["energy_drift"] < 1e-6) and np.all(batched["rhs_evals"] > 100)
 
 
@@ -125,3 +128,43 @@ def test_flip_time_of_a_pendulum_going_over_the_top_equals_the_quadrature():
     for w0, t_flip in zip(speeds, columns["flip_time:bob_theta"]):
         exact, _ = quad(lambda th, w=w0: 1.0 / np.sqrt(w**2 - 2 * g_over_l * (1 - np.cos(th))), 0.0, np.pi, epsabs=1e-13)
         assert abs(t_flip - exact) < 1e-8, (w0, t_flip, exact)
+
+
+def test_over_the_top_is_measured_from_the_hanging_position_whatever_the_angle_s_zero():
+    """A pendulum whose angle is 0 along +x hangs at −π/2 (engine/sweep/hanging.py): `over_top`
+    is the quadrature of the climb from hanging to upright; `flip_time` (|θ| = π) is a horizontal
+    rod, here three quarters of a turn on. Batched and single runs (absolute coordinates) alike."""
+    from dataclasses import replace
+
+    from scipy.integrate import quad
+
+    from eomlab.engine.model import IDENTITY3
+    from eomlab.engine.sweep.hanging import hanging_position
+
+    hanging = preset("simple_pendulum", theta0=-np.pi / 2)
+    bob = hanging.bodies[0]
+    model = replace(hanging, bodies=(replace(bob, joint=replace(bob.joint, rotation=IDENTITY3)),))
+    assert hanging_position(model)[0] == pytest.approx(-np.pi / 2, abs=1e-7)
+    speeds = [6.5, 7.0, 9.0]
+    for coordinates in ("joint", "absolute"):
+        sweep = make_sweep(model, [f"bob_theta_dot={','.join(map(str, speeds))}", "tol=1e-10",
+                                   f"coordinates={coordinates}"], ["over_top:bob_theta", "flip_time:bob_theta"], t_end=3.0)
+        columns, _ = run_chunk(sweep, 0, 3)
+        for w0, t_top, t_flip in zip(speeds, columns["over_top:bob_theta"], columns["flip_time:bob_theta"]):
+            climb = lambda th, w=w0: 1.0 / np.sqrt(w**2 - 2 * 9.81 * (1 - np.cos(th)))  # noqa: E731  (g/l = 9.81)
+            exact, _ = quad(climb, 0.0, np.pi, epsabs=1e-13)
+            # the hanging angle is found to ~1e-8 rad, the crossing on the step's interpolant
+            assert abs(t_top - exact) < (1e-7 if coordinates == "joint" else 1e-5), (coordinates, w0, t_top, exact)
+            # |θ| = π: three quarters of a turn from hanging, over the top and on to the horizontal
+            horizontal, _ = quad(climb, 0.0, 1.5 * np.pi, epsabs=1e-13)
+            assert abs(t_flip - horizontal) < 1e-5, (coordinates, w0, t_flip, horizontal)
+
+
+def test_over_top_needs_a_revolute_angle_and_sums_a_planar_chain():
+    with pytest.raises(Exception, match="revolute"):
+        make_sweep(preset("cart_pendulum"), ["theta=0:1:2"], ["over_top:x"], t_end=1.0)
+    from eomlab.engine.sweep.measures import parse_measure
+
+    lower = parse_measure(preset("double_compound_pendulum"), "over_top:lower_theta")
+    assert lower.chain == (0, 1) and lower.offset == pytest.approx(-np.pi / 2, abs=1e-7)  # the rod itself
+    assert parse_measure(preset("cart_pendulum"), "over_top:theta").chain == (1,)
