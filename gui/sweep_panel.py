@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QDoubleSpinBox,
+    QFileDialog,
     QGridLayout,
     QHBoxLayout,
     QLabel,
@@ -26,6 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from eomlab.engine.model import ModelError
+from eomlab.gui import sweep_export
 
 CHUNK = 100  # runs per chunk: the map fills in steps this big
 
@@ -60,9 +62,22 @@ class SweepThread(QThread):
 
 
 def _measures(window) -> list[str]:
+    """What the panel offers, the default first: for a pendulum, its last body going over the top
+    (`over_top`: its angle π from hanging), then |θ| = π (`flip_time`), drifts and final values."""
     model = window.model
-    return [*(f"flip_time:{c}" for c in model.coordinate_names), "energy_drift", "rhs_evals",
-            *(f"final:{c}" for c in model.coordinate_names)]
+    over = [c for c in reversed(model.coordinate_names) if _turns_in_a_plane(model, c)]
+    return [*(f"over_top:{c}" for c in over), *(f"flip_time:{c}" for c in model.coordinate_names), "energy_drift",
+            "rhs_evals", *(f"final:{c}" for c in model.coordinate_names)]
+
+
+def _turns_in_a_plane(model, name: str) -> bool:
+    from eomlab.engine.sweep.hanging import turning_chain
+
+    try:
+        turning_chain(model, name)
+    except ValueError:
+        return False
+    return True
 
 
 class SweepPanel(QDialog):
@@ -72,6 +87,7 @@ class SweepPanel(QDialog):
         self.setWindowTitle("Sweep")
         self.thread: SweepThread | None = None
         self.spec = None
+        self.chunks: list[dict] = []  # the columns of every chunk so far (the Parquet export)
         model = window.model
         names = list(model.coordinate_names) + [f"{c}_dot" for c in model.coordinate_names
                                                 if f"{c}_dot" in _state_names(model)]
@@ -105,6 +121,14 @@ class SweepPanel(QDialog):
         self.status = QLabel("")
         buttons.addWidget(self.start_button)
         buttons.addWidget(self.progress, 1)
+        self.png_button = QPushButton("Export PNG…")
+        self.png_button.clicked.connect(lambda: self._export("PNG picture (*.png)", ".png", self.export_png))
+        self.parquet_button = QPushButton("Export Parquet…")
+        self.parquet_button.clicked.connect(
+            lambda: self._export("Parquet table (*.parquet)", ".parquet", self.export_parquet))
+        for button in (self.png_button, self.parquet_button):
+            button.setEnabled(False)  # nothing to export before a sweep
+            buttons.addWidget(button)
         layout.addLayout(buttons)
         layout.addWidget(self.status)
         self.plot = pg.PlotWidget()
@@ -135,6 +159,7 @@ class SweepPanel(QDialog):
         (nx, ny) = (self.axes[0][3].value(), self.axes[1][3].value())
         self.values = np.full((nx, ny), np.nan)
         self.done = 0
+        self.chunks = []
         self.progress.setRange(0, self.spec.n_runs)
         self.progress.setValue(0)
         self._draw()
@@ -151,7 +176,10 @@ class SweepPanel(QDialog):
         runs = np.asarray(columns["run"])
         measure = self.measure_column()
         self.values[runs // ny, runs % ny] = np.asarray(columns[measure], float)
+        self.chunks.append(columns)
         self.done += len(runs)
+        self.png_button.setEnabled(True)
+        self.parquet_button.setEnabled(True)
         self.progress.setValue(self.done)
         batched = int(np.sum(np.asarray(columns["engine"]) == "batched"))
         self.status.setText(f"{self.done} of {self.spec.n_runs} runs ({batched} of the last {len(runs)} batched)")
@@ -168,7 +196,7 @@ class SweepPanel(QDialog):
         (x, xl, xh, _), (y, yl, yh, _) = self.axes
         shown = self.values
         label = self.measure_column()
-        if label.startswith("flip_time"):
+        if label.startswith(("flip_time", "over_top")):
             with np.errstate(divide="ignore", invalid="ignore"):
                 shown = np.log10(self.values)
             label = f"log10 {label} (s)"
@@ -184,6 +212,25 @@ class SweepPanel(QDialog):
         self.plot.setLabel("bottom", x.currentText())
         self.plot.setLabel("left", y.currentText())
         self.plot.setTitle(f"{label}; empty: not yet run, or never")
+
+    # --- export (gui/sweep_export.py) ---------------------------------------------------------
+
+    def export_png(self, path: str) -> str | None:
+        """The map as shown, as a PNG; None, or the one-line reason it was not written."""
+        return sweep_export.write_png(self.plot, path)
+
+    def export_parquet(self, path: str) -> str | None:
+        """Every run measured so far, one row each (the columns `eomlab sweep` writes)."""
+        return sweep_export.write_parquet(self.chunks, path)
+
+    def _export(self, kind: str, suffix: str, write) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Export the sweep", f"sweep{suffix}", kind)
+        if not path:
+            return
+        if not path.endswith(suffix):
+            path += suffix
+        error = write(path)
+        self.status.setText(error or f"Wrote {path}")
 
     # --- opening one run -----------------------------------------------------------------------
 
