@@ -16,7 +16,7 @@ from eomlab.gui.method_styles import PALETTE
 from eomlab.gui.plot_data import energy_balance
 
 BARS = (("T", PALETTE[0]), ("V", PALETTE[2]), ("E", PALETTE[1]), ("W", PALETTE[4]))
-BAR_LABELS = ("T kinetic", "V potential", "E = T + V", "W non-conservative")
+BAR_LABELS = ("T kinetic", "V potential", "E = T + V", "W work")  # W: of the non-conservative forces
 #: the axis leaves this much room (fraction) beyond the largest value before rounding up
 ROOM = 0.05
 
