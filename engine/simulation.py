@@ -29,7 +29,7 @@ from .manipulation import Manipulation
 from .oscillation import Oscillation, measure_oscillation, small_oscillation_period  # noqa: F401  (for the window)
 from .quantities import RunQuantities, SampleQuantities, csv_columns, state_columns  # noqa: F401  (RunQuantities: for the window)
 from .model_history import ModelHistory  # the window keeps its runs' parameter history with it too
-from .energy_account import EnergyAccount  # noqa: F401  (for the window: W and the drift between edits)
+from .energy_account import SAME_TIME, EnergyAccount  # noqa: F401  (for the window: W and the drift between edits)
 from .model_facts import ModelFacts, conservative, model_facts  # noqa: F401  (for the window's words)
 from .run_edits import RunEdits, expression_constants, model_with_parameter  # noqa: F401  (for the window)
 from .start_checks import StartChecks

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject
 
-from eomlab.engine.simulation import conservative
+from eomlab.engine.simulation import SAME_TIME, conservative
 
 #: edits that change the model or the state: a new stretch, the jump of E is nobody's work
 RESTARTS = ("set_parameter", "drag_to", "set_state")
@@ -50,6 +50,12 @@ class EnergyBook(QObject):
         if name == "continue_from":
             series.account.drop_after(t)
             self._pulling.discard(id(run))
+            # an undone drag goes back to the state before it at the same instant: that stretch
+            # starts again from the state the run now has there
+            stretches, row = series.account.stretches, series.rows_until(t)[-1:]
+            if stretches and len(row) and abs(stretches[-1].t0 - t) <= SAME_TIME \
+                    and series.column(row, "E")[0] != stretches[-1].e0:
+                self._begin(run, row, None)
             return
         if name == "pull":
             self._pulling.add(id(run))

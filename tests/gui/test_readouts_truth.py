@@ -18,6 +18,17 @@ from eomlab.gui.runner import AS_FAST_AS_POSSIBLE
 from gui_helpers import main_samples, run_with_samples, wait_for_samples
 
 
+def _until_still(qtbot, window) -> None:
+    """Paused: until the batches already on their way have arrived (the latest time stays put)."""
+    seen = []
+
+    def still() -> bool:
+        seen.append(main_samples(window)[-1, 0])
+        return len(seen) > 3 and seen[-1] == seen[-4]
+
+    qtbot.waitUntil(still, timeout=10000)
+
+
 def _bar_heights(window) -> np.ndarray:
     return np.asarray(window.plots.energy_bars.bars.opts["height"], dtype=float)
 
@@ -138,3 +149,25 @@ def test_compare_mode_says_which_methods_agree_on_the_unconstrained_double_pendu
     for i in range(0, panel.cost_table.rowCount(), 2):  # no constraint drift talk for an unconstrained model
         text = panel.cost_table.item(i + 1, 0).text()
         assert "no constraints" in text and "holonomic" not in text, text
+
+
+def test_an_undone_drag_starts_its_stretch_again_from_the_state_put_back(qtbot, make_window):
+    window = make_window(double_compound_pendulum().with_settings(t_end=1e5))
+    window.set_speed(AS_FAST_AS_POSSIBLE)
+    window.run()
+    wait_for_samples(qtbot, window, 30)
+    window.pause()
+    qtbot.waitUntil(lambda: window.state == "paused", timeout=5000)
+    iE = window.samples()[0].index("E")
+    _until_still(qtbot, window)
+    window.session.follow_latest()  # as gui/drag.py does: the drag acts at the latest sample
+    before = window.session.rows_at(window.session.latest_common_time())  # what DragPose.undo puts back
+    window.session.edit("drag_to", "lower", [1.0, 0.0, 0.0], [0.3, -1.6, 0.0])
+    qtbot.waitUntil(lambda: abs(main_samples(window)[-1, iE] - before[0][iE]) > 0.5, timeout=5000)
+    window.session.continue_from(before)
+    qtbot.waitUntil(lambda: abs(main_samples(window)[-1, iE] - before[0][iE]) < 1e-6, timeout=5000)
+    series = window.runs[0].series
+    last = series.account.stretches[-1]
+    rows = main_samples(window)
+    assert last.t0 == pytest.approx(before[0][0]) and last.e0 == rows[-1, iE]  # from the state put back
+    assert np.max(curve_values(series, rows, "drift_E")) < 1e-5  # no jump booked as drift
