@@ -83,3 +83,11 @@ def test_model_facts(name, coordinates, rows, independent, conservative):
     assert facts.independent_speeds == independent
     assert facts.conservative is conservative
     assert facts.constrained is (sum(rows) > 0)
+
+
+@pytest.mark.parametrize(("method", "says"), [("lagrange", "q̇ (3)"), ("maggi", "u (3)"), ("udwadia_kalaba", "u (3)"),
+                                              ("kane", "independent speeds (1)"), ("gibbs_appell", "independent speeds (1)")])
+def test_what_each_formulation_integrates_on_the_four_bar(method, says):
+    """Maggi keeps holonomic rows at the acceleration level: it integrates all three speeds of the
+    one-degree-of-freedom four-bar, and says so (it said "independent speeds (3)")."""
+    assert says in Simulation(preset("four_bar"), method=method).stats["integrates"]
