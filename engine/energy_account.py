@@ -70,13 +70,12 @@ class EnergyAccount:
         work, drift = np.full(t.shape, np.nan), np.full(t.shape, np.nan)
         if not self.stretches:
             return work, drift
-        starts = np.array([s.t0 for s in self.stretches]) - SAME_TIME
-        k = np.searchsorted(starts, t, side="right") - 1
-        for i, s in enumerate(self.stretches):
-            on = k == i
-            if not on.any():
-                continue
-            change = energy[on] - s.e0
-            work[on] = s.w0 + change if s.forced else s.w0
-            drift[on] = np.nan if s.forced else change / s.scale
+        t0, e0, scale, w0, forced = (np.array(v) for v in zip(*((s.t0, s.e0, s.scale, s.w0, s.forced)
+                                                                  for s in self.stretches)))
+        k = np.searchsorted(t0 - SAME_TIME, t, side="right") - 1
+        on = k >= 0
+        k = k[on]
+        change = energy[on] - e0[k]
+        work[on] = w0[k] + np.where(forced[k], change, 0.0)
+        drift[on] = np.where(forced[k], np.nan, change / scale[k])
         return work, drift
