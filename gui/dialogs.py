@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 
-import numpy as np
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QAction, QIcon, QKeySequence, QPixmap
 from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFormLayout, QHBoxLayout,
@@ -35,19 +34,24 @@ def make_preset(name: str, **params) -> Model:
 
 def chain_model(links: int, spatial: bool, kind: str, length: float, mass: float, angle: float) -> Model:
     """A pendulum chain from the engine's presets, released `angle` rad from hanging straight
-    down: planar (revolute joints about z; rods or point masses) or 3-D (bars on ball joints,
-    the first one tilted by `angle` and turning)."""
-    if not spatial:
-        # the preset measures the first angle from +x: hanging straight down is -pi/2
-        angles = [float(angle) - np.pi / 2] + [0.0] * (links - 1)
-        return make_preset("planar_chain", n=links, kind=kind, length=length, mass=mass, angles=angles)
+    down: planar (revolute joints about z; rods or point masses, every angle 0 hanging straight
+    down: the first joint frame is turned so) or 3-D (bars on ball joints, the first one tilted
+    by `angle` and turning)."""
     from eomlab.engine.modelfile import model_from_dict, model_to_dict
+    from eomlab.engine.modelfile.edit_rules import hanging_rotation
 
+    if not spatial:
+        chain = make_preset("planar_chain", n=links, kind=kind, length=length, mass=mass,
+                            angles=[float(angle)] + [0.0] * (links - 1))
+        data = model_to_dict(chain)
+        rotation = hanging_rotation(Model(gravity=chain.gravity), GROUND)
+        if rotation is not None:
+            data["bodies"][0]["joint"]["rotation"] = rotation
+        return model_from_dict(data)
     data = model_to_dict(make_preset("spatial_chain", n=links, length=length, mass=mass))
-    first = data["bodies"][0]["joint"]
-    q0 = list(first.get("q0", [0.0, 0.0, 0.0]))
-    q0[1] = float(angle)  # elevation of the first bar away from hanging
-    first["q0"] = q0
+    for body in data["bodies"]:  # straight down at zero angles (the preset's first frame is turned so)
+        body["joint"]["q0"] = [0.0, 0.0, 0.0]
+    data["bodies"][0]["joint"]["q0"][1] = float(angle)  # elevation of the first bar away from hanging
     return model_from_dict(data)
 
 

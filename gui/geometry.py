@@ -129,6 +129,22 @@ def reach(model: Model) -> float:
     return max(furthest, 0.5)
 
 
+def zero_direction(model: Model, rotations: np.ndarray, origins: np.ndarray, name: str) -> np.ndarray | None:
+    """The segment (2, 3) from a revolute body's hinge along the direction its angle is measured
+    from (its joint frame's x axis, carried by its parent's pose), about the body's size long;
+    None for other joints."""
+    index = {b.name: i for i, b in enumerate(model.bodies)}
+    if name not in index or model.bodies[index[name]].joint.type != "revolute":
+        return None
+    body = model.bodies[index[name]]
+    parent = np.eye(3) if body.parent == GROUND else np.asarray(rotations[index[body.parent]], dtype=float)
+    direction = parent @ np.asarray(body.joint.rotation, dtype=float)[:, 0]
+    size = body.shape.length if body.shape is not None and body.shape.kind == "rod" else float(np.linalg.norm(body.com))
+    length = size if size > 0 else 0.2 * reach(model)
+    start = np.asarray(origins[index[name]], dtype=float)
+    return np.array([start, start + length * direction])
+
+
 def up_basis(gravity) -> np.ndarray:
     """Rows h0, h1, up: a right-handed world basis whose third axis points against gravity
     (world z when there is no gravity)."""

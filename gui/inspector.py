@@ -19,6 +19,7 @@ from eomlab.engine.methods import METHODS
 from eomlab.engine.model import (COORDINATES, GROUND, INTEGRATORS, JOINT_TYPES, SHAPE_KINDS, STABILIZATIONS,
                           Model, ModelError)
 from eomlab.engine.modelfile import model_to_dict
+from eomlab.engine.modelfile.edit_rules import angle_zero_words
 from eomlab.gui import edits
 
 
@@ -27,7 +28,7 @@ class Field:
     path: tuple  # relative to the node, in the file form: ("joint", "q0")
     label: str
     unit: str = ""
-    kind: str = "number"  # number | vector | json | text | name | choice | expressions
+    kind: str = "number"  # number | vector | json | text | name | choice | expressions | note (words, no value)
     options: tuple = ()
     tip: str = ""
 
@@ -86,10 +87,13 @@ def body_fields(model: Model, body) -> list[Field]:
             fields.append(Field(("joint", "speeds"), "speeds", "", "choice", ("body", "euler")))
     if body.joint.dof:
         fields += [
-            Field(("joint", "q0"), "initial q", q_unit, "json"),
-            Field(("joint", "u0"), "initial speeds", u_unit, "json"),
+            Field(("joint", "q0"), "initial q", q_unit, "vector"),
+            Field(("joint", "u0"), "initial speeds", u_unit, "vector"),
             Field(("joint", "names"), "coordinate names", "", "json"),
         ]
+    words = angle_zero_words(model, body.name)
+    if words:  # what θ = 0 means (the scene draws that direction dashed while this body is selected)
+        fields.append(Field(("joint", "angle_zero"), "", words, "note"))
     return fields
 
 
@@ -235,6 +239,8 @@ class Inspector(QWidget):
             self._build(fields)
         self.fields = fields
         for f in fields:
+            if f.kind == "note":
+                continue
             value = edits.get_in(data, node_path + f.path)
             if value is None:
                 value = _get_attr_path(source, f.path)
@@ -265,6 +271,13 @@ class Inspector(QWidget):
                 widget.deleteLater()
         self.editors = {}
         for row, f in enumerate(fields):
+            if f.kind == "note":
+                note = QLabel(f.unit)
+                note.setObjectName("note:" + ".".join(map(str, f.path)))
+                note.setWordWrap(True)
+                note.setStyleSheet("color: #555;")
+                self.grid.addWidget(note, row, 0, 1, 3)
+                continue
             label = QLabel(f.label)
             unit = QLabel(f.unit)
             unit.setStyleSheet("color: #555;")
