@@ -13,6 +13,9 @@ import numpy as np
 from eomlab.engine.model import GROUND, Model
 
 _CIRCLE = np.linspace(0.0, 2.0 * np.pi, 33)
+#: mass-centre markers grow with the cube root of the mass up to this size (px; 27 kg reaches it):
+#: a 1e12 kg body made a 50,000 px marker that froze the window for 29 s
+MAX_MASS_MARKER_PX = 22.0
 _Z = np.array([0.0, 0.0, 1.0])
 
 
@@ -26,7 +29,7 @@ class Drawing:
     hinges: np.ndarray  # (h, 3) joints between bodies
     ground_hinges: np.ndarray  # (g, 3) joints to the ground
     mass_centres: np.ndarray  # (m, 3) bodies with mass
-    mass_sizes: np.ndarray  # (m,) marker size, grows with the cube root of the mass
+    mass_sizes: np.ndarray  # (m,) marker size (px), grows with the cube root of the mass, at most MAX_MASS_MARKER_PX
 
     def points(self) -> np.ndarray:
         parts = [p for p in self.rods + self.outlines + self.links]
@@ -87,7 +90,8 @@ def drawing(model: Model, rotations: np.ndarray, origins: np.ndarray, mass_centr
         ground = np.concatenate((ground, anchors))
         links += [np.array([a, o]) for a, o in zip(anchors, origins[slide]) if np.linalg.norm(o - a) > 1e-12]
     weighty = mass > 0
-    return Drawing(rods, outlines, links, hinges, ground, mass_centres[weighty], 7.0 + 5.0 * np.cbrt(mass[weighty]))
+    sizes = np.minimum(7.0 + 5.0 * np.cbrt(mass[weighty]), MAX_MASS_MARKER_PX)
+    return Drawing(rods, outlines, links, hinges, ground, mass_centres[weighty], sizes)
 
 
 def _circle(centre, e1, e2, radius) -> np.ndarray:

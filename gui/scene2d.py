@@ -22,6 +22,8 @@ from eomlab.gui.scene_curve import SceneCurve
 TRAIL_LENGTH = 400
 #: room around the reach when the view is fitted (fraction of the reach box's larger side)
 FIT_MARGIN = 0.04
+#: marker sizes at scale 1 (px); mass centres: gui/geometry.py
+HINGE_PX, GROUND_HINGE_PX = 9.0, 14.0
 
 
 def _pairs(segments: list[np.ndarray], project) -> tuple[np.ndarray, np.ndarray]:
@@ -99,8 +101,9 @@ class Scene2D(pg.PlotWidget):
         self.zero_body: str | None = None
         for curve in (self.trail, self.links, self.outlines, self.rods, self.zero_line):
             item.addItem(curve)
-        self.ground_hinges = Markers("t1", 14, pen=pg.mkPen("#222"), brush="#666")
-        self.hinges = Markers("o", 9, pen=pg.mkPen("#222", width=1.5), brush="w")
+        self.ground_hinges = Markers("t1", GROUND_HINGE_PX, pen=pg.mkPen("#222"), brush="#666")
+        self.hinges = Markers("o", HINGE_PX, pen=pg.mkPen("#222", width=1.5), brush="w")
+        self.marker_scale = 1.0  # presentation: markers grow with the fonts (gui/presentation.py)
         self.mass_centres = Markers("o", pen=pg.mkPen("#222", width=1), brush="#f28e2b")
         for scatter in (self.ground_hinges, self.hinges, self.mass_centres):
             item.addItem(scatter)
@@ -145,6 +148,14 @@ class Scene2D(pg.PlotWidget):
         self.picture_box = None
         self.time_label.setText("")
 
+    def set_marker_scale(self, scale: float) -> None:
+        """Hinges, ground hinges and mass centres `scale` times their size (presentation mode)."""
+        self.marker_scale = float(scale)
+        self.hinges.setSize(HINGE_PX * scale)
+        self.ground_hinges.setSize(GROUND_HINGE_PX * scale)
+        if self.frame is not None:
+            self.show_frame(self.frame)
+
     def show_zero_direction(self, body: str | None) -> None:
         """Draw (dashed) where `body`'s joint angle is 0 while it is selected; None: nothing."""
         self.zero_body = body
@@ -169,7 +180,7 @@ class Scene2D(pg.PlotWidget):
             xy = p(points)
             markers.setData(xy[:, 0], xy[:, 1])
         xy = p(picture.mass_centres)
-        self.mass_centres.setData(xy[:, 0], xy[:, 1], size=picture.mass_sizes)
+        self.mass_centres.setData(xy[:, 0], xy[:, 1], size=picture.mass_sizes * self.marker_scale)
         points = p(picture.points())
         if len(points):
             low, high = points.min(axis=0), points.max(axis=0)
