@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QComboBox, QFrame, QGridLayout, QLabel, QLineEdit, QScrollArea, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import (QComboBox, QFrame, QGridLayout, QLabel, QLineEdit, QScrollArea, QSizePolicy,
+                               QVBoxLayout, QWidget)
 
 from eomlab.engine.methods import METHODS
 from eomlab.engine.model import (COORDINATES, GROUND, INTEGRATORS, JOINT_TYPES, SHAPE_KINDS, STABILIZATIONS,
@@ -86,14 +86,14 @@ def body_fields(model: Model, body) -> list[Field]:
             fields.append(Field(("joint", "sequence"), "Euler sequence", "", "text"))
             fields.append(Field(("joint", "speeds"), "speeds", "", "choice", ("body", "euler")))
     if body.joint.dof:
+        fields.append(Field(("joint", "q0"), "initial q", q_unit, "vector"))
+        words = angle_zero_words(model, body.name)
+        if words:  # what θ = 0 means (the scene draws that direction dashed while this body is selected)
+            fields.append(Field(("joint", "angle_zero"), "", words, "note"))
         fields += [
-            Field(("joint", "q0"), "initial q", q_unit, "vector"),
             Field(("joint", "u0"), "initial speeds", u_unit, "vector"),
             Field(("joint", "names"), "coordinate names", "", "json"),
         ]
-    words = angle_zero_words(model, body.name)
-    if words:  # what θ = 0 means (the scene draws that direction dashed while this body is selected)
-        fields.append(Field(("joint", "angle_zero"), "", words, "note"))
     return fields
 
 
@@ -276,6 +276,8 @@ class Inspector(QWidget):
                 note.setObjectName("note:" + ".".join(map(str, f.path)))
                 note.setWordWrap(True)
                 note.setStyleSheet("color: #555;")
+                # wrapped to the dock's width, never widening it (a wrapped label asks for its one-line width)
+                note.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Minimum)
                 self.grid.addWidget(note, row, 0, 1, 3)
                 continue
             label = QLabel(f.label)

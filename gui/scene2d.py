@@ -97,7 +97,7 @@ class Scene2D(pg.PlotWidget):
         self.outlines = _curve(pg.mkPen("#2b5d8a", width=2.5), "finite", finite=False)
         self.rods = _curve(pg.mkPen("#2b5d8a", width=7, cap=Qt.RoundCap), "pairs")
         #: the direction a selected joint's angle is measured from (θ = 0), dashed
-        self.zero_line = _curve(pg.mkPen("#c0392b", width=1.5, style=Qt.DashLine), "all")
+        self.zero_line = _curve(pg.mkPen("#D55E00", width=2, style=Qt.DashLine), "all")
         self.zero_body: str | None = None
         for curve in (self.trail, self.links, self.outlines, self.rods, self.zero_line):
             item.addItem(curve)
