@@ -11,6 +11,7 @@ from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QDoubleSpin
                                QLabel, QLineEdit, QListWidget, QListWidgetItem, QPlainTextEdit, QSpinBox, QVBoxLayout)
 
 from eomlab.engine.model import CONSTRAINT_TYPES, FORCE_TYPES, GROUND, JOINT_DOFS, JOINT_TYPES, SHAPE_KINDS, Model, ModelError
+from eomlab.engine.modelfile.edit_rules import hanging_rotation
 from eomlab.gui import edits
 
 THUMBNAIL_SIZE = QSize(180, 135)
@@ -38,7 +39,6 @@ def chain_model(links: int, spatial: bool, kind: str, length: float, mass: float
     down: the first joint frame is turned so) or 3-D (bars on ball joints, the first one tilted
     by `angle` and turning)."""
     from eomlab.engine.modelfile import model_from_dict, model_to_dict
-    from eomlab.engine.modelfile.edit_rules import hanging_rotation
 
     if not spatial:
         chain = make_preset("planar_chain", n=links, kind=kind, length=length, mass=mass,
@@ -316,6 +316,9 @@ class RigidBodyDialog(QDialog):
         joint = {"type": kind, "at": numbers(self.at), "q0": numbers(self.q0), "u0": numbers(self.u0)}
         if kind in ("revolute", "prismatic"):
             joint["axis"] = numbers(self.axis)
+        rotation = hanging_rotation(self.model_in, self.parent_choice.currentText())
+        if kind == "revolute" and joint["axis"] == [0, 0, 1] and rotation is not None:
+            joint["rotation"] = rotation  # hangs straight down at angle 0, as Add child body's
         if kind in ("spherical", "free"):
             joint["orientation"] = self.orientation.currentData()
             if joint["orientation"] == "angles":

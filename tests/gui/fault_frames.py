@@ -83,6 +83,11 @@ def main() -> None:
             report["camera_above_floor"] = scene.cameraPosition().z() - scene.floor_z
             report["elevation"] = scene.opts["elevation"]
             window.grab().save(sys.argv[1]) if len(sys.argv) > 1 else None
+            window.presentation.enter(size=(1280, 800))  # hinges and links grow with the fonts
+            report["presentation_hinge_px"] = float(scene.hinges.size)
+            report["presentation_link_px"] = float(scene.links.width)
+            window.presentation.leave()
+            report["normal_hinge_px"] = float(scene.hinges.size)
         print(json.dumps(report), flush=True)
         window.close()
         app.quit()

@@ -80,6 +80,9 @@ def test_a_1e12_kg_mechanism_draws_no_frame_over_100_ms_and_the_3d_camera_stays_
     assert report["worst_gap_ms"] <= 500, report
     if report["gl"]:
         assert report["camera_above_floor"] > 0, report
+        scale = PRESENTATION_FONT_PX / NORMAL_FONT_PX
+        assert report["presentation_hinge_px"] == pytest.approx(10 * scale) and report["normal_hinge_px"] == 10, report
+        assert report["presentation_link_px"] == pytest.approx(3 * scale), report
 
 
 def test_the_camera_is_lifted_above_the_ground():

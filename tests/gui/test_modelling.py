@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QLabel
 from eomlab.engine.model import Model
 from eomlab.engine.presets import preset
 from eomlab.engine.simulation import initial_frame
-from eomlab.gui.dialogs import chain_model
+from eomlab.gui.dialogs import RigidBodyDialog, chain_model
 
 from gui_helpers import wait_for_samples
 
@@ -83,6 +83,17 @@ def test_the_chain_dialog_hangs_at_angle_0(qtbot):
         assert np.allclose(frame.rotations[:, :, 0], [down] * 3, atol=1e-12)
     planar = chain_model(2, False, "rod", 1.0, 1.0, 0.8)
     assert planar.bodies[0].joint.q0 == (0.8,)  # the angle typed is the angle from hanging
+
+
+def test_the_rigid_body_dialogs_pendulum_hangs_at_angle_0_and_a_tilted_axis_is_left_alone(qtbot):
+    dialog = RigidBodyDialog(Model(), "ground")
+    qtbot.addWidget(dialog)
+    dialog._accept()  # its defaults: a 1 m rod on a revolute joint about z
+    assert np.allclose(initial_frame(dialog.model).rotations[0][:, 0], [0, -1, 0], atol=1e-15)
+    dialog = RigidBodyDialog(Model(), "ground")
+    qtbot.addWidget(dialog)
+    dialog.axis.setText("1, 0, 0")  # a typed axis keeps its meaning: no turned frame
+    assert "rotation" not in dialog.body_dict()["joint"]
 
 
 def test_a_bare_number_fills_a_one_element_vector(qtbot, make_window):
