@@ -163,14 +163,16 @@ def format_value(value: Any) -> str:
 
 def parse_value(text: str, kind: str) -> Any:
     """Text → file value; something unparsable is passed on as the text itself, so the engine's
-    validation names the problem with its field path."""
+    validation names the problem with its field path. A vector or a list of expressions takes a
+    bare entry for one of them (`-0.6`, `0`)."""
     text = text.strip()
     if kind in ("text", "name", "choice"):
         return text
     if kind == "vector" and text and not text.startswith("["):
         text = f"[{text}]"
     try:
-        return json.loads(text)
+        value = json.loads(text)
+        return [text] if kind == "expressions" and not isinstance(value, list) else value
     except ValueError:
         if kind == "expressions":
             return [part.strip() for part in text.strip("[]").split(";")]

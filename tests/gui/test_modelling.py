@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QLabel
 from eomlab.engine.model import Model
 from eomlab.engine.presets import preset
 from eomlab.engine.simulation import initial_frame
+from eomlab.gui import edits
 from eomlab.gui.dialogs import RigidBodyDialog, chain_model
 
 from gui_helpers import wait_for_samples
@@ -105,6 +106,11 @@ def test_a_bare_number_fills_a_one_element_vector(qtbot, make_window):
     assert window.model.body("upper").joint.u0 == (1.5,)
     assert window.inspector.set_value(("joint", "q0"), "[0.25]")  # the bracketed form still works
     assert window.model.body("upper").joint.q0 == (0.25,)
+    window.edits.edit(lambda m: edits.add_item(m, "forces", {"name": "push", "type": "joint_effort", "body": "upper",
+                                                             "value": ["1"]}), "effort")
+    window.tree.select(("force", 0))
+    assert window.inspector.set_value(("value",), "0")  # one expression for a one-coordinate joint
+    assert window.model.forces[0].value == ("0",)
 
 
 def test_file_new_is_an_empty_model_without_warning_and_every_readout_reset(qtbot, make_window):
