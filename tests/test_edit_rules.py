@@ -60,6 +60,9 @@ def test_a_refused_length_moves_nothing():
         with pytest.raises(ValueError) as info:
             _lengthened(model, bad)
         assert "bodies[0].shape.length" in str(info.value)
+    with pytest.raises(ValueError) as info:  # Simulation.set_parameter's path: named, not an OverflowError
+        model_with_parameter(model, "bodies[0].shape.length", 1e308)
+    assert "bodies[0].shape.length: |value| must be at most 1e12 m" in str(info.value)
 
 
 def test_new_bodies_of_the_tree_editor_hang_straight_down_at_angle_0():
