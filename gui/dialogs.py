@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from PySide6.QtCore import QSize, Qt
-from PySide6.QtGui import QAction, QIcon, QKeySequence, QPixmap
+from PySide6.QtGui import QIcon, QPixmap
 from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFormLayout, QHBoxLayout,
                                QLabel, QLineEdit, QListWidget, QListWidgetItem, QPlainTextEdit, QSpinBox, QVBoxLayout)
 
@@ -87,22 +87,6 @@ def preset_thumbnail(name: str) -> QPixmap:
             _thumbnail_cache[name] = pixmap
     return _thumbnail_cache[name]
 
-
-
-def new_empty_action(window) -> QAction:
-    """File ▸ New empty model: no bodies, default settings; Edit ▸ Add child body starts it."""
-    action = QAction("New empty model", window)
-    action.setObjectName("action_new_empty")
-    action.setShortcut(QKeySequence("Ctrl+Shift+N"))
-    action.setStatusTip("A model with no bodies: add them with Edit ▸ Add child body (Ctrl+B) or Add rigid body…")
-    action.triggered.connect(lambda _checked=False: new_empty_model(window))
-    return action
-
-
-def new_empty_model(window) -> None:
-    if window.confirm_discard():
-        window.edits.load_model(Model(name="untitled"), None,
-                                "New empty model: add a body with Edit ▸ Add child body (Ctrl+B) or Add rigid body…")
 
 
 def _finish_dialog(dialog: QDialog, form) -> QLabel:
