@@ -26,7 +26,7 @@ from typing import Iterable
 import numpy as np
 
 from .model import (Body, Coincident, Distance, JointSpring, KnifeEdge, Model, ModelError, PointForce, PointRef,
-                    RollingDisk, Settings, Spring, shape_inertia)
+                    RollingDisk, Settings, Shape, Spring, shape_inertia)
 
 MAX_MAGNITUDE = 1e12  # SI units: m, kg, kg·m², m/s², N/m, rad, m/s, rad/s, ...
 MIN_RTOL = 100 * np.finfo(float).eps  # scipy's solvers raise a smaller rtol to this, with a warning
@@ -56,6 +56,16 @@ def check_direction(vector: Iterable[float], path: str) -> None:
     """A direction or axis as given in the file, before it is scaled to unit length: each
     component within the same limit as a length (its norm then cannot overflow)."""
     _magnitudes(vector, path, "")
+
+
+def check_mass_and_shape(mass: float, shape: Shape | None, path: str) -> None:
+    """A body's mass and shape size, checked before the loader derives an inertia from them (m·l²/12
+    of a rod 1e200 long would overflow before its length was named)."""
+    _magnitude(mass, f"{path}.mass", "kg")
+    if shape is not None:
+        _magnitude(shape.length, f"{path}.shape.length", "m")
+        _magnitude(shape.radius, f"{path}.shape.radius", "m")
+        _magnitudes(shape.size, f"{path}.shape.size", "m")
 
 
 def _file_indices(model: Model, data: dict | None) -> dict[str, int]:
@@ -94,13 +104,9 @@ def _unit_vector(vector: Iterable[float], path: str) -> None:
 
 
 def _body(body: Body, path: str) -> None:
-    _magnitude(body.mass, f"{path}.mass", "kg")
+    check_mass_and_shape(body.mass, body.shape, path)
     _magnitudes(body.com, f"{path}.com", "m")
     _inertia(body, f"{path}.inertia")
-    if body.shape is not None:
-        _magnitude(body.shape.length, f"{path}.shape.length", "m")
-        _magnitude(body.shape.radius, f"{path}.shape.radius", "m")
-        _magnitudes(body.shape.size, f"{path}.shape.size", "m")
     joint, at = body.joint, f"{path}.joint"
     _magnitudes(joint.at, f"{at}.at", "m")
     _unit_vector(joint.axis, f"{at}.axis")

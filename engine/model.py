@@ -342,18 +342,18 @@ def shape_inertia(shape: Shape, mass: float) -> Mat3:
 
     rod: along body x; disk: symmetry axis body z; box: edges along body axes.
     """
-    m = mass
+    m = mass  # products, not **: a size past the limits gives inf (refused by name), never OverflowError
     if shape.kind == "rod":
-        i = m * shape.length**2 / 12.0
+        i = m * (shape.length * shape.length) / 12.0
         d = (0.0, i, i)
     elif shape.kind == "disk":
-        r2 = shape.radius**2
+        r2 = shape.radius * shape.radius
         d = (m * r2 / 4.0, m * r2 / 4.0, m * r2 / 2.0)
     elif shape.kind == "box":
         a, b, c = shape.size
         d = (m * (b * b + c * c) / 12.0, m * (a * a + c * c) / 12.0, m * (a * a + b * b) / 12.0)
     elif shape.kind == "sphere":
-        i = 0.4 * m * shape.radius**2
+        i = 0.4 * m * (shape.radius * shape.radius)
         d = (i, i, i)
     else:
         d = (0.0, 0.0, 0.0)

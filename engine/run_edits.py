@@ -20,9 +20,10 @@ import numpy as np
 from .forces import PushElement
 from .formulations import make_formulation
 from .integrate import Stepper
-from .model import ModelError, inertia_follows_shape
+from .model import ModelError
 from .model_history import ModelHistory
 from .modelfile import model_from_dict, model_to_dict
+from .modelfile.edit_rules import follow_edit
 from .projection import ProjectionFailure, project_positions, project_velocities
 from .system import SingularMassMatrix, build_system
 
@@ -125,15 +126,14 @@ def _set_expression_constant(data: dict, parts: list, path: str, value) -> None:
 def model_with_parameter(model, path: str, value):
     """The model with the numeric field at `path` (``bodies[1].mass``, ``gravity``, or the k-th
     constant of an expression, ``forces[0].value.constants[k]``) set to `value`, validated as a
-    model file is. A body whose inertia is its shape's keeps it so when its mass or
-    shape changes (`Body.inertia_from_shape`)."""
+    model file is. What the edit carries follows it, as in the window (`modelfile.edit_rules`:
+    a shape's inertia, a rod's mass centre and its children's joints)."""
     parts = parse_path(path)
     if parts[0] not in PARAMETER_ROOTS:
         raise ModelError(path, f"not a parameter of the motion (parameters are under {', '.join(PARAMETER_ROOTS)})")
     value = _numeric(value, path)
     data = model_to_dict(model)
-    if inertia_follows_shape(model, parts):
-        del data["bodies"][parts[1]]["inertia"]  # the loader derives it from the new mass or shape
+    follow_edit(model, data, parts, value)
     if len(parts) >= 4 and parts[-2] == "constants" and isinstance(parts[-1], int):
         _set_expression_constant(data, parts, path, value)
         return model_from_dict(data)

@@ -13,7 +13,8 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
-from eomlab.gui.arrow_sets import DRAW_ORDER, KINDS, WIDTHS, couple_key
+from eomlab.gui.arrow_sets import COUPLE_UNIT, DRAW_ORDER, KINDS, WIDTHS, ArrowSet, couple_key
+from eomlab.gui.geometry import reach
 from eomlab.gui.scene_curve import SceneCurve
 
 #: arrow shafts and heads, pixels; in 3-D a light halo round each arrow keeps it visible on any body
@@ -28,6 +29,67 @@ CAP = Qt.SquareCap
 #: couples in 2-D: arcs of this radius (px); their length along the arc is the couple's size
 ARC_RADIUS_PX = 18.0
 ARC_MAX_TURN = math.radians(330)
+
+
+#: no arrow is drawn longer than this share of the view's smaller side (a typical one is 0.3 of it)
+LONGEST_ARROW_SHARE = 1.2
+#: arrows under this share of the model's own scale of their unit are round-off, not drawn
+#: (a "couple" of 2e-17 N·m on a pendulum whose m·g·l is 10 N·m)
+NOISE_SHARE = 1e-9
+
+
+def noise_floors(model) -> dict[str, float]:
+    """Per unit, the magnitude under which an arrow is round-off for this model: NOISE_SHARE of
+    its scale from the total mass M, the reach L and the acceleration a = max(|g|, L/s²) (1 s
+    makes a scale where gravity is off): forces M·a, couples M·a·L, speeds √(aL), rates √(a/L)."""
+    if model is None or not model.bodies:
+        return {}
+    mass = sum(b.mass for b in model.bodies) or 1.0
+    length = reach(model)
+    accel = max(float(np.linalg.norm(model.gravity)), length)
+    speed = math.sqrt(accel * length)
+    scales = {"m/s": speed, "N": mass * accel, COUPLE_UNIT: mass * accel * length, "rad/s": speed / length,
+              "kg·m²/s": mass * speed * length}
+    return {unit: NOISE_SHARE * value for unit, value in scales.items()}
+
+
+def above_noise(arrow_set: ArrowSet, kind: str, floors: dict[str, float]) -> ArrowSet:
+    """`arrow_set` without its vectors and couples under the noise floor of their unit."""
+    vector_floor, couple_floor = floors.get(KINDS[kind][3], 0.0), floors.get(COUPLE_UNIT, 0.0)
+    keep = np.linalg.norm(arrow_set.vectors, axis=1) > vector_floor if len(arrow_set.vectors) else None
+    keep_couples = np.linalg.norm(arrow_set.couples, axis=1) > couple_floor if len(arrow_set.couples) else None
+    if (keep is None or keep.all()) and (keep_couples is None or keep_couples.all()):
+        return arrow_set
+    return ArrowSet(arrow_set.points[keep] if keep is not None else arrow_set.points,
+                    arrow_set.vectors[keep] if keep is not None else arrow_set.vectors,
+                    arrow_set.couple_points[keep_couples] if keep_couples is not None else arrow_set.couple_points,
+                    arrow_set.couples[keep_couples] if keep_couples is not None else arrow_set.couples)
+
+
+def capped(d: np.ndarray, longest: float) -> np.ndarray:
+    """Rows of `d` no longer than `longest` (a longer one keeps its direction)."""
+    if not len(d):
+        return d
+    length = np.sqrt(np.einsum("ij,ij->i", d, d))
+    over = length > longest
+    if not over.any():
+        return d
+    d = d.copy()
+    d[over] *= (longest / length[over])[:, None]
+    return d
+
+
+class _Floors:
+    """The noise floors of the scene's model, worked out once per model."""
+
+    def __init__(self, scene):
+        self.scene, self.model, self.floors = scene, None, {}
+
+    def __call__(self) -> dict[str, float]:
+        model = getattr(self.scene, "model", None)
+        if model is not self.model:
+            self.model, self.floors = model, noise_floors(model)
+        return self.floors
 
 
 _HEAD_TURNS = np.array([[[math.cos(HEAD_ANGLE), sign * math.sin(HEAD_ANGLE)],
@@ -77,6 +139,7 @@ class FlatArrows:
         self._drawn: dict = {}  # kind → (its ArrowSet, project, scales and pixel size) it was drawn with
         self.drawn_pixels = 0.0  # the view's smaller side at the last draw (the legend's scales)
         self.line_scale = 1.0
+        self.floors = _Floors(scene)
 
     def restyle(self, line_scale: float) -> None:
         """Pens `line_scale` times as wide (presentation mode, zoom); heads grow with them."""
@@ -125,8 +188,9 @@ class FlatArrows:
             if drawn is not None and drawn[0] is arrow_set and drawn[1] is project and drawn[2] == look:
                 continue
             self._drawn[kind] = (arrow_set, project, look)
+            arrow_set = above_noise(arrow_set, kind, self.floors())
             tails = arrow_set.points @ project.matrix.T
-            tips = tails + arrow_set.vectors @ (project.matrix.T * (px / per_px))
+            tips = tails + capped(arrow_set.vectors @ (project.matrix.T * (px / per_px)), LONGEST_ARROW_SHARE * pixels * px)
             head = HEAD_PX * px * math.sqrt(self.line_scale)
             segments = [_shafts_and_heads(tails, tips, head).reshape(-1, 2)]
             couple_lines = self._couples(arrow_set, couple_per_px, px, segments, head)
@@ -151,7 +215,7 @@ class FlatArrows:
         centres = project(arrow_set.couple_points)
         planar = np.allclose(project.matrix, [[1, 0, 0], [0, 1, 0]])
         if not planar:
-            tips = centres + project(arrow_set.couples) / per_px * px
+            tips = centres + capped(project(arrow_set.couples) / per_px * px, LONGEST_ARROW_SHARE * self.drawn_pixels * px)
             inner = tips - 0.6 * head * _unit_rows(tips - centres)
             segments += [np.stack((centres, tips), axis=1).reshape(-1, 2), _heads_2d(centres, tips, head),
                          _heads_2d(centres, inner, head)]
@@ -221,6 +285,7 @@ class SpaceArrows:
         self._drawn: dict = {}  # kind → (its ArrowSet, scales and camera) shown; None: shows nothing
         self.drawn_pixels = 0.0
         self.line_scale = 1.0
+        self.floors = _Floors(scene)
 
     def restyle(self, line_scale: float) -> None:
         if line_scale == self.line_scale:
@@ -268,12 +333,13 @@ class SpaceArrows:
             if drawn is not None and drawn[0] is arrow_set and drawn[1] == look:
                 continue
             pieces = []
-            for points, vectors, per_px, double in ((arrow_set.points, arrow_set.vectors, look[0], False),
-                                                    (arrow_set.couple_points, arrow_set.couples, look[1], True)):
+            shown = above_noise(arrow_set, kind, self.floors())
+            for points, vectors, per_px, double in ((shown.points, shown.vectors, look[0], False),
+                                                    (shown.couple_points, shown.couples, look[1], True)):
                 if not len(points):
                     continue
                 tails = points @ turn.T
-                tips = tails + (vectors @ turn.T) / per_px * px
+                tips = tails + capped((vectors @ turn.T) / per_px * px, LONGEST_ARROW_SHARE * pixels * px)
                 pieces += [np.stack((tails, tips), axis=1).reshape(-1, 3), heads_3d(tails, tips, HEAD_PX * px)]
                 if double:  # a couple: a second head just behind the first
                     inner = tips - 0.7 * HEAD_PX * px * _unit_rows(tips - tails)

@@ -24,6 +24,9 @@ TRAVELLING_JOINTS = ("free", "planar")
 ELEVATION, AZIMUTH = 24.0, -55.0
 #: the framed points stay within this fraction of the view's half width and half height
 MARGIN_START, MARGIN_RUN = 0.8, 0.92
+#: the camera keeps this share of the mechanism's size above the ground when the user orbits
+#: (below it the opaque ground hides every solid)
+FLOOR_CLEARANCE = 0.05
 
 
 def travels(model: Model) -> bool:
@@ -65,6 +68,28 @@ def floor_height(model: Model, points: np.ndarray, centres: np.ndarray, fixed: n
         return float(pivot[2])  # standing on its pivot (a top): the pivot sits on the ground
     radius = swing_radius(model, points, fixed, reach)
     return min(float(pivot[2]) - radius, lowest_now) - 0.04 * radius
+
+
+def lowest_elevation(centre_z: float, distance: float, floor_z: float, clearance: float) -> float:
+    """The smallest elevation (degrees) at which a camera `distance` from a centre at height
+    `centre_z` stays `clearance` above the ground at `floor_z` (90 when even straight above it is
+    too low: the centre itself must be lifted)."""
+    need = (floor_z + clearance - centre_z) / max(distance, 1e-300)
+    return math.degrees(math.asin(min(max(need, -1.0), 1.0)))
+
+
+def keep_above(opts: dict, floor_z: float, clearance: float) -> bool:
+    """Lift a GL view's camera (pyqtgraph's `opts`: centre, distance, elevation) to `clearance`
+    above the ground: the centre first, then the elevation. True if it moved."""
+    centre, moved = opts["center"], False
+    if centre.z() < floor_z + clearance:
+        centre.setZ(floor_z + clearance)
+        moved = True
+    lowest = lowest_elevation(centre.z(), opts["distance"], floor_z, clearance)
+    if opts["elevation"] < lowest:
+        opts["elevation"] = lowest
+        moved = True
+    return moved
 
 
 def nice_spacing(length: float) -> float:

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import json
 
-import numpy as np
 from PySide6.QtCore import QSize, Qt
-from PySide6.QtGui import QAction, QIcon, QKeySequence, QPixmap
+from PySide6.QtGui import QIcon, QPixmap
 from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFormLayout, QHBoxLayout,
                                QLabel, QLineEdit, QListWidget, QListWidgetItem, QPlainTextEdit, QSpinBox, QVBoxLayout)
 
 from eomlab.engine.model import CONSTRAINT_TYPES, FORCE_TYPES, GROUND, JOINT_DOFS, JOINT_TYPES, SHAPE_KINDS, Model, ModelError
+from eomlab.engine.modelfile.edit_rules import hanging_rotation
 from eomlab.gui import edits
 
 THUMBNAIL_SIZE = QSize(180, 135)
@@ -35,19 +35,23 @@ def make_preset(name: str, **params) -> Model:
 
 def chain_model(links: int, spatial: bool, kind: str, length: float, mass: float, angle: float) -> Model:
     """A pendulum chain from the engine's presets, released `angle` rad from hanging straight
-    down: planar (revolute joints about z; rods or point masses) or 3-D (bars on ball joints,
-    the first one tilted by `angle` and turning)."""
-    if not spatial:
-        # the preset measures the first angle from +x: hanging straight down is -pi/2
-        angles = [float(angle) - np.pi / 2] + [0.0] * (links - 1)
-        return make_preset("planar_chain", n=links, kind=kind, length=length, mass=mass, angles=angles)
+    down: planar (revolute joints about z; rods or point masses, every angle 0 hanging straight
+    down: the first joint frame is turned so) or 3-D (bars on ball joints, the first one tilted
+    by `angle` and turning)."""
     from eomlab.engine.modelfile import model_from_dict, model_to_dict
 
+    if not spatial:
+        chain = make_preset("planar_chain", n=links, kind=kind, length=length, mass=mass,
+                            angles=[float(angle)] + [0.0] * (links - 1))
+        data = model_to_dict(chain)
+        rotation = hanging_rotation(Model(gravity=chain.gravity), GROUND)
+        if rotation is not None:
+            data["bodies"][0]["joint"]["rotation"] = rotation
+        return model_from_dict(data)
     data = model_to_dict(make_preset("spatial_chain", n=links, length=length, mass=mass))
-    first = data["bodies"][0]["joint"]
-    q0 = list(first.get("q0", [0.0, 0.0, 0.0]))
-    q0[1] = float(angle)  # elevation of the first bar away from hanging
-    first["q0"] = q0
+    for body in data["bodies"]:  # straight down at zero angles (the preset's first frame is turned so)
+        body["joint"]["q0"] = [0.0, 0.0, 0.0]
+    data["bodies"][0]["joint"]["q0"][1] = float(angle)  # elevation of the first bar away from hanging
     return model_from_dict(data)
 
 
@@ -83,22 +87,6 @@ def preset_thumbnail(name: str) -> QPixmap:
             _thumbnail_cache[name] = pixmap
     return _thumbnail_cache[name]
 
-
-
-def new_empty_action(window) -> QAction:
-    """File ▸ New empty model: no bodies, default settings; Edit ▸ Add child body starts it."""
-    action = QAction("New empty model", window)
-    action.setObjectName("action_new_empty")
-    action.setShortcut(QKeySequence("Ctrl+Shift+N"))
-    action.setStatusTip("A model with no bodies: add them with Edit ▸ Add child body (Ctrl+B) or Add rigid body…")
-    action.triggered.connect(lambda _checked=False: new_empty_model(window))
-    return action
-
-
-def new_empty_model(window) -> None:
-    if window.confirm_discard():
-        window.edits.load_model(Model(name="untitled"), None,
-                                "New empty model: add a body with Edit ▸ Add child body (Ctrl+B) or Add rigid body…")
 
 
 def _finish_dialog(dialog: QDialog, form) -> QLabel:
@@ -312,6 +300,9 @@ class RigidBodyDialog(QDialog):
         joint = {"type": kind, "at": numbers(self.at), "q0": numbers(self.q0), "u0": numbers(self.u0)}
         if kind in ("revolute", "prismatic"):
             joint["axis"] = numbers(self.axis)
+        rotation = hanging_rotation(self.model_in, self.parent_choice.currentText())
+        if kind == "revolute" and joint["axis"] == [0, 0, 1] and rotation is not None:
+            joint["rotation"] = rotation  # hangs straight down at angle 0, as Add child body's
         if kind in ("spherical", "free"):
             joint["orientation"] = self.orientation.currentData()
             if joint["orientation"] == "angles":

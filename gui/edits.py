@@ -10,8 +10,9 @@ import copy
 import re
 from typing import Any, Sequence
 
-from eomlab.engine.model import GROUND, Model, ModelError, inertia_follows_shape
+from eomlab.engine.model import GROUND, Model, ModelError
 from eomlab.engine.modelfile import model_from_dict, model_to_dict
+from eomlab.engine.modelfile.edit_rules import follow_edit, hanging_rotation
 
 Path = Sequence[Any]  # ("bodies", 1, "joint", "q0")
 
@@ -35,11 +36,11 @@ def get_in(data: Any, path: Path, default: Any = None) -> Any:
 
 def set_field(model: Model, path: Path, value: Any) -> Model:
     """The model with the file field at `path` set to `value` (``None`` removes an optional
-    field, e.g. a body's shape; a body's inertia then comes from its shape again). A body whose
-    inertia comes from its shape keeps it so when its mass or shape changes."""
+    field, e.g. a body's shape; a body's inertia then comes from its shape again). What the edit
+    carries (a shape's inertia, a rod's mass centre and its children's joints) follows it: the
+    engine's rules (engine/modelfile/edit_rules.py)."""
     data = model_to_dict(model)
-    if inertia_follows_shape(model, path):
-        del data["bodies"][path[1]]["inertia"]  # the loader derives it from the new mass or shape
+    follow_edit(model, data, path, value)
     node = data
     for part in path[:-1]:
         if isinstance(node, dict) and part not in node:
@@ -109,20 +110,22 @@ def add_body(model: Model, body: dict) -> Model:
 
 def child_body(model: Model, parent: str) -> dict:
     """A sensible new body hanging from `parent`: a 1 m, 1 kg rod on a revolute joint at the
-    parent's far end (for a rod parent) or its hinge."""
+    parent's far end (for a rod parent: the rod's own end) or its hinge, hanging straight down at
+    angle 0 (its joint frame turned so, when the bodies above are at 0)."""
     at = [0.0, 0.0, 0.0]
     if parent != GROUND:
         p = model.body(parent)
         if p.shape is not None and p.shape.kind == "rod":
-            at = [p.com[0] + 0.5 * p.shape.length, p.com[1], p.com[2]]
+            at = [p.shape.length, 0.0, 0.0]  # where a length edit carries it (edit_rules)
         else:
             at = list(p.com)
     name = unique_name(model, "link")
-    return {
-        "name": name, "parent": parent,
-        "joint": {"type": "revolute", "axis": [0, 0, 1], "at": at, "q0": [0.0], "u0": [0.0]},
-        "mass": 1.0, "com": [0.5, 0.0, 0.0], "shape": {"kind": "rod", "length": 1.0},
-    }
+    joint = {"type": "revolute", "axis": [0, 0, 1], "at": at, "q0": [0.0], "u0": [0.0]}
+    rotation = hanging_rotation(model, parent)
+    if rotation is not None:
+        joint["rotation"] = rotation
+    return {"name": name, "parent": parent, "joint": joint,
+            "mass": 1.0, "com": [0.5, 0.0, 0.0], "shape": {"kind": "rod", "length": 1.0}}
 
 
 def delete_body(model: Model, name: str) -> tuple[Model, list[str]]:

@@ -1,14 +1,14 @@
-"""Files from the window: open (dialog, recent files, dropped files), import (URDF, MJCF:
-gui/robot_import.py), save, and the exports of samples (CSV) and plots (PNG, SVG)."""
+"""Files from the window: a new empty model, open (dialog, recent files, dropped files), import (URDF,
+MJCF: gui/robot_import.py), save, and the exports of samples (CSV) and plots (PNG, SVG)."""
 from __future__ import annotations
 
 import os
 
 from PySide6.QtCore import QObject
-from PySide6.QtGui import QKeySequence
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
-from eomlab.engine.model import ModelError
+from eomlab.engine.model import Model, ModelError
 from eomlab.gui.plots import PLOT_TITLES
 
 RECENT_FILES_KEY = "recent_files"
@@ -33,10 +33,8 @@ class FileActions(QObject):
         self.recent_menu = None
 
     def fill_menu(self, menu) -> None:
-        from eomlab.gui.dialogs import new_empty_action
-
         edits = self.window.edits
-        menu.addAction(new_empty_action(self.window))  # File ▸ New empty model (gui/dialogs.py)
+        menu.addAction(new_empty_action(self.window))  # File ▸ New empty model
         for action in (edits.act_new_preset, edits.act_new_chain, self.act_open, self.act_import):
             menu.addAction(action)
         self.recent_menu = menu.addMenu("Open recent")
@@ -188,3 +186,19 @@ class FileActions(QObject):
                 self.window.show_problem("Could not export", f"{path}: {error}")
                 return
             self._status(f"Wrote {path}")
+
+
+def new_empty_action(window) -> QAction:
+    """File ▸ New empty model: no bodies, default settings; Edit ▸ Add child body starts it."""
+    action = QAction("New empty model", window)
+    action.setObjectName("action_new_empty")
+    action.setShortcut(QKeySequence("Ctrl+Shift+N"))
+    action.setStatusTip("A model with no bodies: add them with Edit ▸ Add child body (Ctrl+B) or Add rigid body…")
+    action.triggered.connect(lambda _checked=False: new_empty_model(window))
+    return action
+
+
+def new_empty_model(window) -> None:
+    if window.confirm_discard():
+        window.edits.load_model(Model(name="untitled"), None,
+                                "New empty model: add a body with Edit ▸ Add child body (Ctrl+B) or Add rigid body…")

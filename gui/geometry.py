@@ -13,6 +13,9 @@ import numpy as np
 from eomlab.engine.model import GROUND, Model
 
 _CIRCLE = np.linspace(0.0, 2.0 * np.pi, 33)
+#: mass-centre markers grow with the cube root of the mass up to this size (px; 27 kg reaches it):
+#: a 1e12 kg body made a 50,000 px marker that froze the window for 29 s
+MAX_MASS_MARKER_PX = 22.0
 _Z = np.array([0.0, 0.0, 1.0])
 
 
@@ -26,7 +29,7 @@ class Drawing:
     hinges: np.ndarray  # (h, 3) joints between bodies
     ground_hinges: np.ndarray  # (g, 3) joints to the ground
     mass_centres: np.ndarray  # (m, 3) bodies with mass
-    mass_sizes: np.ndarray  # (m,) marker size, grows with the cube root of the mass
+    mass_sizes: np.ndarray  # (m,) marker size (px), grows with the cube root of the mass, at most MAX_MASS_MARKER_PX
 
     def points(self) -> np.ndarray:
         parts = [p for p in self.rods + self.outlines + self.links]
@@ -87,7 +90,8 @@ def drawing(model: Model, rotations: np.ndarray, origins: np.ndarray, mass_centr
         ground = np.concatenate((ground, anchors))
         links += [np.array([a, o]) for a, o in zip(anchors, origins[slide]) if np.linalg.norm(o - a) > 1e-12]
     weighty = mass > 0
-    return Drawing(rods, outlines, links, hinges, ground, mass_centres[weighty], 7.0 + 5.0 * np.cbrt(mass[weighty]))
+    sizes = np.minimum(7.0 + 5.0 * np.cbrt(mass[weighty]), MAX_MASS_MARKER_PX)
+    return Drawing(rods, outlines, links, hinges, ground, mass_centres[weighty], sizes)
 
 
 def _circle(centre, e1, e2, radius) -> np.ndarray:
@@ -127,6 +131,22 @@ def reach(model: Model) -> float:
             size = max(0.5 * shape.length, shape.radius, 0.5 * float(np.linalg.norm(shape.size)))
         furthest = max(furthest, hinge + float(np.linalg.norm(body.com)) + size)
     return max(furthest, 0.5)
+
+
+def zero_direction(model: Model, rotations: np.ndarray, origins: np.ndarray, name: str) -> np.ndarray | None:
+    """The segment (2, 3) from a revolute body's hinge along the direction its angle is measured
+    from (its joint frame's x axis, carried by its parent's pose), about the body's size long;
+    None for other joints."""
+    index = {b.name: i for i, b in enumerate(model.bodies)}
+    if name not in index or model.bodies[index[name]].joint.type != "revolute":
+        return None
+    body = model.bodies[index[name]]
+    parent = np.eye(3) if body.parent == GROUND else np.asarray(rotations[index[body.parent]], dtype=float)
+    direction = parent @ np.asarray(body.joint.rotation, dtype=float)[:, 0]
+    size = body.shape.length if body.shape is not None and body.shape.kind == "rod" else float(np.linalg.norm(body.com))
+    length = size if size > 0 else 0.2 * reach(model)
+    start = np.asarray(origins[index[name]], dtype=float)
+    return np.array([start, start + length * direction])
 
 
 def up_basis(gravity) -> np.ndarray:

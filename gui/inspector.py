@@ -12,13 +12,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QComboBox, QFrame, QGridLayout, QLabel, QLineEdit, QScrollArea, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import (QComboBox, QFrame, QGridLayout, QLabel, QLineEdit, QScrollArea, QSizePolicy,
+                               QVBoxLayout, QWidget)
 
 from eomlab.engine.methods import METHODS
 from eomlab.engine.model import (COORDINATES, GROUND, INTEGRATORS, JOINT_TYPES, SHAPE_KINDS, STABILIZATIONS,
                           Model, ModelError)
 from eomlab.engine.modelfile import model_to_dict
+from eomlab.engine.modelfile.edit_rules import angle_zero_words
 from eomlab.gui import edits
 
 
@@ -27,7 +28,7 @@ class Field:
     path: tuple  # relative to the node, in the file form: ("joint", "q0")
     label: str
     unit: str = ""
-    kind: str = "number"  # number | vector | json | text | name | choice | expressions
+    kind: str = "number"  # number | vector | json | text | name | choice | expressions | note (words, no value)
     options: tuple = ()
     tip: str = ""
 
@@ -85,9 +86,12 @@ def body_fields(model: Model, body) -> list[Field]:
             fields.append(Field(("joint", "sequence"), "Euler sequence", "", "text"))
             fields.append(Field(("joint", "speeds"), "speeds", "", "choice", ("body", "euler")))
     if body.joint.dof:
+        fields.append(Field(("joint", "q0"), "initial q", q_unit, "vector"))
+        words = angle_zero_words(model, body.name)
+        if words:  # what θ = 0 means (the scene draws that direction dashed while this body is selected)
+            fields.append(Field(("joint", "angle_zero"), "", words, "note"))
         fields += [
-            Field(("joint", "q0"), "initial q", q_unit, "json"),
-            Field(("joint", "u0"), "initial speeds", u_unit, "json"),
+            Field(("joint", "u0"), "initial speeds", u_unit, "vector"),
             Field(("joint", "names"), "coordinate names", "", "json"),
         ]
     return fields
@@ -159,14 +163,16 @@ def format_value(value: Any) -> str:
 
 def parse_value(text: str, kind: str) -> Any:
     """Text → file value; something unparsable is passed on as the text itself, so the engine's
-    validation names the problem with its field path."""
+    validation names the problem with its field path. A vector or a list of expressions takes a
+    bare entry for one of them (`-0.6`, `0`)."""
     text = text.strip()
     if kind in ("text", "name", "choice"):
         return text
     if kind == "vector" and text and not text.startswith("["):
         text = f"[{text}]"
     try:
-        return json.loads(text)
+        value = json.loads(text)
+        return [text] if kind == "expressions" and not isinstance(value, list) else value
     except ValueError:
         if kind == "expressions":
             return [part.strip() for part in text.strip("[]").split(";")]
@@ -235,6 +241,8 @@ class Inspector(QWidget):
             self._build(fields)
         self.fields = fields
         for f in fields:
+            if f.kind == "note":
+                continue
             value = edits.get_in(data, node_path + f.path)
             if value is None:
                 value = _get_attr_path(source, f.path)
@@ -265,6 +273,15 @@ class Inspector(QWidget):
                 widget.deleteLater()
         self.editors = {}
         for row, f in enumerate(fields):
+            if f.kind == "note":
+                note = QLabel(f.unit)
+                note.setObjectName("note:" + ".".join(map(str, f.path)))
+                note.setWordWrap(True)
+                note.setStyleSheet("color: #555;")
+                # wrapped to the dock's width, never widening it (a wrapped label asks for its one-line width)
+                note.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Minimum)
+                self.grid.addWidget(note, row, 0, 1, 3)
+                continue
             label = QLabel(f.label)
             unit = QLabel(f.unit)
             unit.setStyleSheet("color: #555;")

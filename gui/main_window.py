@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import sys
 
+import numpy as np
 import shiboken6
 from PySide6.QtCore import QSettings, Qt, QTimer, Slot
 from PySide6.QtGui import QAction, QKeySequence
@@ -122,6 +123,8 @@ class MainWindow(QMainWindow):
         self.inspector = Inspector(self.document)
         self.inspector.message.connect(lambda text: self.statusBar().showMessage(text, 10000))
         self.tree.selected.connect(lambda key: self.inspector.show_node(self.model, key))
+        self.tree.selected.connect(lambda key: self.scene2d.show_zero_direction(  # θ = 0 of a selected joint
+            key[1] if key and key[0] == "body" else None))
         self.plots = PlotPanel(self.settings_store)
         self.plots.time_limit = self.session.cursor_time
         self.plots.shown_changed.connect(lambda keys: self.plots_dock.setVisible(bool(keys)))
@@ -271,7 +274,7 @@ class MainWindow(QMainWindow):
         had_progress = self.session.has_progress()
         self._show_model(model, select)
         self.session.set_model(model)
-        if was_running or had_progress:
+        if (was_running or had_progress) and model.bodies:
             self.statusBar().showMessage(f"{description} — the run starts afresh from t = 0 with the edited model",
                                          10000)
         else:
@@ -284,6 +287,11 @@ class MainWindow(QMainWindow):
         refit = getattr(self.scene, "refit", None)
         if refit is not None:
             refit()  # Reset, an edit, a new model: the view fits the mechanism again
+        if not self.session.runs:  # an empty model (File ▸ New): no run, so every readout back to nothing
+            self.run_actions.show_time(0.0, self.model.settings.t_end)
+            self.plots.energy_bars.show(None, np.zeros((0, 0)))
+            self.plots.buffer_label.setText("")
+            self.path_label.setText("")
 
     def _update_title(self) -> None:
         if not shiboken6.isValid(self):

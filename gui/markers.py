@@ -18,6 +18,8 @@ from PySide6.QtGui import QPainter, QPainterPath, QPixmap, QPolygonF
 
 #: the marker shapes, in a unit box centred on the point (y down, as on screen)
 SYMBOLS = ("o", "t1")
+#: no marker is drawn larger (px): each size is a picture, and one 50,000 px across froze the window
+MAX_SIZE_PX = 64.0
 
 
 def _symbol_path(symbol: str, size: float) -> QPainterPath:
@@ -39,7 +41,7 @@ class Markers(pg.GraphicsObject):
         if symbol not in SYMBOLS:
             raise ValueError(f"unknown marker symbol {symbol!r}; one of {SYMBOLS}")
         self.symbol = symbol
-        self.size = float(size)
+        self.size = min(float(size), MAX_SIZE_PX)
         self.pen = pg.mkPen(pen if pen is not None else "#222")
         self.brush = pg.mkBrush(brush if brush is not None else "w")
         self.x = np.zeros(0)
@@ -54,7 +56,8 @@ class Markers(pg.GraphicsObject):
     def setData(self, x=(), y=(), size=None) -> None:
         self.x = np.asarray(x, float)
         self.y = np.asarray(y, float)
-        self.sizes = None if size is None else np.broadcast_to(np.asarray(size, float), self.x.shape)
+        self.sizes = None if size is None else np.broadcast_to(np.minimum(np.asarray(size, float), MAX_SIZE_PX),
+                                                               self.x.shape)
         self._changed()
 
     def getData(self) -> tuple[np.ndarray, np.ndarray]:
@@ -69,7 +72,7 @@ class Markers(pg.GraphicsObject):
         self._restyled()
 
     def setSize(self, size: float) -> None:
-        self.size = float(size)
+        self.size = min(float(size), MAX_SIZE_PX)
         self._restyled()
 
     def _restyled(self) -> None:

@@ -102,6 +102,19 @@ def _engine_value(model, p: Parameter, value: float):
     return [float(x) for x in (v * (value / length) if length > 0 else v)]
 
 
+def _reversal_words(p: Parameter, model, value: float) -> str:
+    """What a negative length typed for a vector does, in words."""
+    v = -np.asarray(_field(model, p), float)
+    length = float(np.linalg.norm(v))
+    if not length > 0:
+        return f"{p.label.split(' (')[0]}: a length is never negative; {value:g} is taken as {-value:g}"
+    k = int(np.argmax(np.abs(v)))
+    way = f"{'+' if v[k] > 0 else '−'}{'xyz'[k]}" if abs(abs(v[k]) - length) <= 1e-12 * length else "the other way"
+    name = p.label.split(" (")[0].replace(" |g|", "")
+    return (f"{name}: a negative |g| reverses the direction — |g| = {-value:g} m/s², now pointing {way}"
+            if p.path == "gravity" else f"{name}: a negative value reverses the direction — now {-value:g}, pointing {way}")
+
+
 class ParameterChange(QUndoCommand):
     """One parameter change; the commands of one slider drag merge into one step."""
 
@@ -222,13 +235,18 @@ class ParameterPanel(QScrollArea):
         if not self.session.runs:
             return False
         model = self.session.runs[0].model
+        if p.vector and value < 0:  # a length is never negative: the vector turns round instead
+            self.window.statusBar().showMessage(_reversal_words(p, model, value), 10000)
         try:
             model_with_parameter(model, p.path, _engine_value(model, p, value))
         except ModelError as error:
             self.window.statusBar().showMessage(f"Refused: {error}", 10000)
             self._show(p, self.current(p))
             return False
-        self.window.document.undo_stack.push(ParameterChange(self, p, self.current(p), value, gesture))
+        old = self.current(p)
+        # a reversal's undo reverses again: a negative length turns the vector round each time
+        self.window.document.undo_stack.push(ParameterChange(self, p, -old if p.vector and value < 0 else old,
+                                                             value, gesture))
         return True
 
     def apply(self, p: Parameter, value: float, gesture: int) -> None:
@@ -242,8 +260,8 @@ class ParameterPanel(QScrollArea):
         document.model = model_with_parameter(document.model, p.path, _engine_value(document.model, p, value))
         self.session.model = document.model
         self._show_in_tree.start()  # the tree and the inspector show it too, once the slider rests
-        self._pending[gesture] = f"{p.label.split(' (')[0]} = {value:.3g}"
-        self._show(p, value)
+        self._pending[gesture] = f"{p.label.split(' (')[0]} = {abs(value):.3g}"
+        self._show(p, abs(value) if p.vector else value)  # |g| is a length: a negative entry turned the vector
 
     def _document_follows(self, model) -> None:
         """The document takes the parameter values the main run goes on with (back before a

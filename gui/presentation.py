@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import pyqtgraph as pg
 from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QPalette
+from PySide6.QtGui import QAction, QColor, QFont, QKeySequence, QPalette
 from PySide6.QtWidgets import QApplication, QWidget
 
 #: presentation fonts: 24 px is 18 pt at the 96 dpi of projectors and Xvfb
@@ -25,6 +25,8 @@ PRESENTATION_FONT_PX = 24
 NORMAL_FONT_PX = 13
 #: curve widths are multiplied by this in presentation (the thinnest curve, 1.6 px, becomes ≥ 3)
 PRESENTATION_LINE_SCALE = 2.0
+#: the mechanism's trail is this share of its links' width
+TRAIL_SHARE = 0.5
 #: the plots' strip in presentation: at most this share of the screen's height
 PLOTS_SHARE = 0.28
 #: the compare column in presentation: this share of the screen's width
@@ -100,6 +102,13 @@ class Presentation(QObject):
         self._styled = False
         self._title_bars: dict = {}
         window.compare_view.active_changed.connect(lambda _on: self._rearrange() if self.active else None)
+        # Esc leaves presentation; enabled only there, so that elsewhere Esc stays the widgets'
+        self.leave_action = QAction("Leave presentation mode", window)
+        self.leave_action.setObjectName("action_leave_presentation")
+        self.leave_action.setShortcut(QKeySequence(Qt.Key_Escape))
+        self.leave_action.setEnabled(False)
+        self.leave_action.triggered.connect(self.leave)
+        window.addAction(self.leave_action)
 
     # --- switching -------------------------------------------------------------------------
 
@@ -128,6 +137,7 @@ class Presentation(QObject):
             if w.geometry() != screen:  # no window manager (Xvfb, kiosks) to honour full screen
                 w.setGeometry(screen)
         w.plots.set_mode("presentation")
+        self.leave_action.setEnabled(True)
         self.apply()
         self._rearrange()
 
@@ -145,6 +155,7 @@ class Presentation(QObject):
             return
         w = self.window
         self.active = False
+        self.leave_action.setEnabled(False)
         for dock, visible in self._saved_docks.items():
             dock.setVisible(visible)
         self._show_fine_print(True)
@@ -198,6 +209,10 @@ class Presentation(QObject):
     def line_scale(self) -> float:
         return (PRESENTATION_LINE_SCALE if self.active else 1.0) * self.zoom_level
 
+    def marker_scale(self) -> float:
+        """Markers of the mechanism (hinges, mass centres) grow with the fonts: 24/13 in presentation."""
+        return self.font_px() / NORMAL_FONT_PX if self._styled else 1.0
+
     # --- applying ------------------------------------------------------------------------------
 
     def apply(self) -> None:
@@ -224,6 +239,7 @@ class Presentation(QObject):
         if scene3d is not None:
             scene3d.setBackgroundColor(theme.scene3d if styled else (250, 250, 250, 255))
             scene3d.set_clock_px(self.font_px() if self.active else 0)
+            scene3d.set_marker_scale(self.marker_scale())
         self.changed.emit()
 
     def _show_fine_print(self, shown: bool) -> None:
@@ -318,11 +334,13 @@ class Presentation(QObject):
         rods, links = (theme.rods, theme.links) if styled else ("#2b5d8a", "#555")
         scene.rods.setPen(pg.mkPen(rods, width=max(7.0, 5.0 * s), cap=pg.QtCore.Qt.RoundCap))
         scene.outlines.setPen(pg.mkPen(rods, width=max(2.5, 2.0 * s)))
-        scene.links.setPen(pg.mkPen(links, width=max(1.5, 1.6 * s)))
-        scene.trail.setPen(pg.mkPen(theme.trail if styled else "#9ab", width=max(1.0, 1.6 * s)))
-        scene.hinges.setPen(pg.mkPen(links, width=max(1.5, 1.6 * s)))
+        link_width = max(1.5, 1.6 * s)
+        scene.links.setPen(pg.mkPen(links, width=link_width))
+        # the trail is a trace, not a part: thinner than the thinnest link
+        scene.trail.setPen(pg.mkPen(theme.trail if styled else "#9ab", width=max(1.0, TRAIL_SHARE * link_width)))
+        scene.hinges.setPen(pg.mkPen(links, width=link_width))
         scene.hinges.setBrush(pg.mkBrush(theme.hinge_fill if styled else "w"))
-        scene.hinges.setSize(9 * max(1.0, s * 0.75))
+        scene.set_marker_scale(self.marker_scale())
         scene.time_label.setColor(theme.plot_foreground if styled else "#333")
         font = QFont(self._original_font)
         if styled:

@@ -14,7 +14,7 @@ from PySide6.QtCore import QPointF, QRect, Qt
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsSimpleTextItem
 
 from eomlab.engine.model import is_planar
-from eomlab.gui.geometry import Projection, drawing, reach
+from eomlab.gui.geometry import Projection, drawing, reach, zero_direction
 from eomlab.gui.markers import Markers
 from eomlab.gui.scene_curve import SceneCurve
 
@@ -22,6 +22,8 @@ from eomlab.gui.scene_curve import SceneCurve
 TRAIL_LENGTH = 400
 #: room around the reach when the view is fitted (fraction of the reach box's larger side)
 FIT_MARGIN = 0.04
+#: marker sizes at scale 1 (px); mass centres: gui/geometry.py
+HINGE_PX, GROUND_HINGE_PX = 9.0, 14.0
 
 
 def _pairs(segments: list[np.ndarray], project) -> tuple[np.ndarray, np.ndarray]:
@@ -94,10 +96,14 @@ class Scene2D(pg.PlotWidget):
         self.links = _curve(pg.mkPen("#555", width=1.5), "pairs")
         self.outlines = _curve(pg.mkPen("#2b5d8a", width=2.5), "finite", finite=False)
         self.rods = _curve(pg.mkPen("#2b5d8a", width=7, cap=Qt.RoundCap), "pairs")
-        for curve in (self.trail, self.links, self.outlines, self.rods):
+        #: the direction a selected joint's angle is measured from (θ = 0), dashed
+        self.zero_line = _curve(pg.mkPen("#D55E00", width=2, style=Qt.DashLine), "all")
+        self.zero_body: str | None = None
+        for curve in (self.trail, self.links, self.outlines, self.rods, self.zero_line):
             item.addItem(curve)
-        self.ground_hinges = Markers("t1", 14, pen=pg.mkPen("#222"), brush="#666")
-        self.hinges = Markers("o", 9, pen=pg.mkPen("#222", width=1.5), brush="w")
+        self.ground_hinges = Markers("t1", GROUND_HINGE_PX, pen=pg.mkPen("#222"), brush="#666")
+        self.hinges = Markers("o", HINGE_PX, pen=pg.mkPen("#222", width=1.5), brush="w")
+        self.marker_scale = 1.0  # presentation: markers grow with the fonts (gui/presentation.py)
         self.mass_centres = Markers("o", pen=pg.mkPen("#222", width=1), brush="#f28e2b")
         for scatter in (self.ground_hinges, self.hinges, self.mass_centres):
             item.addItem(scatter)
@@ -132,6 +138,34 @@ class Scene2D(pg.PlotWidget):
         self.frame = None
         self.reach_box = None
         self.user_moved = False
+        self._clear_picture()  # until the new model's first pose: an empty model shows nothing
+
+    def _clear_picture(self) -> None:
+        for curve in (self.rods, self.links, self.outlines, self.zero_line):
+            _show_curve(curve, np.zeros(0), np.zeros(0))
+        for markers in (self.hinges, self.ground_hinges, self.mass_centres):
+            markers.setData([], [])
+        self.picture_box = None
+        self.time_label.setText("")
+
+    def set_marker_scale(self, scale: float) -> None:
+        """Hinges, ground hinges and mass centres `scale` times their size (presentation mode)."""
+        self.marker_scale = float(scale)
+        self.hinges.setSize(HINGE_PX * scale)
+        self.ground_hinges.setSize(GROUND_HINGE_PX * scale)
+        if self.frame is not None:
+            self.show_frame(self.frame)
+
+    def show_zero_direction(self, body: str | None) -> None:
+        """Draw (dashed) where `body`'s joint angle is 0 while it is selected; None: nothing."""
+        self.zero_body = body
+        self._draw_zero_direction()
+
+    def _draw_zero_direction(self) -> None:
+        segment = None
+        if self.zero_body is not None and self.frame is not None and self.model is not None:
+            segment = zero_direction(self.model, self.frame.rotations, self.frame.origins, self.zero_body)
+        _show_curve(self.zero_line, *(_pairs([segment], self.project) if segment is not None else (np.zeros(0),) * 2))
 
     def show_frame(self, frame) -> None:
         if self.model is None or frame is None:
@@ -146,12 +180,14 @@ class Scene2D(pg.PlotWidget):
             xy = p(points)
             markers.setData(xy[:, 0], xy[:, 1])
         xy = p(picture.mass_centres)
-        self.mass_centres.setData(xy[:, 0], xy[:, 1], size=picture.mass_sizes)
+        self.mass_centres.setData(xy[:, 0], xy[:, 1], size=picture.mass_sizes * self.marker_scale)
         points = p(picture.points())
         if len(points):
             low, high = points.min(axis=0), points.max(axis=0)
             self.picture_box = (low[0], low[1], high[0], high[1])
         self.time_label.setText(f"t = {frame.t:.3f} s")
+        if self.zero_body is not None:
+            self._draw_zero_direction()
         if self.reach_box is None:
             self.reach_box = self._reach_of(picture)
             self.fit()

@@ -15,19 +15,19 @@ from collections import deque
 
 import numpy as np
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction, QActionGroup, QGuiApplication, QMatrix4x4
+from PySide6.QtGui import QGuiApplication, QMatrix4x4
 from PySide6.QtWidgets import QLabel, QMenu
 
-from eomlab.gui.camera3d import MARGIN_RUN, Framing, anchors, floor_height, screen_box, travels
+from eomlab.gui.camera3d import (FLOOR_CLEARANCE, MARGIN_RUN, Framing, anchors, floor_height, keep_above, screen_box,
+                                 travels)
 from eomlab.gui.geometry import drawing, reach, up_basis
 from eomlab.gui.meshes import body_mesh
+from eomlab.gui.scene3d_menu import view_menu
 
 #: platforms without an OpenGL surface: the window draws 3-D models with the 2-D projection there
 _NO_GL_PLATFORMS = ("offscreen", "minimal", "vnc", "linuxfb")
 #: points kept per trail (mass centres) and per contact trace (rolling disks)
 TRAIL_LENGTH, TRACE_LENGTH = 400, 4000
-#: trail choices: none, the last body's mass centre, every body's
-TRAILS = ("none", "last body", "every body")
 
 
 def opengl_available() -> bool:
@@ -123,7 +123,8 @@ def make_scene3d(parent=None):
             r = reach(model)
             self.solids, meshes = [], []
             for i, body in enumerate(model.bodies):
-                point_radius = 0.035 * r * np.cbrt(body.mass) if body.mass > 0 else 0.0  # a massless frame: none
+                # grows with the mass up to 27 kg, then stays (a 1e12 kg point would fill the view)
+                point_radius = 0.035 * r * min(np.cbrt(body.mass), 3.0) if body.mass > 0 else 0.0
                 mesh = body_mesh(body.shape, i, point_radius)
                 if mesh is not None:
                     self.solids.append((i, mesh.extent, mesh.box_corners))
@@ -323,6 +324,21 @@ def make_scene3d(parent=None):
         def wheelEvent(self, event) -> None:
             self.user_camera = True
             super().wheelEvent(event)
+            self.keep_above_floor()
+
+        def mouseMoveEvent(self, event) -> None:
+            super().mouseMoveEvent(event)
+            self.keep_above_floor()
+
+        def orbit(self, azim, elev) -> None:
+            super().orbit(azim, elev)
+            self.keep_above_floor()
+
+        def keep_above_floor(self) -> None:
+            """Orbit, pan and zoom never take the camera under the ground (which hides every solid)."""
+            if self.floor_z is not None and self.framing is not None and \
+                    keep_above(self.opts, self.floor_z, FLOOR_CLEARANCE * self.framing.radius):
+                self.update()
 
         def keyPressEvent(self, event) -> None:
             if event.key() in self.noRepeatKeys:
@@ -333,26 +349,14 @@ def make_scene3d(parent=None):
             self.view_menu(self).exec(event.globalPos())
 
         def view_menu(self, parent) -> QMenu:
-            """Body axes, trails, shadows and the camera, as a menu."""
-            menu = QMenu("3-D view", parent)
-            axes = menu.addAction("Body axes")
-            axes.setCheckable(True)
-            axes.setChecked(self.show_axes)
-            axes.toggled.connect(self.set_axes_visible)
-            shadows = menu.addAction("Shadows")
-            shadows.setCheckable(True)
-            shadows.setChecked(self.show_shadows)
-            shadows.toggled.connect(self.set_shadows_visible)
-            trails = menu.addMenu("Trail of the mass centres")
-            group = QActionGroup(trails)
-            for choice in TRAILS:
-                action = QAction(choice, trails, checkable=True, checked=choice == self.trail_choice)
-                action.triggered.connect(lambda _c=False, k=choice: self.set_trail(k))
-                group.addAction(action)
-                trails.addAction(action)
-            menu.addSeparator()
-            menu.addAction("Reset camera", self.reset_camera)
-            return menu
+            return view_menu(self, parent)
+
+        def set_marker_scale(self, scale: float) -> None:
+            """Hinges and links `scale` times their size (presentation: with the fonts); the
+            trail stays thinner than the links."""
+            self.hinges.setData(size=10 * scale)
+            self.links.setData(width=3 * scale)
+            self.trail_item.setData(width=2 * min(scale, 1.2))
 
         def set_axes_visible(self, on: bool) -> None:
             self.show_axes = bool(on)

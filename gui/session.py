@@ -87,6 +87,12 @@ class Session(QObject):
     def start(self, running: bool) -> None:
         """Throw away the current runs and start fresh ones from t = 0 (paused or running)."""
         self.stop()
+        if not self.model.bodies:  # File ▸ New: nothing to run, so no run and no "run stopped" warning
+            self._following, self._cursor = True, 0.0
+            self._set_state(IDLE)
+            self.runs_started.emit()
+            self.cursor_moved.emit(0.0)
+            return
         models = self.plan_compare(self.model) if self.compare else [self.model]
         lock_step = LockStep(lead=LEAD_SAMPLES * self.model.settings.dt_out) if len(models) > 1 else None
         for i, run_model in enumerate(models):

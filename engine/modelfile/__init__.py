@@ -25,7 +25,8 @@ Example
 
 The package, by job: `json_text` (JSON to data), `fields` (one field each), `bodies`, `constraints`,
 `forces`, `settings` (a section each), `names` (names across sections), `reading` (the model),
-`writing` (dict, text and atomic save), `schema` (the format's constants).
+`writing` (dict, text and atomic save), `schema` (the format's constants), `edit_rules` (what an edit
+carries with it, where a new body hangs).
 """
 from __future__ import annotations
 

@@ -5,6 +5,7 @@ from ..model import (
     GROUND, JOINT_DOFS, JOINT_TYPES, SHAPE_KINDS, Body, Joint, ModelError, Shape, default_coordinate_names,
     shape_inertia,
 )
+from ..limits import check_mass_and_shape
 from .fields import (
     _array, _choice, _diagonal, _fields, _identifier, _inertia, _number, _numbers, _rotation, _show, _string,
     _unit_vec3, _vec3,
@@ -102,6 +103,7 @@ def _body(data: object, path: str) -> Body:
     mass = _number(data["mass"], f"{path}.mass", minimum=0.0) if "mass" in data else 0.0
     com = _vec3(data["com"], f"{path}.com") if "com" in data else (0.0, 0.0, 0.0)
     shape = _shape(data["shape"], f"{path}.shape") if "shape" in data else None
+    check_mass_and_shape(mass, shape, path)  # named here, before an inertia is derived from them
     if "inertia" in data:
         inertia = _inertia(data["inertia"], f"{path}.inertia")
     else:

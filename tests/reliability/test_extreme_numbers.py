@@ -41,6 +41,8 @@ EXPECTED = {
     "knife_edge_mass_1e308": ("bodies[0].mass", "at most 1e12 kg"),
     "pendulum_com_1e308": ("bodies[0].com[0]", "at most 1e12 m"),
     "top_inertia_1e308": ("bodies[0].inertia", "at most 1e12 kg·m²"),
+    # OverflowError at m·l²/12 (issue 31): the rod's length is named before its inertia is derived
+    "compound_rod_length_1e200_inertia_from_shape": ("bodies[0].shape.length", "at most 1e12 m"),
     "pendulum_rotation_entry_1e308": ("bodies[0].joint.rotation", "not orthonormal"),
     "disk_speed_minus_1e308": ("bodies[0].joint.u0[5]", "at most 1e12"),
     "pendulum_q0_2_pow_63": ("bodies[0].joint.q0[0]", "at most 1e12"),
@@ -74,7 +76,8 @@ def test_hostile_file_exits_2_with_one_line_naming_the_field(tmp_path, capsys, n
     assert fingerprint(path) == before
 
 
-@pytest.mark.parametrize("name", ["four_bar_at_1e308", "pendulum_mass_1e308", "heavy_top_theta_1e-308_lagrange"])
+@pytest.mark.parametrize("name", ["four_bar_at_1e308", "pendulum_mass_1e308", "heavy_top_theta_1e-308_lagrange",
+                                  "compound_rod_length_1e200_inertia_from_shape"])
 def test_the_real_command_prints_no_warning_and_no_traceback(tmp_path, name):
     """The same through a fresh interpreter: numpy's default warning filters, the real stderr."""
     out = tmp_path / "out.csv"

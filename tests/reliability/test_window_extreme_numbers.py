@@ -52,6 +52,11 @@ def test_inspector_values_meet_the_same_range_check(qtbot, make_window):
         assert window.model == before
         assert path in window.inspector.last_error and words in window.inspector.last_error
         assert window.inspector.error_label.text() == window.inspector.last_error
+    window.tree.select(("body", "upper"))  # a rod whose inertia is its shape's: m·l²/12 overflowed (issue 31)
+    for text in ("1e308", "1e200"):
+        assert not window.inspector.set_value(("shape", "length"), text)
+        assert window.model == before and "bodies[0].shape.length" in window.inspector.last_error
+        assert "at most 1e12 m" in window.inspector.last_error and "\n" not in window.inspector.last_error
     window.tree.select(("model",))
     assert not window.inspector.set_value(("gravity",), "0, -9.81e12, 0")
     assert window.model == before and "gravity[1]" in window.inspector.last_error
