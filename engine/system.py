@@ -264,9 +264,11 @@ class MechanicalSystem:
         w, V = np.linalg.eigh(M)
         k = int(np.argmin(w))
         names = [self.speed_names[i] for i in np.argsort(-np.abs(V[:, k]))[:2] if abs(V[i, k]) > 0.3]
+        # rounding's ±1e-16 is shown as 0, so the words do not depend on the path that formed M
+        smallest = 0.0 if abs(w[k]) <= 1e-12 * float(np.max(np.abs(w), initial=0.0)) else w[k]
         return (
             "the mass matrix is singular (smallest eigenvalue "
-            f"{w[k]:.3g}): {', '.join(names) or 'a speed'} moves no mass or inertia"
+            f"{smallest:.3g}): {', '.join(names) or 'a speed'} moves no mass or inertia"
         )
 
     # --- energy ------------------------------------------------------------------------------
