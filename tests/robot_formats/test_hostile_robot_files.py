@@ -217,3 +217,23 @@ def test_a_model_with_mass_gets_no_massless_warning(tmp_path):
     source.write_text(_nested_bodies(3))
     assert import_model(source)[1] == []
 
+
+def test_a_long_chain_takes_the_numpy_path_rather_than_pinocchios_nv_cubed_data(tmp_path):
+    """A 503-link URDF chain: pinocchio's Data would hold 64 nv³ bytes (8.2 GB measured, 15–20 s to
+    make); beyond MAX_COMPILED_SPEEDS the run builds the numpy path instead, and says why."""
+    from eomlab.engine.robot_formats import import_model
+    from eomlab.engine.simulation import Simulation
+    from eomlab.engine.tree_backend import MAX_COMPILED_SPEEDS
+
+    n = 503
+    links = "".join(f'<link name="l{i}"><inertial><origin xyz="0 0 -0.05"/><mass value="1"/><inertia ixx="0.01" '
+                    f'iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial></link>' for i in range(n))
+    joints = "".join(f'<joint name="j{i}" type="revolute"><parent link="{"world" if i == 0 else f"l{i - 1}"}"/>'
+                     f'<child link="l{i}"/><origin xyz="0 0 -0.1"/><axis xyz="0 1 0"/></joint>' for i in range(n))
+    source = tmp_path / "chain.urdf"
+    source.write_text(robot(links, joints))
+    model, warnings = import_model(source)
+    assert len(model.bodies) == n and warnings == []
+    sim = Simulation(model, t_end=0.01)
+    assert n > MAX_COMPILED_SPEEDS and sim.system.tree_backend is None
+    assert sim.system.dynamics_path.startswith(f"numpy ({n} speeds: pinocchio's Data would hold about 7.6 GiB")
