@@ -218,13 +218,14 @@ def test_a_model_with_mass_gets_no_massless_warning(tmp_path):
     assert import_model(source)[1] == []
 
 
-def test_a_long_chain_takes_the_numpy_path_rather_than_pinocchios_nv_cubed_data(tmp_path):
+def test_a_long_chain_takes_the_numpy_path_rather_than_pinocchios_nv_cubed_data(tmp_path, monkeypatch):
     """A 503-link URDF chain: pinocchio's Data would hold 64 nv³ bytes (8.2 GB measured, 15–20 s to
     make); beyond MAX_COMPILED_SPEEDS the run builds the numpy path instead, and says why."""
     from eomlab.engine.robot_formats import import_model
     from eomlab.engine.simulation import Simulation
-    from eomlab.engine.tree_backend import MAX_COMPILED_SPEEDS
+    from eomlab.engine.tree_backend import FAST_PATH_VARIABLE, MAX_COMPILED_SPEEDS
 
+    monkeypatch.setenv(FAST_PATH_VARIABLE, "1")  # the bound, not the environment, sends it to numpy
     n = 503
     links = "".join(f'<link name="l{i}"><inertial><origin xyz="0 0 -0.05"/><mass value="1"/><inertia ixx="0.01" '
                     f'iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial></link>' for i in range(n))
