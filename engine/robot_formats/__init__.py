@@ -4,8 +4,10 @@
     text, notes = export_mjcf(model)
 
 Import refuses what it cannot read safely or sensibly (entities, files outside the model's folder,
-negative masses, inertia that is not positive semi-definite, zero axes, cycles) with a ModelError
-naming the element; what it reads but cannot map comes back as one warning per kind of element.
+negative masses, inertia that is not positive semi-definite, zero axes, cycles, numbers beyond the
+model's limit ±1e12) with a ModelError naming the element; what it reads but cannot map comes back
+as one warning per kind of element, and a model a run would refuse as massless gets one more.
+Every refusal and warning is one line: control characters in the file's names are shown escaped.
 """
 from __future__ import annotations
 
@@ -43,7 +45,7 @@ def massless_refusal(model: Model) -> str | None:
             formulation.evaluate(0.0, formulation.initial_state(system.kin.normalised(system.q0), system.u0))
     except SingularMassMatrix as err:
         return f"a run will refuse this model: {err} (give those bodies an <inertial> with mass and inertia)"
-    except (ArithmeticError, ValueError, np.linalg.LinAlgError):  # anything else is the run's to name
+    except Exception:  # noqa: BLE001 - advisory: any other problem is the run's to name, never the import's
         return None
     return None
 
