@@ -25,7 +25,7 @@ from .kinematics import KinematicState, TreeKinematics
 from .model import Model, initial_coordinates, initial_speeds, speed_names
 from .rotations import cross
 from .state import StateContext
-from .tree_backend import PINOCCHIO_PATH, build_tree_backend
+from .tree_backend import NUMPY_PATH, PINOCCHIO_PATH, build_tree_backend
 
 
 _POTRF, _POTRS = scipy.linalg.get_lapack_funcs(("potrf", "potrs"), dtype=np.float64)
@@ -99,7 +99,8 @@ class MechanicalSystem:
     (1, 1)
     """
 
-    def __init__(self, model: Model, absolute: AbsoluteParts | None = None):
+    def __init__(self, model: Model, absolute: AbsoluteParts | None = None, compiled: bool = True):
+        # compiled=False: the numpy path whatever the environment (the importer's check of M at q0)
         self.model = model
         self.kin = TreeKinematics(model)
         self.body_names = list(self.kin.body_names)
@@ -120,11 +121,12 @@ class MechanicalSystem:
         self._gravity_planar = np.tile(self.gravity[:2], self.kin.n_bodies) * self._m2
         # M, C and Q the way the kinematics run: the planar strategy's fields have only x, y and z-turns
         self._terms = self._planar_terms if self.kin.planar else self._spatial_terms
-        self._absolute = absolute
+        self._absolute, self._compiled_wanted = absolute, compiled
         kinds = absolute.constraint_kinds(self.kin) if absolute else build_constraint_kinds(model, self.kin)
         self.constraints = ConstraintSet(kinds) if kinds else None
         #: the compiled tree-dynamics backend (engine.tree_backend) or None, and the path in words
-        self.tree_backend, self.dynamics_path = build_tree_backend(self.kin, self.gravity)
+        self.tree_backend, self.dynamics_path = (build_tree_backend(self.kin, self.gravity) if compiled
+                                                 else (None, f"{NUMPY_PATH} (asked for)"))
         self._no_effort = np.zeros(self.n_u)
 
     @property
@@ -143,7 +145,7 @@ class MechanicalSystem:
                 rates = self.kin.qdot(self.q0, self.u0)[jl.q_slice] if len(u) else u
                 j = replace(j, speeds="euler", u0=tuple(float(x) for x in rates))
             bodies.append(replace(b, joint=j))
-        return MechanicalSystem(replace(self.model, bodies=tuple(bodies)), self._absolute)
+        return MechanicalSystem(replace(self.model, bodies=tuple(bodies)), self._absolute, self._compiled_wanted)
 
     # --- kinematics --------------------------------------------------------------------------
 
@@ -264,9 +266,11 @@ class MechanicalSystem:
         w, V = np.linalg.eigh(M)
         k = int(np.argmin(w))
         names = [self.speed_names[i] for i in np.argsort(-np.abs(V[:, k]))[:2] if abs(V[i, k]) > 0.3]
+        # rounding's ±1e-16 is shown as 0, so the words do not depend on the path that formed M
+        smallest = 0.0 if abs(w[k]) <= 1e-12 * float(np.max(np.abs(w), initial=0.0)) else w[k]
         return (
             "the mass matrix is singular (smallest eigenvalue "
-            f"{w[k]:.3g}): {', '.join(names) or 'a speed'} moves no mass or inertia"
+            f"{smallest:.3g}): {', '.join(names) or 'a speed'} moves no mass or inertia"
         )
 
     # --- energy ------------------------------------------------------------------------------

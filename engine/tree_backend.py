@@ -49,11 +49,26 @@ def _pinocchio():
     return pinocchio
 
 
+#: pinocchio's Data holds eight nv³ tensors of doubles (its second-order derivatives), made whether
+#: used or not: 64 nv³ bytes, measured 0.6 GB at 200 speeds, 1.8 GB at 300 and 8.2 GB (15–20 s to
+#: allocate) at 503. Beyond this many speeds (1 GiB) the numpy path runs instead.
+MAX_COMPILED_SPEEDS = 256
+
+
+def data_bytes(n_speeds: int) -> int:
+    """About what pinocchio's Data for a tree of `n_speeds` speeds holds (its nv³ tensors)."""
+    return 64 * n_speeds**3
+
+
 def build_tree_backend(kin, gravity):
     """(backend or None, the path in words): the pinocchio tree of `kin` (engine.kinematics
-    TreeKinematics) when wanted and installed, else None and why the numpy path runs."""
+    TreeKinematics) when wanted, installed and of at most MAX_COMPILED_SPEEDS speeds, else None and
+    why the numpy path runs."""
     if not fast_path_wanted():
         return None, f"{NUMPY_PATH} ({FAST_PATH_VARIABLE}=0)"
+    if kin.n_u > MAX_COMPILED_SPEEDS:
+        return None, (f"{NUMPY_PATH} ({kin.n_u} speeds: pinocchio's Data would hold about "
+                      f"{data_bytes(kin.n_u) / 2**30:.1f} GiB; the compiled path takes at most {MAX_COMPILED_SPEEDS})")
     pin = _pinocchio()
     if pin is None:
         return None, f"{NUMPY_PATH} (pinocchio not installed: pip install eomlab[fast])"

@@ -7,10 +7,19 @@ redundant but consistent constraints harmless. The reaction is Q_c = L (A G)⁺ 
 multipliers are the minimum-norm λ with Aᵀλ = Q_c. Diagnostics give seed 002's tensor split:
 W = W_K + W_L in the kinetic metric, with R_L = 0 for ideal constraints (3.11).
 
-A singular M (massless frames, e.g. in absolute coordinates) is admissible when [M; A] has full
-column rank (Udwadia & Phohomsiri, Proc. R. Soc. A 462 (2006) 2097–2117): with
-M̂ = M + AᵀA and Q̂ = Q − h + Aᵀb the same equations hold (A q̈ = b adds Aᵀ(A q̈ − b) = 0),
-M̂ is positive definite, and the formula above with M̂, Q̂ gives q̈ and the same λ.
+A singular M (massless frames, point masses in absolute coordinates) is admissible when [M; A]
+has full column rank (Udwadia & Phohomsiri, Proc. R. Soc. A 462 (2006) 2097–2117): with
+M̂ = M + s AᵀA and Q̂ = Q − h + s Aᵀb the same equations hold for any s > 0 (A q̈ = b adds
+s Aᵀ(A q̈ − b) = 0), M̂ is positive definite, and the formula above with M̂, Q̂ gives q̈ and the
+same λ. s = max diag M / max diag AᵀA puts both terms on one scale.
+
+Which form runs is decided with a tolerance, never by rounding: Cholesky of M is used when its
+smallest pivot² is at least SINGULAR_RTOL × M's largest diagonal entry; below that (cond(M) > 1e8)
+M counts as singular and M̂ runs. A point mass makes M singular in exact arithmetic, and its
+computed M has a last pivot² of ±1e-16 that rounding (numpy's sums or pinocchio's recursions)
+puts on either side of zero: deciding by LAPACK's "positive or not" made the compiled path take a
+pivot of 1e-8 at some steps and M̂ at others, and its steps shrank to 1e-10 s. M̂ is refused
+(SingularMassMatrix) when its pivot² is below AUGMENTED_RTOL: [M; A] is then rank deficient.
 """
 from __future__ import annotations
 
@@ -21,6 +30,10 @@ from ..system import SingularMassMatrix
 from .base import Formulation
 
 PINV_RTOL = 1e-10
+#: M counts as singular when its smallest Cholesky pivot² < SINGULAR_RTOL × max diag M (docstring)
+SINGULAR_RTOL = 1e-8
+#: M̂ = M + s AᵀA is refused when its smallest pivot² < AUGMENTED_RTOL × max diag M̂ ([M; A] rank deficient)
+AUGMENTED_RTOL = 1e-13
 _POTRF, _POTRS, _TRTRS = scipy.linalg.get_lapack_funcs(("potrf", "potrs", "trtrs"), dtype=np.float64)
 
 
@@ -46,10 +59,37 @@ def _pinv(X: np.ndarray) -> np.ndarray:
     return (Vt[keep].T / s[keep]) @ U[:, keep].T
 
 
+def cholesky(M: np.ndarray, rtol: float):
+    """The lower Cholesky factor of M, or None when M is not positive definite or its smallest
+    pivot² is below rtol × its largest diagonal entry (a decision rounding cannot flip)."""
+    L, info = _POTRF(M, lower=True, clean=True)
+    if info != 0:
+        return None
+    pivots = np.diag(L)
+    if pivots.size and pivots.min() ** 2 < rtol * float(np.max(np.diag(M))):
+        return None
+    return L
+
+
 def augmented(M: np.ndarray, forcing: np.ndarray, rows) -> tuple[np.ndarray, np.ndarray]:
-    """M̂ = M + AᵀA and Q̂ = forcing + Aᵀb (Udwadia–Phohomsiri): positive definite whenever
-    [M; A] has full column rank, and the constrained motion is unchanged."""
-    return M + rows.A.T @ rows.A, forcing + rows.A.T @ rows.b
+    """M̂ = M + s AᵀA and Q̂ = forcing + s Aᵀb (Udwadia–Phohomsiri): positive definite whenever
+    [M; A] has full column rank, and the constrained motion is unchanged; s = max diag M /
+    max diag AᵀA (1 when either is 0)."""
+    A = rows.A
+    AtA = A.T @ A
+    top_M, top_A = float(np.max(np.diag(M), initial=0.0)), float(np.max(np.diag(AtA), initial=0.0))
+    s = top_M / top_A if top_M > 0.0 and top_A > 0.0 else 1.0
+    return M + s * AtA, forcing + s * (A.T @ rows.b)
+
+
+def factored(M: np.ndarray, forcing: np.ndarray, rows):
+    """(L, M or M̂, forcing or Q̂): Cholesky of M when it is regular, else of M̂; L None when M̂ is
+    singular too. The one decision both `accelerations` and `tensor_split` take."""
+    L = cholesky(M, SINGULAR_RTOL)
+    if L is None:  # singular M: the augmented form (module docstring)
+        M, forcing = augmented(M, forcing, rows)
+        L = cholesky(M, AUGMENTED_RTOL)
+    return L, M, forcing
 
 
 class UdwadiaKalaba(Formulation):
@@ -62,13 +102,9 @@ class UdwadiaKalaba(Formulation):
     def accelerations(self, dyn, rows, state):
         if rows is None:
             return self.system.free_accelerations(dyn), np.zeros(0), {}
-        M, forcing = dyn.M, dyn.forcing
-        L, info = _POTRF(M, lower=True, clean=True)
-        if info != 0:  # singular M: the augmented form (docstring)
-            M, forcing = augmented(dyn.M, dyn.forcing, rows)
-            L, info = _POTRF(M, lower=True, clean=True)
-        if info != 0:
-            raise SingularMassMatrix(self.system.describe_singular_mass(dyn.M))
+        L, M, forcing = factored(dyn.M, dyn.forcing, rows)
+        if L is None:  # name the speed that neither mass nor a constraint row holds: M̂'s null space
+            raise SingularMassMatrix(self.system.describe_singular_mass(M))
         a = _POTRS(L, forcing, lower=True)[0]
         # A G with G = L⁻ᵀ: solve L X = Aᵀ, then A G = Xᵀ
         AG = _TRTRS(L, rows.A.T, lower=True)[0].T
@@ -86,9 +122,7 @@ class UdwadiaKalaba(Formulation):
     def tensor_split(self, dyn, rows) -> dict:
         """Seed 002's split in the kinetic metric: W = W_K + W_L, Y = Y_K + Y_L, R_K, R_L (= 0)."""
         u_dot, lam, _ = self.accelerations(dyn, rows, None)
-        M, forcing = dyn.M, dyn.forcing
-        if _POTRF(M, lower=True)[1] != 0:  # singular: the same test and form as `accelerations`
-            M, forcing = augmented(M, forcing, rows)
+        _, M, forcing = factored(dyn.M, dyn.forcing, rows)  # the same decision and form as `accelerations`
         Minv = np.linalg.inv(M)
         A = rows.A
         H = A @ Minv @ A.T  # Gram matrix of the ε vectors (3.9)–(3.10)

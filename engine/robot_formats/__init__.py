@@ -4,18 +4,60 @@
     text, notes = export_mjcf(model)
 
 Import refuses what it cannot read safely or sensibly (entities, files outside the model's folder,
-negative masses, inertia that is not positive semi-definite, zero axes, cycles) with a ModelError
-naming the element; what it reads but cannot map comes back as one warning per kind of element.
+negative masses, inertia that is not positive semi-definite, zero axes, cycles, numbers beyond the
+model's limit ±1e12) with a ModelError naming the element; what it reads but cannot map comes back
+as one warning per kind of element, and a model a run would refuse as massless gets one more.
+Every refusal and warning is one line: control characters in the file's names are shown escaped.
 """
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 
 from ..model import Model, ModelError
 
 
 def import_model(path: str | os.PathLike) -> tuple[Model, list[str]]:
-    """The Model in a URDF (``<robot>``) or MJCF (``<mujoco>``) file, and the warnings."""
+    """The Model in a URDF (``<robot>``) or MJCF (``<mujoco>``) file, and the warnings: each one line,
+    as is a refusal's text (a file's name holding a line break, ``&#10;``, is shown escaped)."""
+    try:
+        model, warnings = _read(path)
+    except ModelError as err:
+        raise ModelError(one_line(err.path), one_line(err.message)) from None
+    model = replace(model, name=one_line(model.name))
+    refusal = massless_refusal(model)
+    return model, [one_line(w) for w in warnings] + ([refusal] if refusal else [])
+
+
+def massless_refusal(model: Model) -> str | None:
+    """The words a run would refuse the model with at t = 0 because its mass matrix is singular (a
+    speed that moves no mass: links without <inertial>), or None: the model's formulation evaluated
+    once at its start, on the numpy path (pinocchio's Data would cost nv³ memory for one check)."""
+    import numpy as np
+
+    from ..formulations import make_formulation
+    from ..system import MechanicalSystem, SingularMassMatrix
+
+    try:
+        with np.errstate(all="ignore"):
+            system = MechanicalSystem(model, compiled=False)
+            formulation = make_formulation(model.settings.method, system, model.settings)
+            formulation.evaluate(0.0, formulation.initial_state(system.kin.normalised(system.q0), system.u0))
+    except SingularMassMatrix as err:
+        return f"a run will refuse this model: {err} (give those bodies an <inertial> with mass and inertia)"
+    except Exception:  # noqa: BLE001 - advisory: any other problem is the run's to name, never the import's
+        return None
+    return None
+
+
+def one_line(text: str) -> str:
+    """`text` with line breaks and other control characters written as escapes (\\n, \\x85, \\u2028)."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+
+
+def _read(path: str | os.PathLike) -> tuple[Model, list[str]]:
     from .xml_files import parse_xml
 
     root = parse_xml(path)

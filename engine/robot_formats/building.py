@@ -6,13 +6,17 @@ import re
 
 import numpy as np
 
+from ..limits import MAX_MAGNITUDE
 from ..model import GROUND, Body, Joint, ModelError, Shape
 
 _NOT_IDENTIFIER = re.compile(r"[^A-Za-z0-9_]")
 
 
 def numbers(text: str | None, count: int, where: str, default=None) -> np.ndarray:
-    """`count` numbers from a space-separated attribute (or the default)."""
+    """`count` numbers from a space-separated attribute (or the default), each within ±MAX_MAGNITUDE
+    (1e12, the model's own limit, engine.limits): the reader's sums, products and eigenvalues then
+    cannot overflow (diaginertia="1 1 1e308" printed numpy's overflow warning, "0.1 1e308 1" ended
+    in LinAlgError)."""
     if text is None:
         if default is None:
             raise ModelError(where, "missing")
@@ -23,6 +27,8 @@ def numbers(text: str | None, count: int, where: str, default=None) -> np.ndarra
         raise ModelError(where, f"expected {count} number(s), got {text!r}") from None
     if len(values) != count or not np.all(np.isfinite(values)):
         raise ModelError(where, f"expected {count} finite number(s), got {text!r}")
+    if np.any(np.abs(values) > MAX_MAGNITUDE):
+        raise ModelError(where, f"{text!r} is beyond eomlab's limit: every number must be within ±{MAX_MAGNITUDE:g}")
     return values
 
 

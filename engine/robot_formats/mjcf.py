@@ -33,22 +33,28 @@ QPOS_SIZE = {"hinge": 1, "slide": 1, "ball": 4, "free": 7}
 QVEL_SIZE = {"hinge": 1, "slide": 1, "ball": 3, "free": 6}
 
 
-def _expand_includes(element: ET.Element, folder: str, depth: int = 0) -> None:
-    """Replace every <include file=…/> by the children of that file's root, in place."""
-    for k, child in enumerate(list(element)):
-        if child.tag == "include":
+def _expand_includes(root: ET.Element, folder: str) -> None:
+    """Replace every <include file=…/> by the children of that file's root, in place (an included
+    file's own includes one level deeper). A loop over the elements, not a recursion: 1000 nested
+    bodies ended in RecursionError here."""
+    stack = [(root, 0)]
+    while stack:
+        element, depth = stack.pop()
+        pending, kept, changed = [(child, depth) for child in element], [], False
+        while pending:
+            child, level = pending.pop(0)
+            if child.tag != "include":
+                kept.append((child, level))
+                continue
+            changed = True
             where = f'<include file="{child.get("file")}">'
-            if depth >= MAX_INCLUDE_DEPTH:
+            if level >= MAX_INCLUDE_DEPTH:
                 raise ModelError(where, f"includes nested deeper than {MAX_INCLUDE_DEPTH}")
-            path = inside_folder(folder, child.get("file") or "", where)
-            included = parse_xml(path)
-            _expand_includes(included, folder, depth + 1)
-            element.remove(child)
-            for offset, grandchild in enumerate(list(included)):
-                element.insert(k + offset, grandchild)
-            _expand_includes(element, folder, depth)
-            return
-        _expand_includes(child, folder, depth)
+            included = parse_xml(inside_folder(folder, child.get("file") or "", where))
+            pending[0:0] = [(grandchild, level + 1) for grandchild in included]
+        if changed:
+            element[:] = [child for child, _ in kept]
+        stack.extend(kept)
 
 
 class Defaults:
@@ -56,17 +62,15 @@ class Defaults:
 
     def __init__(self, root: ET.Element):
         self.classes: dict[str, dict[str, dict]] = {"main": {}}
-        for default in root.findall("default"):
-            self._read(default, {})
-
-    def _read(self, element: ET.Element, inherited: dict) -> None:
-        attrs = {tag: dict(values) for tag, values in inherited.items()}
-        for child in element:
-            if child.tag != "default":
-                attrs.setdefault(child.tag, {}).update(child.attrib)
-        self.classes[element.get("class", "main")] = attrs
-        for child in element.findall("default"):
-            self._read(child, attrs)
+        stack = [(default, {}) for default in reversed(root.findall("default"))]
+        while stack:  # in document order, parents before children (a loop: nesting may be deep)
+            element, inherited = stack.pop()
+            attrs = {tag: dict(values) for tag, values in inherited.items()}
+            for child in element:
+                if child.tag != "default":
+                    attrs.setdefault(child.tag, {}).update(child.attrib)
+            self.classes[element.get("class", "main")] = attrs
+            stack.extend((child, attrs) for child in reversed(element.findall("default")))
 
     def get(self, element: ET.Element, key: str, active: str, default=None):
         if key in element.attrib:
@@ -219,8 +223,17 @@ class Reader:
         joint = Joint("revolute" if kind == "hinge" else "prismatic", axis=tuple(axis), names=(name,), limits=limits)
         return kind, joint, anchor
 
+    def read_bodies(self, element: ET.Element) -> None:
+        """The bodies under `element` (<worldbody>), depth first in document order, by a loop: a
+        1000-link chain is 1000 nested <body> elements, beyond Python's recursion limit."""
+        stack = [(child, GROUND, np.zeros(3), np.eye(3), np.zeros(3), "main")
+                 for child in reversed(element) if child.tag == "body"]
+        while stack:
+            stack.extend(reversed(self.read_body(*stack.pop())))
+
     def read_body(self, element: ET.Element, parent: str, parent_shift: np.ndarray, parent_R: np.ndarray,
-                  parent_p: np.ndarray, active: str) -> None:
+                  parent_p: np.ndarray, active: str) -> list:
+        """One <body>; what its child bodies need to be read, in order."""
         mjcf_name = element.get("name") or f"body{len(self.frames) + 1}"
         where = f'body "{mjcf_name}"'
         active = element.get("childclass") or active
@@ -259,11 +272,13 @@ class Reader:
             self.bodies.append(body(name, parent, Joint("fixed"), at, rotation, mass, com, inertia,
                                     self.shape(element, where, active)))
         self.frames[mjcf_name] = (name, shift, world_R, world_p)
+        children = []
         for child in element:
             if child.tag == "body":
-                self.read_body(child, name, shift, world_R, world_p, active)
+                children.append((child, name, shift, world_R, world_p, active))
             elif child.tag in BODY_EXTRAS:
                 self.unmapped.add(f"<{child.tag}>", f"{where}/{child.tag}", BODY_EXTRAS[child.tag])
+        return children
 
     # --- whole model ----------------------------------------------------------------------
 
@@ -345,10 +360,9 @@ def model_from_mjcf(root: ET.Element, path: str) -> tuple[Model, list[str]]:
     worldbody = root.find("worldbody")
     if worldbody is None:
         raise ModelError("<mujoco>", "has no <worldbody>")
+    reader.read_bodies(worldbody)
     for child in worldbody:
-        if child.tag == "body":
-            reader.read_body(child, GROUND, np.zeros(3), np.eye(3), np.zeros(3), "main")
-        elif child.tag in BODY_EXTRAS or child.tag == "geom":
+        if child.tag in BODY_EXTRAS or child.tag == "geom":
             reader.unmapped.add(f"<{child.tag}> in <worldbody>", child.get("name") or child.tag, "the ground is not drawn")
     if not reader.joints:
         raise ModelError("<worldbody>", "no body has a joint: nothing to simulate")

@@ -10,6 +10,7 @@ import numpy as np
 from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import fromstring
 
+from ..limits import MAX_MAGNITUDE
 from ..model import ModelError
 
 MAX_XML_BYTES = 50 * 2**20  # a robot description is far smaller
@@ -59,6 +60,8 @@ def mesh_bounds(path: str, element: str) -> tuple[np.ndarray, np.ndarray]:
     vertices = _obj_vertices(data) if path.lower().endswith(".obj") else _stl_vertices(data)
     if not len(vertices) or not np.all(np.isfinite(vertices)):
         raise ModelError(element, f"mesh {os.path.basename(path)} has no (finite) vertices")
+    if np.max(np.abs(vertices)) > MAX_MAGNITUDE:  # their box's size would overflow
+        raise ModelError(element, f"mesh {os.path.basename(path)} has vertices beyond ±{MAX_MAGNITUDE:g}")
     return vertices.min(axis=0), vertices.max(axis=0)
 
 

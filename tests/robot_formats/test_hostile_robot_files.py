@@ -107,3 +107,134 @@ def test_spoiled_attributes_import_or_are_refused_by_name(tmp_path, suffix):
         else:
             assert isinstance(model, Model)
     assert refused > 50
+
+
+# --- issue #31: numbers beyond the limit, deep nesting, line breaks in names, massless models ------
+
+def _mjcf_inertia(diaginertia: str) -> str:
+    return (f'<mujoco><worldbody><body name="b"><joint type="hinge" axis="1 0 0"/><inertial pos="0 0 0.5" mass="1" '
+            f'diaginertia="{diaginertia}"/></body></worldbody></mujoco>')
+
+
+OUT_OF_RANGE = {
+    # numpy's overflow warning and its source line came before the refusal (3 lines)
+    "diaginertia_last.xml": (_mjcf_inertia("1 1 1e308"), 'body "b"/inertial diaginertia'),
+    # eigvalsh of the inertia check: LinAlgError "Eigenvalues did not converge", exit 1
+    "diaginertia_middle.xml": (_mjcf_inertia("0.1 1e308 1"), 'body "b"/inertial diaginertia'),
+    "iyy.urdf": (robot('<link name="arm"><inertial><mass value="1"/><inertia ixx="1" iyy="1e308" izz="1" ixy="0" '
+                       'ixz="0" iyz="0"/></inertial></link>', joint("j", "world", "arm")),
+                 'link "arm"/inertial/inertia iyy'),
+}
+
+
+@pytest.mark.parametrize("name", OUT_OF_RANGE)
+def test_a_number_beyond_the_limit_is_refused_in_one_line_by_the_command(tmp_path, name):
+    """`eomlab import` in a subprocess (numpy's warnings reach its stderr there): exit 2, exactly one
+    line naming the attribute and the limit 1e12, nothing written."""
+    import subprocess
+    import sys
+
+    text, element = OUT_OF_RANGE[name]
+    source, target = tmp_path / name, tmp_path / "out.eom.json"
+    source.write_text(text)
+    proc = subprocess.run([sys.executable, "-m", "eomlab", "import", str(source), "-o", str(target)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.count("\n") == 1 and element in proc.stderr and "1e+12" in proc.stderr, proc.stderr
+    assert not target.exists()
+
+
+def _nested_bodies(n: int) -> str:
+    body = '<body name="b{}" pos="0 0 -0.1"><joint type="hinge" axis="1 0 0"/><inertial pos="0 0 -0.05" mass="1" diaginertia="0.01 0.01 0.01"/>'
+    return "<mujoco><worldbody>" + "".join(body.format(i) for i in range(n)) + "</body>" * n + "</worldbody></mujoco>"
+
+
+def test_a_thousand_nested_bodies_import_as_a_chain(tmp_path, capsys):
+    """1000 nested <body> elements ended in RecursionError in the include expansion: a chain of 1000
+    bodies, each the child of the one before, in document order."""
+    from eomlab.engine.robot_formats import import_model
+
+    source = tmp_path / "deep.xml"
+    source.write_text(_nested_bodies(1000))
+    model, warnings = import_model(source)
+    assert len(model.bodies) == 1000 and warnings == []
+    assert [b.parent for b in model.bodies[:3]] == ["ground", "b0", "b1"] and model.bodies[-1].parent == "b998"
+
+
+def test_a_thousand_nested_elements_and_defaults_are_read(tmp_path, capsys):
+    """1000 nested <frame> elements inside a body (and 1000 nested <default> classes): read, one
+    warning for the frames, no RecursionError."""
+    from eomlab.engine.robot_formats import import_model
+
+    defaults = "".join(f'<default class="c{i}">' for i in range(1000)) + "</default>" * 1000
+    source = tmp_path / "frames.xml"
+    source.write_text('<mujoco><default>' + defaults + '</default><worldbody><body name="b"><joint type="hinge"/>'
+                      '<inertial pos="0 0 0" mass="1" diaginertia="1 1 1"/>' + "<frame>" * 1000 + "</frame>" * 1000
+                      + "</body></worldbody></mujoco>")
+    model, warnings = import_model(source)
+    assert len(model.bodies) == 1 and len(warnings) == 1 and "<frame>" in warnings[0]
+
+
+def test_a_line_break_in_a_name_is_shown_escaped_in_a_refusal(tmp_path, capsys):
+    source = tmp_path / "newline.xml"
+    source.write_text('<mujoco><worldbody><body name="a&#10;b"><joint type="hinge" axis="0 0 0"/></body></worldbody></mujoco>')
+    assert main(["import", str(source), "-o", str(tmp_path / "out.eom.json")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and 'body "a\\nb"' in err, err
+
+
+def test_a_line_break_in_a_name_is_shown_escaped_in_warnings(tmp_path, capsys):
+    source = tmp_path / "newline.xml"
+    source.write_text('<mujoco model="two&#10;lines"><worldbody><body name="a&#10;b"><joint type="hinge"/>'
+                      '<inertial pos="0 0 0" mass="1" diaginertia="1 1 1"/><site name="s&#x2028;t"/></body>'
+                      '</worldbody><actuator><motor name="m&#13;x" joint="j"/></actuator></mujoco>')
+    assert main(["import", str(source), "-o", str(tmp_path / "out.eom.json")]) == 0
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 3 and all(line.startswith(f"{source}: warning: ") for line in lines[:2]), lines
+    assert any('body "a\\nb"/site' in line for line in lines) and any("m\\rx" in line for line in lines), lines
+    assert lines[2].startswith("wrote ")
+
+
+def test_a_massless_model_is_named_at_import(tmp_path, capsys):
+    """A body whose only mass is in its geoms is imported massless; the run refuses a singular mass
+    matrix, and the import now says so in one warning line naming the speed."""
+    source = tmp_path / "massless.xml"
+    source.write_text('<mujoco><worldbody><body name="b"><joint type="hinge"/><geom type="sphere" size="0.1"/></body>'
+                      '</worldbody></mujoco>')
+    target = tmp_path / "out.eom.json"
+    assert main(["import", str(source), "-o", str(target)]) == 0
+    lines = capsys.readouterr().err.splitlines()
+    refusal = [line for line in lines if "a run will refuse this model" in line]
+    assert len(refusal) == 1 and "mass matrix is singular" in refusal[0] and "b_hinge_dot" in refusal[0], lines
+    assert main(["run", str(target), "--t-end", "0.1", "--out", str(tmp_path / "x.csv")]) == 2
+    assert "b_hinge_dot moves no mass" in capsys.readouterr().err
+
+
+def test_a_model_with_mass_gets_no_massless_warning(tmp_path):
+    from eomlab.engine.robot_formats import import_model
+
+    source = tmp_path / "fine.xml"
+    source.write_text(_nested_bodies(3))
+    assert import_model(source)[1] == []
+
+
+def test_a_long_chain_takes_the_numpy_path_rather_than_pinocchios_nv_cubed_data(tmp_path, monkeypatch):
+    """A 503-link URDF chain: pinocchio's Data would hold 64 nv³ bytes (8.2 GB measured, 15–20 s to
+    make); beyond MAX_COMPILED_SPEEDS the run builds the numpy path instead, and says why."""
+    from eomlab.engine.robot_formats import import_model
+    from eomlab.engine.simulation import Simulation
+    from eomlab.engine.tree_backend import FAST_PATH_VARIABLE, MAX_COMPILED_SPEEDS
+
+    monkeypatch.setenv(FAST_PATH_VARIABLE, "1")  # the bound, not the environment, sends it to numpy
+    n = 503
+    links = "".join(f'<link name="l{i}"><inertial><origin xyz="0 0 -0.05"/><mass value="1"/><inertia ixx="0.01" '
+                    f'iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial></link>' for i in range(n))
+    joints = "".join(f'<joint name="j{i}" type="revolute"><parent link="{"world" if i == 0 else f"l{i - 1}"}"/>'
+                     f'<child link="l{i}"/><origin xyz="0 0 -0.1"/><axis xyz="0 1 0"/></joint>' for i in range(n))
+    source = tmp_path / "chain.urdf"
+    source.write_text(robot(links, joints))
+    model, warnings = import_model(source)
+    assert len(model.bodies) == n and warnings == []
+    sim = Simulation(model, t_end=0.01)
+    assert n > MAX_COMPILED_SPEEDS and sim.system.tree_backend is None
+    assert sim.system.dynamics_path.startswith(f"numpy ({n} speeds: pinocchio's Data would hold about 7.6 GiB")
