@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 
+import numpy as np
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, QTimer, Signal
 
 from eomlab.gui.plots import PLOT_TITLES
@@ -28,6 +29,28 @@ SCENE_BUDGET_MS = 1.8
 COMPARE_PLOT = "compare"
 
 
+class FrameCount:
+    """Frames drawn and distinct frames (a pose that differs from the one drawn before) since
+    `restart`: what the screen showed, not what arrived."""
+
+    def __init__(self):
+        self.restart()
+
+    def restart(self) -> None:
+        self.frames, self.distinct, self.start = 0, 0, time.perf_counter()
+        self._last = None
+
+    def drawn(self, frame) -> None:
+        self.frames += 1
+        last, self._last = self._last, frame
+        if last is None or not (last is frame or (np.array_equal(last.origins, frame.origins)
+                                                  and np.array_equal(last.rotations, frame.rotations))):
+            self.distinct += 1
+
+    def report(self) -> dict:
+        return {"drawn": self.frames, "distinct": self.distinct, "seconds": round(time.perf_counter() - self.start, 3)}
+
+
 class Redraw(QObject):
     #: a tick drew the picture anew (new samples or a moved cursor): the timeline and the plots'
     #: cursor follow it, once a frame rather than once a batch
@@ -38,6 +61,9 @@ class Redraw(QObject):
         self.window = window
         self.session = window.session
         self.frames_drawn = 0
+        #: what the screen showed since the runs started: frames drawn, those whose pose differs
+        #: from the frame before, over how many wall seconds (`--report`'s "frames")
+        self.count = FrameCount()
         self.ticks = 0
         self.dirty = False
         self.plot_order = [*PLOT_TITLES, COMPARE_PLOT]
@@ -49,6 +75,7 @@ class Redraw(QObject):
         self.session.advanced.connect(self.mark_dirty)
         self.session.cursor_moved.connect(lambda _t: self.mark_dirty())
         self.session.runs_started.connect(self.mark_dirty)
+        self.session.runs_started.connect(self.count.restart)
         # a plot shown again draws what it missed while hidden
         window.plots.shown_changed.connect(lambda _keys: self.stale_plots.update(self.plot_order))
         self.timer = QTimer(self)
@@ -82,6 +109,7 @@ class Redraw(QObject):
                 self.scene_ms = 1e3 * (time.thread_time() - begin)
                 self._paint_now(window.scene)
                 self.frames_drawn += 1
+                self.count.drawn(main)
             window.compare_view.show_frames(frames)
             self.stale_plots.update(self.plot_order)
             self.drawn.emit()
