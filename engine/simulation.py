@@ -19,7 +19,7 @@ import numpy as np
 from threadpoolctl import ThreadpoolController
 
 from .formulations import ConstraintFailure, make_formulation
-from .frames import Frame, PoseMap, frame_at, initial_frame  # noqa: F401  (PoseMap, initial_frame: for the window)
+from .frames import DenseInstants, Frame, PoseMap, frame_at, initial_frame  # noqa: F401  (PoseMap, initial_frame: for the window)
 from .integrate import Stepper
 from .kinematics import GimbalLock
 from .limits import check_settings
@@ -84,7 +84,7 @@ def _refused_at_start():
                          "a number of the model out of range?") from None
 
 
-class Simulation(RunEdits, Manipulation, SampleQuantities, StartChecks):
+class Simulation(RunEdits, Manipulation, SampleQuantities, StartChecks, DenseInstants):
     @_refused_at_start()
     def __init__(self, model: Model, method=None, coordinates=None, integrator=None, rtol=None,
                  atol=None, t_end=None, dt_out=None, dt=None, stabilization: Stabilization | None = None,
@@ -337,6 +337,7 @@ class Simulation(RunEdits, Manipulation, SampleQuantities, StartChecks):
             return
         try:
             self._emit_samples(st)
+            self._emit_instants(st)
             self.t = st.t
             self._after_step(st)
             self._watch_step_size(st, st.t - t_before)

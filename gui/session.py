@@ -61,6 +61,8 @@ class Session(QObject):
     refused = Signal(str)
     #: the main run's tree-dynamics path in words changed (the compiled step took over)
     dynamics_path_changed = Signal(str)
+    #: the runs go on past the model's t_end until paused (gui/pacing.py); False: they end there
+    go_on_past_t_end = True
 
     def __init__(self, model: Model, *, compare: bool = False, speed: float = 1.0,
                  capacity: int = DEFAULT_CAPACITY, parent=None):
@@ -106,6 +108,7 @@ class Session(QObject):
             thread.quantities.connect(self._on_quantities)
             thread.want_quantities(self.quantities_wanted if i == 0 else ())  # the arrows read the main run
             thread.hold_when_finished = True  # the timeline may take a finished run back
+            thread.go_on_past_t_end = self.go_on_past_t_end
             color, style = method_style(method) if self.compare else (PALETTE[i % len(PALETTE)], Qt.SolidLine)
             self.runs.append(Run(thread, method, method_label(method), color, style, model=run_model))
         self._following, self._cursor = True, 0.0
@@ -272,8 +275,9 @@ class Session(QObject):
     # --- the time cursor -------------------------------------------------------------------------
 
     def latest_common_time(self) -> float | None:
-        """The latest instant every run has reached (the slowest run's latest sample)."""
-        times = [r.latest_time for r in self.runs]
+        """The latest instant every run has reached (the slowest run's latest pose: a sample, or
+        an instant of the dense output between two, gui/pacing.py)."""
+        times = [r.latest_shown for r in self.runs]
         if not times or any(t is None for t in times):
             return None
         return min(times)
@@ -343,9 +347,11 @@ class Session(QObject):
         run = self._run(run_id)
         if run is None or run.series is None:
             return
-        run.series.buffer.append(rows)
-        run.frames.extend(frames)
-        run.latest_frame = frames[-1]
+        if len(rows):
+            run.series.buffer.append(rows)
+        if frames:
+            run.frames.extend(frames)
+            run.latest_frame = frames[-1]
         self._update_cursor()
         self.advanced.emit()
 
