@@ -26,6 +26,7 @@ from eomlab.gui.inspector import Inspector
 from eomlab.gui.model_tree import ModelTree
 from eomlab.gui.plots import PlotPanel, configure_pyqtgraph
 from eomlab.gui.redraw import PLOTS_PER_TICK, REDRAW_MS, Redraw  # noqa: F401 - the drawing rate, for tests
+from eomlab.gui.stall_watch import StallWatch
 from eomlab.gui.ring_buffer import DEFAULT_CAPACITY
 from eomlab.gui.run_actions import SPEEDS, RunActions  # noqa: F401 - SPEEDS: for bench_gui
 from eomlab.gui.scene2d import Scene2D
@@ -82,6 +83,7 @@ class MainWindow(QMainWindow):
         self.session.run_ready.connect(lambda _run: self.plots.set_runs(self.session.runs, self.model))
 
         self.redraw = Redraw(self)
+        self.stall_watch = StallWatch(self)  # a run stuck (dead centre) says so, offering Pause/Reset
         self._build_teaching_tools()
         self.resize(1600, 1000)
         self._show_model(model, None)
