@@ -78,7 +78,9 @@ class MainWindow(QMainWindow):
         self.session.problem.connect(lambda title, text: self.show_problem(title, text))
         self.session.notes.connect(lambda text: self.statusBar().showMessage(text, 10000))
         self.session.finished.connect(
-            lambda t_end: self.statusBar().showMessage(f"Reached t_end = {t_end:g} s", 8000))
+            lambda t_end: self.statusBar().showMessage(
+                f"Reached t_end = {t_end:g} s" + (" (the run goes on until paused)" if self.session.state == "running" else ""),
+                8000))
         self.session.runs_started.connect(self._on_runs_started)
         self.session.run_ready.connect(lambda _run: self.plots.set_runs(self.session.runs, self.model))
 

@@ -7,13 +7,15 @@ The poses come from the integrator's dense output at instants k·spacing (`Simul
 `FRAME_RATE` of them per wall second at the run's speed, so a frame is drawn between two samples
 too; every run of a comparison uses the same instants. As fast as possible ships everything at
 once (the latest instant is drawn). `HeldBack` also brings a paused or edited run back to the
-instant shown (`settle_at`), so that Step and the edits act where the window is.
+instant shown (`PacedSending._settle`), so that Step and the edits act where the window is.
 """
 from __future__ import annotations
 
 import math
 
 import numpy as np
+
+from eomlab.engine.model import ModelError
 
 #: poses per wall second taken from the dense output: twice the window's 60 Hz redraw, so every
 #: tick finds a new one (at 60 Hz the two clocks would beat and some ticks show a pose again)
@@ -98,3 +100,62 @@ class HeldBack:
 
     def clear(self) -> None:
         self.rows, self.instants = [], []
+
+
+class PacedSending:
+    """`RunThread`'s sending half (a mixin: its Simulation, signals and controls are the thread's):
+    which dense-output instants the Simulation keeps, what a batch carries, and going back to the
+    instant shown."""
+
+    def _watch(self, sim, spacing: float | None, origin: float = 0.0) -> None:
+        """Have the Simulation keep its dense output at origin + k·spacing (gui/pacing.py)."""
+        grid = (spacing, origin) if spacing is not None else None
+        if grid != self._grid:
+            self._grid = grid
+            sim.watch_instants(*(grid or (None,)))
+
+    def _settle(self, sim, held: HeldBack, q_slice: slice) -> None:
+        """Bring the run back to the instant the window shows: send the rows up to the first
+        sample at or after it (with that sample's pose) and go back there, dropping what was
+        computed beyond (Pause, Step and the edits then act where the window is)."""
+        shown, shown_row = self._shown
+        if not held and sim.sampled_until <= shown_row + 1e-9 * sim.settings.dt_out:
+            return
+        t = shown_row if shown_row >= shown - 1e-9 else held.first_row_from(shown)
+        if t is None:  # the run has not yet sampled past the pose shown
+            held.add(sim.advance(shown + sim.settings.dt_out), sim.take_instants())
+            t = held.first_row_from(shown)
+            t = sim.sampled_until if t is None else t
+        rows, _instants = held.take_until(t)
+        held.clear()
+        self._flush((rows, []), sim, q_slice, rows_posed=True)
+        if sim.sampled_until > t + 1e-9 * sim.settings.dt_out and sim.failure is None:
+            try:
+                sim.restore(t)
+            except ModelError:  # not kept any more (a step longer than the kept samples): go on from there
+                pass
+        self._shown = (max(self._shown[0], t), t)
+        sim.watch_instants(*(self._grid or (None,)))
+
+    def _flush(self, taken: tuple, sim, q_slice: slice, rows_posed: bool = False) -> None:
+        """Send rows and dense-output instants (`HeldBack.take_until`): the rows, and the poses at
+        the instants (compare mode and recordings: every one; else the latest), or without
+        instants the pose at the last row (every row's in compare mode)."""
+        rows, instants = taken
+        if not len(rows) and not instants:
+            return
+        if instants:
+            posed = instants if self.frames_per_sample or self._record is not None else instants[-1:]
+            frames = tuple(sim.frame(q, t) for t, q in posed)
+        elif self._grid is not None and not rows_posed:
+            frames = ()  # paced: the poses are the instants', one comes soon
+        else:
+            frames = tuple(sim.frame(row[q_slice], float(row[0])) for row in (rows if self.frames_per_sample else rows[-1:]))
+        if len(rows):
+            self._send_quantities(sim, rows[-1])  # before the batch: its frame finds them there
+            self._shown = (self._shown[0], float(rows[-1][0]))
+        else:
+            rows = np.zeros((0, len(sim.columns)))
+        if frames:
+            self._shown = (max(self._shown[0], frames[-1].t), self._shown[1])
+        self._emit("batch", rows, frames)

@@ -33,7 +33,7 @@ from threadpoolctl import threadpool_limits
 from eomlab.engine.model import ModelError
 from eomlab.gui.arrow_sets import Refused
 from eomlab.gui.run_process import PROCESS_WORKERS, ChildProcess  # noqa: F401  (PROCESS_WORKERS: for the session)
-from eomlab.gui.pacing import Clock, HeldBack, instant_spacing, window_run_length
+from eomlab.gui.pacing import Clock, HeldBack, PacedSending, instant_spacing, window_run_length
 # imported here, on the GUI thread at start-up: a first import on the worker (sympy and all) would
 # hold the import lock and the GIL for a second while the window tries to draw
 from eomlab.engine.simulation import Frame, Simulation  # noqa: F401  (Frame: what the scenes draw)
@@ -78,7 +78,7 @@ class RunInfo:
     dynamics_path: str = ""
 
 
-class RunThread(ChildProcess, QThread):
+class RunThread(PacedSending, ChildProcess, QThread):
     """Integrates one model on a worker thread; see the module docstring.
 
     Signals (all delivered queued to GUI-thread slots, each starting with the run id):
@@ -327,36 +327,6 @@ class RunThread(ChildProcess, QThread):
         if not self._stopped() and not reported:
             self._report_end(sim)
 
-    def _watch(self, sim, spacing: float | None, origin: float = 0.0) -> None:
-        """Have the Simulation keep its dense output at origin + k·spacing (gui/pacing.py)."""
-        grid = (spacing, origin) if spacing is not None else None
-        if grid != self._grid:
-            self._grid = grid
-            sim.watch_instants(*(grid or (None,)))
-
-    def _settle(self, sim, held: HeldBack, q_slice: slice) -> None:
-        """Bring the run back to the instant the window shows: send the rows up to the first
-        sample at or after it (with that sample's pose) and go back there, dropping what was
-        computed beyond (Pause, Step and the edits then act where the window is)."""
-        shown, shown_row = self._shown
-        if not held and sim.sampled_until <= shown_row + 1e-9 * sim.settings.dt_out:
-            return
-        t = shown_row if shown_row >= shown - 1e-9 else held.first_row_from(shown)
-        if t is None:  # the run has not yet sampled past the pose shown
-            held.add(sim.advance(shown + sim.settings.dt_out), sim.take_instants())
-            t = held.first_row_from(shown)
-            t = sim.sampled_until if t is None else t
-        rows, _instants = held.take_until(t)
-        held.clear()
-        self._flush((rows, []), sim, q_slice, rows_posed=True)
-        if sim.sampled_until > t + 1e-9 * sim.settings.dt_out and sim.failure is None:
-            try:
-                sim.restore(t)
-            except ModelError:  # not kept any more (a step longer than the kept samples): go on from there
-                pass
-        self._shown = (max(self._shown[0], t), t)
-        sim.watch_instants(*(self._grid or (None,)))
-
     def _report_end(self, sim) -> None:
         if sim.failure:
             self._emit("failed", str(sim.failure))
@@ -378,29 +348,6 @@ class RunThread(ChildProcess, QThread):
     def limit_target(self, target: float, sim) -> float:
         """Where this run may integrate to now; subclasses hold runs in step (compare mode)."""
         return target
-
-    def _flush(self, taken: tuple, sim, q_slice: slice, rows_posed: bool = False) -> None:
-        """Send rows and dense-output instants (`HeldBack.take_until`): the rows, and the poses at
-        the instants (compare mode and recordings: every one; else the latest), or without
-        instants the pose at the last row (every row's in compare mode)."""
-        rows, instants = taken
-        if not len(rows) and not instants:
-            return
-        if instants:
-            posed = instants if self.frames_per_sample or self._record is not None else instants[-1:]
-            frames = tuple(sim.frame(q, t) for t, q in posed)
-        elif self._grid is not None and not rows_posed:
-            frames = ()  # paced: the poses are the instants', one comes soon
-        else:
-            frames = tuple(sim.frame(row[q_slice], float(row[0])) for row in (rows if self.frames_per_sample else rows[-1:]))
-        if len(rows):
-            self._send_quantities(sim, rows[-1])  # before the batch: its frame finds them there
-            self._shown = (self._shown[0], float(rows[-1][0]))
-        else:
-            rows = np.zeros((0, len(sim.columns)))
-        if frames:
-            self._shown = (max(self._shown[0], frames[-1].t), self._shown[1])
-        self._emit("batch", rows, frames)
 
     def _send_quantities(self, sim, row: np.ndarray) -> None:
         with self._lock:

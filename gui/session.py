@@ -34,9 +34,6 @@ STATE_TEXT = {IDLE: "ready", RUNNING: "running", PAUSED: "paused", ENDED: "finis
 #: lock step lead, in output intervals
 LEAD_SAMPLES = 2.0
 
-
-
-
 #: the quantities of this many of a run's latest batches are kept (a frame drawn a batch late finds its own)
 SENT_KEPT = 8
 
@@ -46,7 +43,8 @@ class Session(QObject):
     running) replaced the old; ``run_ready(run)`` a run's columns are known (its series exists);
     ``advanced()`` new samples arrived; ``cursor_moved(t)`` the displayed instant changed;
     ``problem(title, message)`` a run stopped on an error; ``notes(text)`` the engine's notes on
-    a run; ``finished(t_end)`` every run reached t_end; ``edited(run, name, t)`` an edit of a run
+    a run; ``finished(t_end)`` every run reached t_end (runs that go on past it: the instant shown
+    did); ``edited(run, name, t)`` an edit of a run
     (`edit`) took at time t; ``refused(message)`` one could not be made."""
 
     state_changed = Signal(str)
@@ -82,6 +80,7 @@ class Session(QObject):
         self.next_run_id = 1
         self._following = True
         self._cursor = 0.0
+        self._t_end_said = False
         self._run_next_model = False
 
     # --- the runs ------------------------------------------------------------------------------
@@ -112,6 +111,7 @@ class Session(QObject):
             color, style = method_style(method) if self.compare else (PALETTE[i % len(PALETTE)], Qt.SolidLine)
             self.runs.append(Run(thread, method, method_label(method), color, style, model=run_model))
         self._following, self._cursor = True, 0.0
+        self._t_end_said = not self.go_on_past_t_end  # else `finished` comes when they end
         self._set_state(RUNNING if running else IDLE)
         self.runs_started.emit()
         self.cursor_moved.emit(0.0)
@@ -320,6 +320,9 @@ class Session(QObject):
         if t != self._cursor:
             self._cursor = t
             self.cursor_moved.emit(t)
+            if self._following and not self._t_end_said and t >= self.model.settings.t_end:
+                self._t_end_said = True  # said once a run: the runs go on (`go_on_past_t_end`)
+                self.finished.emit(self.model.settings.t_end)
 
     # --- the workers' signals --------------------------------------------------------------------
 

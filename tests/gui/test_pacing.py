@@ -71,9 +71,11 @@ def test_a_run_sends_poses_between_its_steps(qtbot, process):
 
 def test_a_window_run_goes_on_past_t_end_until_paused(qtbot, make_window):
     window = make_window(preset("simple_pendulum").with_settings(t_end=0.3))
+    said = []
+    window.session.finished.connect(said.append)
     run_fast(window)
     qtbot.waitUntil(lambda: window.session.cursor_time() > 0.9, timeout=20000)
-    assert window.state == "running"
+    assert window.state == "running" and said == [0.3]  # said once, as the instant shown passed it
     report = layout_report(window)
     assert report["t_end_passed"] is True and report["frames"]["drawn"] >= 0
     window.pause()
