@@ -85,6 +85,11 @@ class DenseInstants:
         taken, self._instants = self._instants or [], [] if self._instant_grid else None
         return taken
 
+    def _drop_instants_after(self, t: float) -> None:
+        """A run stopped at t within its last step (a gimbal lock): no instant after it."""
+        if self._instants:
+            self._instants = [(t_k, q) for t_k, q in self._instants if t_k <= t]
+
     def _emit_instants(self, st) -> None:
         if self._instant_grid is None or st.t_old is None:
             return

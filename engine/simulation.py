@@ -345,6 +345,7 @@ class Simulation(RunEdits, Manipulation, SampleQuantities, StartChecks, DenseIns
             # a long step may carry the dense output through the lock: stop at the lock itself
             t_lock = self._lock_time(st)
             self._samples[1:] = [row for row in self._samples[1:] if row[0] <= t_lock]
+            self._drop_instants_after(t_lock)
             self._fail(t_lock, str(err))
         except RUN_ERRORS as err:
             self._fail(st.t, str(err))
