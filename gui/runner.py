@@ -83,9 +83,11 @@ class RunThread(PacedSending, ChildProcess, QThread):
 
     Signals (all delivered queued to GUI-thread slots, each starting with the run id):
     ``ready(RunInfo, Frame)`` once the Simulation exists (the first frame is the initial pose);
-    ``batch(rows, frames)`` new sample rows (k, n_columns) and a tuple of poses: the pose at the last
-    row, or (``frames_per_sample=True``, compare mode) one pose per row, so that a run ahead of the
-    others can still be drawn at the instant they show;
+    ``batch(rows, frames)`` new sample rows (k, n_columns; k may be 0) and a tuple of poses (may be
+    empty), each when the run's paced clock reached it (gui/pacing.py): while paced, the pose at the
+    latest dense-output instant, or (``frames_per_sample=True``, compare mode, and recordings) at
+    every one, so that a run ahead of the others can still be drawn at the instant they show; as
+    fast as possible the pose at the last row (compare mode: at every row);
     ``failed(str)`` the integration stopped (blow-up, step size collapse…), its samples are kept;
     ``crashed(str)`` an exception escaped the engine (message and traceback);
     ``done()`` t_end reached.
