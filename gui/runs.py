@@ -104,7 +104,7 @@ class Run:
         return float(self.latest_frame.t)
 
     def frame_at(self, t: float):
-        """The pose at the latest kept sample at or before `t`."""
+        """The latest pose kept at or before `t` (a sample's, or a dense-output instant's)."""
         latest = self.latest_frame
         if latest is None or latest.t <= t + _EPS:
             return latest
