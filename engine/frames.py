@@ -7,6 +7,7 @@ None of them integrates, projects or compiles anything.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -53,3 +54,53 @@ class PoseMap:
 def initial_frame(model: Model) -> Frame:
     """The model's pose at t = 0 with q0 as given (joint coordinates; constraints not enforced)."""
     return frame_at(TreeKinematics(model), initial_coordinates(model))
+
+
+#: at most this many instants are taken from one step's dense output (a very fine grid on a long step)
+MAX_INSTANTS_PER_STEP = 10_000
+
+
+class DenseInstants:
+    """For `Simulation`: the integrated coordinates at the instants origin + k·spacing that each
+    step passes, read from that step's dense output (DOP853, RK45, Radau, BDF, LSODA; RK4's cubic
+    Hermite), so that a window can draw instants between the samples.
+
+        sim.watch_instants(1 / 120)
+        sim.advance(1.0)
+        sim.take_instants()      # [(t, q), ...] for t = 1/120, 2/120, ... 1.0
+    """
+
+    _instant_grid: tuple[float, float] | None = None
+    _instants: list | None = None
+    _last_instant: float = -math.inf
+
+    def watch_instants(self, spacing: float | None, origin: float = 0.0) -> None:
+        """From the next step on, keep the coordinates at origin + k·spacing (None: none)."""
+        self._instant_grid = None if spacing is None or not spacing > 0 else (float(spacing), float(origin))
+        self._instants = [] if self._instant_grid else None
+        self._last_instant = self.t
+
+    def take_instants(self) -> list[tuple[float, np.ndarray]]:
+        """The (t, q) kept since the last call."""
+        taken, self._instants = self._instants or [], [] if self._instant_grid else None
+        return taken
+
+    def _drop_instants_after(self, t: float) -> None:
+        """A run stopped at t within its last step (a gimbal lock): no instant after it."""
+        if self._instants:
+            self._instants = [(t_k, q) for t_k, q in self._instants if t_k <= t]
+
+    def _emit_instants(self, st) -> None:
+        if self._instant_grid is None or st.t_old is None:
+            return
+        spacing, origin = self._instant_grid
+        start = max(st.t_old, self._last_instant)
+        k = math.floor((start - origin) / spacing) + 1
+        f = self.formulation
+        for _ in range(MAX_INSTANTS_PER_STEP):
+            t_k = origin + k * spacing
+            if t_k > st.t:
+                break
+            self._instants.append((t_k, f.state_to_qu(t_k, st.sample(t_k))[0]))
+            self._last_instant = t_k
+            k += 1

@@ -19,7 +19,7 @@ import numpy as np
 from threadpoolctl import ThreadpoolController
 
 from .formulations import ConstraintFailure, make_formulation
-from .frames import Frame, PoseMap, frame_at, initial_frame  # noqa: F401  (PoseMap, initial_frame: for the window)
+from .frames import DenseInstants, Frame, PoseMap, frame_at, initial_frame  # noqa: F401  (PoseMap, initial_frame: for the window)
 from .integrate import Stepper
 from .kinematics import GimbalLock
 from .limits import check_settings
@@ -86,7 +86,7 @@ def _refused_at_start():
                          "a number of the model out of range?") from None
 
 
-class Simulation(RunEdits, Manipulation, SampleQuantities, StartChecks):
+class Simulation(RunEdits, Manipulation, SampleQuantities, StartChecks, DenseInstants):
     @_refused_at_start()
     def __init__(self, model: Model, method=None, coordinates=None, integrator=None, rtol=None,
                  atol=None, t_end=None, dt_out=None, dt=None, stabilization: Stabilization | None = None,
@@ -339,6 +339,7 @@ class Simulation(RunEdits, Manipulation, SampleQuantities, StartChecks):
             return
         try:
             self._emit_samples(st)
+            self._emit_instants(st)
             self.t = st.t
             self._after_step(st)
             self._watch_step_size(st, st.t - t_before)
@@ -346,6 +347,7 @@ class Simulation(RunEdits, Manipulation, SampleQuantities, StartChecks):
             # a long step may carry the dense output through the lock: stop at the lock itself
             t_lock = self._lock_time(st)
             self._samples[1:] = [row for row in self._samples[1:] if row[0] <= t_lock]
+            self._drop_instants_after(t_lock)
             self._fail(t_lock, str(err))
         except RUN_ERRORS as err:
             self._fail(st.t, str(err))

@@ -74,6 +74,6 @@ class CostReportingRunThread(RunThread):
             return target
         return min(target, self.lock_step.report(self.run_id, sim.t))
 
-    def _flush(self, pending, sim, q_slice) -> None:
-        super()._flush(pending, sim, q_slice)
+    def _flush(self, taken, sim, *args, **kwargs) -> None:
+        super()._flush(taken, sim, *args, **kwargs)
         self._emit("stats", dict(sim.stats))

@@ -27,6 +27,7 @@ from eomlab.gui.inspector import Inspector
 from eomlab.gui.model_tree import ModelTree
 from eomlab.gui.plots import PlotPanel, configure_pyqtgraph
 from eomlab.gui.redraw import PLOTS_PER_TICK, REDRAW_MS, Redraw  # noqa: F401 - the drawing rate, for tests
+from eomlab.gui.stall_watch import StallWatch
 from eomlab.gui.ring_buffer import DEFAULT_CAPACITY
 from eomlab.gui.run_actions import SPEEDS, RunActions  # noqa: F401 - SPEEDS: for bench_gui
 from eomlab.gui.scene2d import Scene2D
@@ -78,11 +79,14 @@ class MainWindow(QMainWindow):
         self.session.problem.connect(lambda title, text: self.show_problem(title, text))
         self.session.notes.connect(lambda text: self.statusBar().showMessage(text, 10000))
         self.session.finished.connect(
-            lambda t_end: self.statusBar().showMessage(f"Reached t_end = {t_end:g} s", 8000))
+            lambda t_end: self.statusBar().showMessage(
+                f"Reached t_end = {t_end:g} s" + (" (the run goes on until paused)" if self.session.state == "running" else ""),
+                8000))
         self.session.runs_started.connect(self._on_runs_started)
         self.session.run_ready.connect(lambda _run: self.plots.set_runs(self.session.runs, self.model))
 
         self.redraw = Redraw(self)
+        self.stall_watch = StallWatch(self)  # a run stuck (dead centre) says so, offering Pause/Reset
         self._build_teaching_tools()
         self.resize(1600, 1000)
         self._show_model(model, None)

@@ -3,13 +3,18 @@ PNG/SVG.
 
 The File menu records GIF or MP4 (start, then the same action stops), of the mechanism view alone
 (the default: what a slide needs) or of the whole window, at the view's native resolution and the
-frame rate chosen under "Recording options" (both remembered). A red "● REC" in the status bar
-and the window title shows while it records; neither is in the picture. The grabbing and the
-encoders are in `gui.video`. Where imageio-ffmpeg is missing, the MP4 action stays in the menu and
-says why when hovered or chosen.
+frame rate chosen under "Recording options" (both remembered). A recording is a fixed stretch of
+simulated time (the model's t_end unless given) from the instant shown: frame k is the mechanism
+at t0 + k / fps, posed from the run's dense output (the runs send a pose at each of those
+instants, gui/runner.py), so its frames are as many and as distinct however fast the machine
+integrates; a recording waits for a slow run, a fast run waits for nothing (its poses are kept
+until drawn). A red "● REC" in the status bar and the window title shows while it records;
+neither is in the picture. The encoders are in `gui.video`. Where imageio-ffmpeg is missing, the
+MP4 action stays in the menu and says why when hovered or chosen.
 """
 from __future__ import annotations
 
+import math
 import os
 
 from PySide6.QtCore import QEvent, QObject, QRect, QRectF
@@ -18,6 +23,8 @@ from PySide6.QtWidgets import QFileDialog, QLabel
 
 from eomlab.gui.video import DEFAULT_FPS, FRAME_RATES, FrameRecorder, GifWriter, Mp4Writer, mp4_unavailable_reason
 
+#: frames a recording grabs per redraw tick at most (a run ahead of it waits in `pending`)
+GRABS_PER_TICK = 4
 #: what a recording shows: the mechanism view, or the window without its status bar
 TARGETS = {"view": "The mechanism view", "window": "The whole window"}
 FPS_KEY, TARGET_KEY = "recording/fps", "recording/target"
@@ -81,6 +88,12 @@ class Recording(QObject):
         if self.target not in TARGETS:
             self.target = "view"
         window.installEventFilter(self)  # closing the window finishes the file being recorded
+        self.t0 = 0.0  # the simulated instant of the first frame
+        self.pending: dict[int, dict[int, object]] = {}  # frame index → {run index: pose} sent, not yet drawn
+        self._seen: list[float] = []  # per run: the latest pose looked at
+        self.session = window.session
+        self.session.advanced.connect(self._take_poses)
+        self.session.runs_started.connect(self._runs_started)
 
     def eventFilter(self, watched, event) -> bool:
         if event.type() == QEvent.Close and self.recording:
@@ -106,23 +119,97 @@ class Recording(QObject):
             return False
         writer = GifWriter(path, self.fps) if kind == "gif" else Mp4Writer(path, self.fps)
         self.kind = kind
-        self.recorder = FrameRecorder(recorded_region(self.window, self.target), writer, self.fps, duration, self)
+        duration = self.window.model.settings.t_end if duration is None else duration
+        self.grab = recorded_region(self.window, self.target)
+        self.recorder = FrameRecorder(writer, self.fps, duration, self)
         self.recorder.tick.connect(self._show_progress)
         self.recorder.finished.connect(self._written)
         self.recorder.failed.connect(lambda message: self.window.show_problem("Recording failed", message))
         self.recorder.finished.connect(lambda *_: self._indicate(False))
         self.recorder.failed.connect(lambda *_: self._indicate(False))
+        self.recorder.finished.connect(lambda *_: self._tell_runs(None))
+        self.recorder.failed.connect(lambda *_: self._tell_runs(None))
         self._indicate(True)
         self.recorder.start()
+        self._from(self.session.cursor_time())
+        self.window.redraw.before_draw = self._catch_up
         what = TARGETS[self.target].lower()
-        self.window.statusBar().showMessage(f"Recording {what} as {kind.upper()} at {self.fps} fps… "
-                                            f"(the same menu entry, or F9 for GIF, stops)", 5000)
+        self.window.statusBar().showMessage(f"Recording {what} as {kind.upper()}: {duration:g} s of simulated "
+                                            f"time at {self.fps} fps… (the same menu entry, or F9 for GIF, "
+                                            "stops)", 5000)
         return True
+
+    # --- the frames: the runs' poses at t0 + k / fps ------------------------------------------------
+
+    def _from(self, t0: float) -> None:
+        """Frames at t0 + k / fps (a start, or fresh runs after a Reset), from the first instant
+        every run sends on (a run may have integrated past the instant shown)."""
+        self.t0, self.next_frame = t0, None
+        self.pending.clear()
+        # the poses sent from now on (a fresh run's from its first)
+        self._seen = [run.latest_shown if run.latest_shown is not None else -math.inf for run in self.session.runs]
+        self._tell_runs(self.fps)
+
+    def _tell_runs(self, fps) -> None:
+        for run in self.session.runs:
+            run.thread.record(fps, self.t0)
+
+    def _runs_started(self) -> None:
+        if self.recording:
+            self._from(0.0)
+
+    def _index_of(self, t: float) -> int | None:
+        k = round((t - self.t0) * self.fps)
+        return k if k >= (self.next_frame or 0) and abs(t - (self.t0 + k / self.fps)) < 1e-9 else None
+
+    def _take_poses(self) -> None:
+        """Keep the poses the runs sent at the recording's instants until they are drawn (a run as
+        fast as possible sends them faster than they can be drawn)."""
+        if not self.recording:
+            return
+        for i, run in enumerate(self.session.runs[:len(self._seen)]):
+            new = []
+            for frame in reversed(run.frames):
+                if frame.t <= self._seen[i]:
+                    break
+                new.append(frame)
+            if new:
+                self._seen[i] = new[0].t
+            for frame in new:
+                k = self._index_of(frame.t)
+                if k is not None and (self.recorder.limit is None or len(self.pending) <= self.recorder.limit):
+                    self.pending.setdefault(k, {})[i] = frame
+
+    def _catch_up(self) -> None:
+        """Before a tick's picture: draw and grab every frame whose poses every run has sent."""
+        runs = self.session.runs
+        for _ in range(GRABS_PER_TICK):
+            if not self.recording:
+                return
+            poses = self.pending.get(self.next_frame) if self.next_frame is not None else None
+            if poses is None or len(poses) < len(runs):
+                # an instant every run had passed before it was asked for never comes: go on from
+                # the first one every run sent (at the start, or past a Reset)
+                later = [k for k, p in self.pending.items() if len(p) == len(runs)
+                         and (self.next_frame is None or k > self.next_frame)]
+                t = self.t0 + (self.next_frame or 0) / self.fps
+                if not later or (self.next_frame is not None
+                                 and not all((run.latest_shown or -math.inf) > t + 1e-9 for run in runs)):
+                    return
+                self.next_frame = min(later)
+                self.pending = {k: p for k, p in self.pending.items() if k >= self.next_frame}
+                poses = self.pending[self.next_frame]
+            del self.pending[self.next_frame]
+            t = self.t0 + self.next_frame / self.fps
+            self.window.redraw.draw_frames(t, [(run, poses[i]) for i, run in enumerate(runs)])
+            self.recorder.add(self.grab())
+            self.next_frame += 1
 
     def stop(self) -> int:
         """Stop and write the file; returns the number of frames."""
         if self.recorder is None:
             return 0
+        self._tell_runs(None)
         frames = self.recorder.stop()
         self._indicate(False)
         return frames

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 
+import numpy as np
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, QTimer, Signal
 
 from eomlab.gui.plots import PLOT_TITLES
@@ -28,6 +29,32 @@ SCENE_BUDGET_MS = 1.8
 COMPARE_PLOT = "compare"
 
 
+class FrameCount:
+    """Frames drawn and distinct frames (a pose that differs from the one drawn before) since
+    `restart`, over the wall seconds from the first of them: what the screen showed, not what
+    arrived."""
+
+    def __init__(self):
+        self.restart()
+
+    def restart(self) -> None:
+        self.frames, self.distinct, self.start = 0, 0, None
+        self._last = None
+
+    def drawn(self, frame) -> None:
+        if self.start is None:
+            self.start = time.perf_counter()
+        self.frames += 1
+        last, self._last = self._last, frame
+        if last is None or not (last is frame or (np.array_equal(last.origins, frame.origins)
+                                                  and np.array_equal(last.rotations, frame.rotations))):
+            self.distinct += 1
+
+    def report(self) -> dict:
+        seconds = 0.0 if self.start is None else time.perf_counter() - self.start
+        return {"drawn": self.frames, "distinct": self.distinct, "seconds": round(seconds, 3)}
+
+
 class Redraw(QObject):
     #: a tick drew the picture anew (new samples or a moved cursor): the timeline and the plots'
     #: cursor follow it, once a frame rather than once a batch
@@ -38,6 +65,9 @@ class Redraw(QObject):
         self.window = window
         self.session = window.session
         self.frames_drawn = 0
+        #: what the screen showed since the runs started: frames drawn, those whose pose differs
+        #: from the frame before, over how many wall seconds (`--report`'s "frames")
+        self.count = FrameCount()
         self.ticks = 0
         self.dirty = False
         self.plot_order = [*PLOT_TITLES, COMPARE_PLOT]
@@ -45,10 +75,13 @@ class Redraw(QObject):
         self._next_plot = 0
         self._shown_time = None
         self.scene_ms = 0.0  # CPU time of the last drawing of the mechanism
+        #: called at each tick before the picture (a recording draws its instants there, gui/recording.py)
+        self.before_draw = None
         self._plot_tick = 0  # the tick at which a plot last took its turn while a run went
         self.session.advanced.connect(self.mark_dirty)
         self.session.cursor_moved.connect(lambda _t: self.mark_dirty())
         self.session.runs_started.connect(self.mark_dirty)
+        self.session.runs_started.connect(self.count.restart)
         # a plot shown again draws what it missed while hidden
         window.plots.shown_changed.connect(lambda _keys: self.stale_plots.update(self.plot_order))
         self.timer = QTimer(self)
@@ -66,6 +99,8 @@ class Redraw(QObject):
         """One tick of the timer (tests call it to draw at once)."""
         self.ticks += 1
         window = self.window
+        if self.before_draw is not None:
+            self.before_draw()
         if self.dirty:
             self.dirty = False
             frames = self.session.frames_at_cursor()
@@ -82,6 +117,7 @@ class Redraw(QObject):
                 self.scene_ms = 1e3 * (time.thread_time() - begin)
                 self._paint_now(window.scene)
                 self.frames_drawn += 1
+                self.count.drawn(main)
             window.compare_view.show_frames(frames)
             self.stale_plots.update(self.plot_order)
             self.drawn.emit()
@@ -94,6 +130,18 @@ class Redraw(QObject):
             window.plots.refresh(keys)
         if COMPARE_PLOT in due:
             window.compare_view.redraw_plots()
+
+    def draw_frames(self, t: float, frames) -> None:
+        """The mechanism at instant t with these poses, (run, frame) per run, now, whatever instant
+        the window shows (a recording's frame; the next tick draws the instant shown again)."""
+        window = self.window
+        main = frames[0][1] if frames else None
+        if main is not None:
+            window.scene.show_frame(main)
+            window.arrows.draw()
+            self._show_trail(t)
+        window.compare_view.show_frames(frames)
+        self.dirty = True
 
     @staticmethod
     def _paint_now(scene) -> None:

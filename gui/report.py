@@ -3,12 +3,16 @@ instant it shows, how large the mechanism is drawn and its reach, and where each
 legend are. Written by `eomlab gui ... --report R.json`; the tests read it too.
 
     {"window": [w, h],
+     "frames": {"drawn", "distinct", "seconds"}, "t_end_passed": bool,
      "views": [{"name", "t", "rect", "mechanism", "reach"}, ...],
      "plots": [{"name", "rect", "legend", "data", "labels"}, ...]}
 
 Rectangles are [x, y, w, h] in window pixels. In compare mode every method's mechanism is a view
 of its own (in the overlay they share the rectangle, each with its own t). A plot's "labels" give
-each axis label's text, its rectangle and its axis' rectangle ("left", "bottom")."""
+each axis label's text, its rectangle and its axis' rectangle ("left", "bottom"). "frames": what
+the mechanism view showed since the runs started (frames drawn; distinct: a pose different from
+the one before; over that many wall seconds); "t_end_passed": the instant shown is past the
+model's t_end."""
 from __future__ import annotations
 
 import math
@@ -129,8 +133,11 @@ def plots(window) -> list[dict]:
 
 
 def layout_report(window) -> dict:
-    return {"window": [window.width(), window.height()], "cursor": window.session.cursor_time(),
-            "presentation": bool(window.presentation.active), "compare": bool(window.session.compare),
+    session = window.session
+    return {"window": [window.width(), window.height()], "cursor": session.cursor_time(),
+            "presentation": bool(window.presentation.active), "compare": bool(session.compare),
+            "frames": window.redraw.count.report(),
+            "t_end_passed": bool(session.cursor_time() > session.model.settings.t_end),
             "views": views(window), "plots": plots(window)}
 
 

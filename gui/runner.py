@@ -1,34 +1,26 @@
 """One run of a model off the GUI thread: on a worker thread, or in a child process.
 
 `RunThread` owns its `engine.simulation.Simulation`: it creates it inside `run()` (so every numeric
-call happens off the GUI thread), paces the integration to wall time × a speed factor and ships
-the new sample rows in batches, at most `MAX_BATCH_RATE` times a second, through queued signals to
-slots in the GUI thread. The GUI thread never touches the Simulation.
+call happens off the GUI thread), integrates a little ahead of wall time × a speed factor and
+sends the sample rows and the poses at the dense output's instants when the wall clock reaches
+them (gui/pacing.py), at most `MAX_BATCH_RATE` times a second, through queued signals to slots in
+the GUI thread. The GUI thread never touches the Simulation. In the window a run goes on past
+t_end until paused.
 
 Control from the GUI thread goes through plain attributes guarded by one lock (pause, step, speed,
 stop): the worker looks at them between `advance` calls, each of which is bounded by a short wall
 budget, so a stop is honoured within a few milliseconds.
 
 With ``process=True`` (what the window uses where `fork` exists, see `PROCESS_WORKERS`) the same
-integration loop runs in a child process forked by the worker thread: the integrator is Python
-and numpy in small pieces and holds the GIL nearly all the time, so on a thread it halves the GUI
-thread's share of the interpreter while a run goes flat out (frames of 100 ms and more with a
-20-link chain). The child sends ``(kind, *args)`` messages through a pipe; the worker thread only
-waits on that pipe (without the GIL) and re-emits them as the same signals, so the window cannot
-tell the two apart. Controls travel the other way as messages. The child is forked, not spawned:
-it starts in milliseconds with the engine already imported (a spawned one would import numpy,
-scipy and sympy again, over a second, at every reset and edit). It never touches Qt: it freezes the
-objects it inherited so that no garbage collection frees a Qt object in it, and it leaves through
-`os._exit` (multiprocessing's) without running the parent's exit handlers.
+integration loop runs in a child process forked by the worker thread (gui/run_process.py): the
+integrator is Python and numpy in small pieces and holds the GIL nearly all the time, so on a
+thread it halves the GUI thread's share of the interpreter while a run goes flat out (frames of
+100 ms and more with a 20-link chain). The child sends ``(kind, *args)`` messages through a pipe;
+the worker thread re-emits them as the same signals, so the window cannot tell the two apart.
 """
 from __future__ import annotations
 
-import gc
 import math
-import multiprocessing
-import os
-import signal
-import sys
 import threading
 import time
 import traceback
@@ -40,14 +32,12 @@ from threadpoolctl import threadpool_limits
 
 from eomlab.engine.model import ModelError
 from eomlab.gui.arrow_sets import Refused
+from eomlab.gui.run_process import PROCESS_WORKERS, ChildProcess  # noqa: F401  (PROCESS_WORKERS: for the session)
+from eomlab.gui.pacing import Clock, HeldBack, PacedSending, instant_spacing, window_run_length
 # imported here, on the GUI thread at start-up: a first import on the worker (sympy and all) would
 # hold the import lock and the GIL for a second while the window tries to draw
 from eomlab.engine.simulation import Frame, Simulation  # noqa: F401  (Frame: what the scenes draw)
 
-#: a run's child process yields to the window: on two cores a run as fast as possible and the GUI
-#: thread each want one, and the frames should not be the ones to wait (frame interval p95 under
-#: load 1: 23-28 ms at the window's niceness, 22.5-23.4 ms at 5 above it)
-RUN_NICENESS = 5
 #: batches leave the worker at most this often (per second)
 MAX_BATCH_RATE = 60.0
 #: longest single `advance` call, seconds of wall time: bounds the latency of pause and stop
@@ -67,11 +57,6 @@ AS_FAST_AS_POSSIBLE = math.inf
 #: samples the worker's Simulation keeps: the window's ring buffers hold the run, the worker only
 #: ships new rows, so a long run must not grow the worker's memory as well
 WORKER_MAX_SAMPLES = 1000
-#: run the integration in a forked child process (see the module docstring): only where `fork` is
-#: the platform's way (Linux); macOS and Windows keep the worker thread
-PROCESS_WORKERS = sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods()
-#: how long the worker thread waits for a stopped child to end before it kills it (seconds)
-CHILD_STOP_GRACE = 0.5
 
 
 @dataclass(frozen=True)
@@ -93,14 +78,16 @@ class RunInfo:
     dynamics_path: str = ""
 
 
-class RunThread(QThread):
+class RunThread(PacedSending, ChildProcess, QThread):
     """Integrates one model on a worker thread; see the module docstring.
 
     Signals (all delivered queued to GUI-thread slots, each starting with the run id):
     ``ready(RunInfo, Frame)`` once the Simulation exists (the first frame is the initial pose);
-    ``batch(rows, frames)`` new sample rows (k, n_columns) and a tuple of poses: the pose at the last
-    row, or (``frames_per_sample=True``, compare mode) one pose per row, so that a run ahead of the
-    others can still be drawn at the instant they show;
+    ``batch(rows, frames)`` new sample rows (k, n_columns; k may be 0) and a tuple of poses (may be
+    empty), each when the run's paced clock reached it (gui/pacing.py): while paced, the pose at the
+    latest dense-output instant, or (``frames_per_sample=True``, compare mode, and recordings) at
+    every one, so that a run ahead of the others can still be drawn at the instant they show; as
+    fast as possible the pose at the last row (compare mode: at every row);
     ``failed(str)`` the integration stopped (blow-up, step size collapse…), its samples are kept;
     ``crashed(str)`` an exception escaped the engine (message and traceback);
     ``done()`` t_end reached.
@@ -137,6 +124,9 @@ class RunThread(QThread):
         self._speed = float(speed)
         self._reanchor = True
         self._quantities_wanted: tuple[str, ...] = ()
+        #: a run in the window goes on past t_end until paused (gui/pacing.py: how far at most)
+        self.go_on_past_t_end = False
+        self._record: tuple[float, float] | None = None  # (fps, first instant) while a recording goes
         self._conn = None  # process mode: our end of the pipe to the child (None in the child itself)
         self._child = None  # process mode, in the child: its end of the pipe
         self._parent_pid = None
@@ -181,6 +171,13 @@ class RunThread(QThread):
         with self._lock:
             self._quantities_wanted = tuple(readers)
             self._tell("quantities", self._quantities_wanted)
+
+    def record(self, fps: float | None, t0: float = 0.0) -> None:
+        """Send a pose at every instant t0 + k / fps from now on (a recording), or stop (None)."""
+        with self._lock:
+            self._record = None if fps is None else (float(fps), float(t0))
+            self._tell("record", self._record)
+        self._wake.set()
 
     def request_stop(self) -> None:
         with self._lock:
@@ -239,113 +236,10 @@ class RunThread(QThread):
         else:
             getattr(self, kind).emit(self.run_id, *args)
 
-    # --- process mode ------------------------------------------------------------------------
-
-    def _host_child(self) -> None:
-        """On the worker thread: fork the child, re-emit what it sends, end it when asked."""
-        context = multiprocessing.get_context("fork")
-        ours, theirs = context.Pipe(duplex=True)
-        with self._lock:  # controls from now on are sent; the child starts from this state
-            if self._stop:
-                ours.close()
-                theirs.close()
-                return
-            self._conn = ours
-        child = context.Process(target=self._child_main, args=(theirs,), daemon=True,
-                                name=f"eomlab-run-{self.run_id}")
-        try:
-            child.start()
-        except OSError as error:  # no memory or process slots left: say so, as an engine error
-            with self._lock:
-                self._conn = None
-            ours.close()
-            theirs.close()
-            self.crashed.emit(self.run_id, f"could not start the simulation process: {error}")
-            return
-        theirs.close()
-        self.child_pid = child.pid
-        ended = False
-        stop_seen = None
-        try:
-            while True:
-                if self._stopped():
-                    stop_seen = stop_seen or time.perf_counter()
-                    if time.perf_counter() - stop_seen > CHILD_STOP_GRACE:
-                        break  # stuck in a long engine call: it is killed below
-                if ours.poll(0.02):
-                    try:
-                        message = ours.recv()
-                    except (EOFError, OSError):
-                        break
-                    if message[0] == "end":
-                        ended = True
-                        break
-                    if stop_seen is None:  # after a stop the window wants nothing more
-                        getattr(self, message[0]).emit(self.run_id, *message[1:])
-                elif not child.is_alive() and not ours.poll(0):
-                    break
-        finally:
-            with self._lock:
-                self._conn = None
-            child.join(CHILD_STOP_GRACE if ended else 0.05)
-            if child.is_alive():
-                child.kill()
-                child.join()
-            self.exitcode = child.exitcode
-            ours.close()
-        if not ended and not self._stopped():
-            self.crashed.emit(self.run_id, f"The simulation process ended unexpectedly (exit code {child.exitcode}); "
-                              "the samples so far are kept.")
-
-    def _child_main(self, conn) -> None:
-        """In the forked child: run the integration, sending everything through `conn`."""
-        gc.freeze()  # what we inherited (Qt objects among it) is never collected here
-        signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C is the window's to handle
-        os.nice(RUN_NICENESS)
-        if self._conn is not None:
-            self._conn.close()  # the parent's end
-        self._conn = None
-        self._child = conn
-        self._parent_pid = os.getppid()
-        # fresh: the parent's copies may have been held by another thread at the fork
-        self._lock = threading.Lock()
-        self._wake = threading.Event()
-        try:
-            self._run_here()
-            conn.send(("end",))
-        except (OSError, EOFError, ValueError):  # the parent went away: nothing left to tell
-            pass
-        finally:
-            conn.close()
-
-    def _take_messages(self, timeout: float = 0.0) -> None:
-        """In the child: apply the controls waiting in the pipe (waits up to `timeout` for one)."""
-        conn = self._child
-        try:
-            ready = conn.poll(timeout)
-            while ready:
-                kind, value = conn.recv()
-                if kind == "running":
-                    self._running, self._reanchor = bool(value), True
-                elif kind == "step":
-                    self._steps_requested += int(value)
-                elif kind == "speed":
-                    self._speed, self._reanchor = float(value), True
-                elif kind == "stop":
-                    self._stop = True
-                elif kind == "edit":
-                    self._edits.append(value)
-                    self._reanchor = True
-                elif kind == "quantities":
-                    self._quantities_wanted = tuple(value)
-                ready = conn.poll(0)
-        except (EOFError, OSError):  # the parent closed its end: stop
-            self._stop = True
-        if os.getppid() != self._parent_pid:  # orphaned (the window died): stop
-            self._stop = True
-
     def _integrate(self) -> None:
-        sim = Simulation(self.model, max_samples=WORKER_MAX_SAMPLES)
+        settings = self.model.settings
+        sim = Simulation(self.model, max_samples=WORKER_MAX_SAMPLES,
+                         t_end=window_run_length(settings) if self.go_on_past_t_end else None)
         if self._stopped():
             return
         info = RunInfo(
@@ -354,8 +248,8 @@ class RunThread(QThread):
             speed_names=tuple(sim.speed_names),
             body_names=tuple(sim.system.body_names),
             notes=tuple(sim.notes),
-            t_end=float(self.model.settings.t_end),
-            dt_out=float(self.model.settings.dt_out),
+            t_end=float(settings.t_end),
+            dt_out=float(settings.dt_out),
             constraint_rows=int(getattr(sim.formulation, "n_rows", 1))
             + sum(bool(body.joint.quaternion) for body in self.model.bodies),
             pose_columns=(sim.state_columns[0].start, sim.state_columns[0].stop),
@@ -364,9 +258,11 @@ class RunThread(QThread):
         q_slice = sim.state_columns[0]  # the integrated coordinates: what the poses are drawn from
         first = sim.samples()[:1]  # the sample at t = 0, recorded when the Simulation is made
         self._emit("ready", info, sim.frame(first[0, q_slice], sim.t))
-        pending: list[np.ndarray] = [first]
+        held, clock = HeldBack(), Clock()  # computed, not yet sent (gui/pacing.py)
+        held.add(first, [])
+        self._shown = (0.0, 0.0)  # the latest pose and the latest row sent
+        self._grid = None  # (spacing, origin) of the dense-output instants watched
         last_emit = 0.0
-        wall_anchor = sim_anchor = 0.0
         in_child = self._child is not None
         reported = False
         budget = CHILD_ADVANCE_WALL_BUDGET if in_child else ADVANCE_WALL_BUDGET
@@ -376,63 +272,60 @@ class RunThread(QThread):
                 self._take_messages()
             with self._lock:
                 edits, self._edits = self._edits, []
-            if edits:
-                self._flush(pending, sim, q_slice)
-                pending = []
-                self._apply_edits(sim, edits, q_slice)
-                reported = False  # an edit of a finished run: it says so again (the window un-ended it)
-            with self._lock:
-                running, speed = self._running, self._speed
+                running, speed, record = self._running, self._speed, self._record
                 steps, self._steps_requested = self._steps_requested, 0
                 reanchor, self._reanchor = self._reanchor, False
+            if edits:
+                self._settle(sim, held, q_slice)
+                self._apply_edits(sim, edits, q_slice)
+                self._shown = (sim.sampled_until,) * 2
+                sim.watch_instants(*(self._grid or (None,)))
+                reported = False  # an edit of a finished run: it says so again (the window un-ended it)
             if sim.finished:
                 if not self.hold_when_finished:
                     break
                 if not reported:
-                    self._flush(pending, sim, q_slice)
-                    pending = []
+                    self._flush(held.take_until(math.inf), sim, q_slice)
                     self._report_end(sim)
                     reported = True
                 self._wait(0.05)
                 continue
             reported = False
-            now = time.perf_counter()
-            if reanchor:
-                wall_anchor, sim_anchor = now, sim.t
-            if running:
-                if math.isinf(speed):
-                    target = info.t_end
-                else:
-                    target = sim_anchor + (now - wall_anchor) * speed
-                    if target - sim.t > MAX_LAG * speed:  # behind: do not race to catch up
-                        wall_anchor, sim_anchor = now, sim.t
-                        target = sim.t + budget * speed
-                target = min(target, info.t_end)
-            elif steps:
-                target = min(sim.t + steps * info.dt_out * (1 + 1e-9), info.t_end)
-            else:
-                self._flush(pending, sim, q_slice)
-                pending = []
+            if not running and not steps:
+                self._settle(sim, held, q_slice)
                 self._wait(0.05)
                 continue
-            target = self.limit_target(target, sim)
+            self._watch(sim, instant_spacing(speed, running, record and record[0]),
+                        record[1] if record is not None else 0.0)
+            now = time.perf_counter()
+            if reanchor:
+                clock.anchor(now, self._shown[0])
+            if running:
+                due = clock.due(now, speed)
+                if due - sim.t > MAX_LAG * speed:  # behind: do not race to catch up
+                    clock.anchor(now, sim.t)
+                    due = sim.t
+                target = sim.settings.t_end if math.isinf(speed) else due + budget * speed
+            else:  # a Step while paused: one output interval on from the sample shown
+                self._settle(sim, held, q_slice)
+                target = due = sim.t + steps * info.dt_out * (1 + 1e-9)
+            target = self.limit_target(min(target, sim.settings.t_end), sim)
             if target > sim.t:
-                rows = sim.advance(target, wall_budget=budget)
-                if rows is not None and len(rows):
-                    pending.append(np.asarray(rows, dtype=float))
+                held.add(sim.advance(target, wall_budget=budget), sim.take_instants())
                 if not in_child:
                     # hand the GIL over for a moment: the GUI thread's painting makes many short
                     # Python↔Qt transitions, each of which would otherwise wait for this thread
                     time.sleep(GIL_BREAK)
-            else:
-                # ahead of the wall clock: sleep a little rather than spin
-                self._wait(min(0.01, (sim.t - target) / max(speed, 1e-9) + 0.001))
+            else:  # ahead of the wall clock: sleep until the next instant held is due
+                ahead = (held.next_time() - due) / speed if speed > 0 else batch_interval
+                self._wait(min(batch_interval, max(0.001, ahead)))
             now = time.perf_counter()
-            if pending and (now - last_emit >= batch_interval or not running or sim.finished):
-                self._flush(pending, sim, q_slice)
-                pending = []
+            if held.next_time() <= due and (now - last_emit >= batch_interval or not running or sim.finished):
+                self._flush(held.take_until(due), sim, q_slice)
                 last_emit = now
-        self._flush(pending, sim, q_slice)
+            if steps:
+                self._settle(sim, held, q_slice)
+        self._flush(held.take_until(math.inf), sim, q_slice)
         if not self._stopped() and not reported:
             self._report_end(sim)
 
@@ -457,14 +350,6 @@ class RunThread(QThread):
     def limit_target(self, target: float, sim) -> float:
         """Where this run may integrate to now; subclasses hold runs in step (compare mode)."""
         return target
-
-    def _flush(self, pending: list[np.ndarray], sim, q_slice: slice) -> None:
-        if not pending:
-            return
-        rows = np.concatenate(pending, axis=0)
-        posed = rows if self.frames_per_sample else rows[-1:]
-        self._send_quantities(sim, rows[-1])  # before the batch: its frame finds them there
-        self._emit("batch", rows, tuple(sim.frame(row[q_slice], float(row[0])) for row in posed))
 
     def _send_quantities(self, sim, row: np.ndarray) -> None:
         with self._lock:

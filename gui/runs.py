@@ -99,8 +99,15 @@ class Run:
             return None
         return float(self.series.buffer.last()[0])
 
+    @property
+    def latest_shown(self) -> float | None:
+        """The latest instant this run can be drawn at: its latest pose (None before its first sample)."""
+        if self.latest_time is None or self.latest_frame is None:
+            return None
+        return float(self.latest_frame.t)
+
     def frame_at(self, t: float):
-        """The pose at the latest kept sample at or before `t`."""
+        """The latest pose kept at or before `t` (a sample's, or a dense-output instant's)."""
         latest = self.latest_frame
         if latest is None or latest.t <= t + _EPS:
             return latest

@@ -34,9 +34,6 @@ STATE_TEXT = {IDLE: "ready", RUNNING: "running", PAUSED: "paused", ENDED: "finis
 #: lock step lead, in output intervals
 LEAD_SAMPLES = 2.0
 
-
-
-
 #: the quantities of this many of a run's latest batches are kept (a frame drawn a batch late finds its own)
 SENT_KEPT = 8
 
@@ -46,7 +43,8 @@ class Session(QObject):
     running) replaced the old; ``run_ready(run)`` a run's columns are known (its series exists);
     ``advanced()`` new samples arrived; ``cursor_moved(t)`` the displayed instant changed;
     ``problem(title, message)`` a run stopped on an error; ``notes(text)`` the engine's notes on
-    a run; ``finished(t_end)`` every run reached t_end; ``edited(run, name, t)`` an edit of a run
+    a run; ``finished(t_end)`` every run reached t_end (runs that go on past it: the instant shown
+    did); ``edited(run, name, t)`` an edit of a run
     (`edit`) took at time t; ``refused(message)`` one could not be made."""
 
     state_changed = Signal(str)
@@ -61,6 +59,8 @@ class Session(QObject):
     refused = Signal(str)
     #: the main run's tree-dynamics path in words changed (the compiled step took over)
     dynamics_path_changed = Signal(str)
+    #: the runs go on past the model's t_end until paused (gui/pacing.py); False: they end there
+    go_on_past_t_end = True
 
     def __init__(self, model: Model, *, compare: bool = False, speed: float = 1.0,
                  capacity: int = DEFAULT_CAPACITY, parent=None):
@@ -80,6 +80,7 @@ class Session(QObject):
         self.next_run_id = 1
         self._following = True
         self._cursor = 0.0
+        self._t_end_said = False
         self._run_next_model = False
 
     # --- the runs ------------------------------------------------------------------------------
@@ -112,9 +113,11 @@ class Session(QObject):
             thread.quantities.connect(self._on_quantities)
             thread.want_quantities(self.quantities_wanted if i == 0 else ())  # the arrows read the main run
             thread.hold_when_finished = True  # the timeline may take a finished run back
+            thread.go_on_past_t_end = self.go_on_past_t_end
             color, style = method_style(method) if self.compare else (PALETTE[i % len(PALETTE)], Qt.SolidLine)
             self.runs.append(Run(thread, method, method_label(method), color, style, model=run_model))
         self._following, self._cursor = True, 0.0
+        self._t_end_said = not self.go_on_past_t_end  # else `finished` comes when they end
         self._set_state(RUNNING if running else IDLE)
         self.runs_started.emit()
         self.cursor_moved.emit(0.0)
@@ -278,8 +281,9 @@ class Session(QObject):
     # --- the time cursor -------------------------------------------------------------------------
 
     def latest_common_time(self) -> float | None:
-        """The latest instant every run has reached (the slowest run's latest sample)."""
-        times = [r.latest_time for r in self.runs]
+        """The latest instant every run has reached (the slowest run's latest pose: a sample, or
+        an instant of the dense output between two, gui/pacing.py)."""
+        times = [r.latest_shown for r in self.runs]
         if not times or any(t is None for t in times):
             return None
         return min(times)
@@ -322,6 +326,9 @@ class Session(QObject):
         if t != self._cursor:
             self._cursor = t
             self.cursor_moved.emit(t)
+            if self._following and not self._t_end_said and t >= self.model.settings.t_end:
+                self._t_end_said = True  # said once a run: the runs go on (`go_on_past_t_end`)
+                self.finished.emit(self.model.settings.t_end)
 
     # --- the workers' signals --------------------------------------------------------------------
 
@@ -349,9 +356,11 @@ class Session(QObject):
         run = self._run(run_id)
         if run is None or run.series is None:
             return
-        run.series.buffer.append(rows)
-        run.frames.extend(frames)
-        run.latest_frame = frames[-1]
+        if len(rows):
+            run.series.buffer.append(rows)
+        if frames:
+            run.frames.extend(frames)
+            run.latest_frame = frames[-1]
         self._update_cursor()
         self.advanced.emit()
 

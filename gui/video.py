@@ -1,22 +1,24 @@
 """Recording a widget as a GIF or an MP4 at its native resolution and a chosen frame rate.
 
-`FrameRecorder` grabs a picture on a QTimer in the GUI thread and hands it to an encoder thread,
-so that quantising (GIF, Pillow) or piping to ffmpeg (MP4, imageio-ffmpeg's own binary) never
-holds up the window. Frames are laid on a fixed clock: frame k shows the widget at k / fps seconds
-after the start. When the window was too busy to grab at a tick, the last picture stands for the
-missed ticks (the GIF lengthens that frame, the MP4 repeats it), so a recording plays at the pace
-it was made and holds no frame longer than it was on screen.
+`FrameRecorder` takes one picture per frame from the GUI thread (gui/recording.py draws the
+mechanism at each instant t0 + k / fps of the run's dense output and hands the picture over) and
+gives it to an encoder thread, so that quantising (GIF, Pillow) or piping to ffmpeg (MP4,
+imageio-ffmpeg's own binary) never holds up the window. A recording so has one frame per 1 / fps
+of simulated time however fast the machine integrates.
+
+ffmpeg ends when its standard input closes. A run's process forked while it records would inherit
+the write end of that pipe and keep it open, and ffmpeg would never end (the window waited for
+it for good on a Reset during a recording): a forked child closes the encoders' pipes at once.
 """
 from __future__ import annotations
 
-import math
+import os
 import queue
 import threading
-import time
 
 import numpy as np
 from PIL import Image
-from PySide6.QtCore import QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QImage
 
 #: frame rates offered; the default
@@ -24,6 +26,23 @@ FRAME_RATES = (10, 15, 20, 25, 30, 50)
 DEFAULT_FPS = 25
 #: pictures waiting for the encoder at most (then the GUI thread waits for it)
 QUEUE_FRAMES = 64
+#: seconds `FrameRecorder.stop` waits for the encoder to finish the file before it gives up on it
+STOP_WAIT = 20.0
+#: the file descriptors of the pipes to running encoders, closed in every forked child
+_ENCODER_PIPES: set[int] = set()
+
+
+def _close_encoder_pipes_in_child() -> None:
+    for fd in list(_ENCODER_PIPES):
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+    _ENCODER_PIPES.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_close_encoder_pipes_in_child)
 
 
 def mp4_unavailable_reason() -> str:
@@ -75,6 +94,7 @@ class Mp4Writer:
         self.path, self.fps = path, fps
         self.size: tuple[int, int] | None = None
         self.pipe = None
+        self._fds: list[int] = []
 
     def write(self, rgb: np.ndarray, repeats: int) -> None:
         if self.pipe is None:
@@ -86,6 +106,11 @@ class Mp4Writer:
                                                     quality=8, macro_block_size=1,
                                                     output_params=["-preset", "veryfast"])
             self.pipe.send(None)  # start ffmpeg
+            # its pipes (the generator's Popen `p`): no forked child may hold them (module docstring)
+            process = (self.pipe.gi_frame.f_locals if self.pipe.gi_frame is not None else {}).get("p")
+            self._fds = [f.fileno() for f in (getattr(process, "stdin", None), getattr(process, "stdout", None))
+                         if f is not None]
+            _ENCODER_PIPES.update(self._fds)
         width, height = self.size
         frame = np.ascontiguousarray(_fit(rgb, height, width))
         for _ in range(repeats):
@@ -93,6 +118,7 @@ class Mp4Writer:
 
     def close(self) -> None:
         if self.pipe is not None:
+            _ENCODER_PIPES.difference_update(self._fds)
             self.pipe.close()
 
 
@@ -105,63 +131,60 @@ def _fit(rgb: np.ndarray, height: int, width: int) -> np.ndarray:
 
 
 class FrameRecorder(QObject):
-    """Records `grab()` (a QImage or QPixmap) into `writer` at `fps` until `stop()` (or for
-    `duration` seconds). Signals: ``finished(path, frames)`` once the file is written,
-    ``failed(message)`` when the encoder gave up."""
+    """Records pictures (QImage or QPixmap, one per frame, `add`) into `writer` at `fps` until
+    `stop()` (or `duration` seconds of frames). Signals: ``finished(path, frames)`` once the file
+    is written, ``failed(message)`` when the encoder gave up."""
 
     finished = Signal(str, int)
     failed = Signal(str)
     tick = Signal(float)  # seconds recorded so far, for an indicator
 
-    def __init__(self, grab, writer, fps: int, duration: float | None = None, parent=None):
+    def __init__(self, writer, fps: int, duration: float | None = None, parent=None):
         super().__init__(parent)
-        self.grab, self.writer, self.fps = grab, writer, fps
+        self.writer, self.fps = writer, fps
         self.limit = None if duration is None else max(1, round(duration * fps))
-        self.frames = 0  # frames laid down (repeats included)
+        self.frames = 0
         self.error = ""
         self._queue: queue.Queue = queue.Queue(maxsize=QUEUE_FRAMES)
         self._thread = threading.Thread(target=self._encode, name="eomlab-recorder", daemon=True)
-        self.timer = QTimer(self)
-        self.timer.setTimerType(Qt.PreciseTimer)
-        self.timer.setInterval(max(1, round(1000 / fps)))
-        self.timer.timeout.connect(self.capture)
-        self.start_time = 0.0
+        self._active = False
 
     @property
     def recording(self) -> bool:
-        return self.timer.isActive()
+        return self._active
+
+    @property
+    def wanted(self) -> bool:
+        """Whether it takes another frame."""
+        return self._active and (self.limit is None or self.frames < self.limit)
 
     def start(self) -> None:
         self._thread.start()
-        self.start_time = time.perf_counter()
-        self.timer.start()
-        self.capture()  # the first frame now: nothing waits at the start
+        self._active = True
 
-    def capture(self) -> None:
-        """Grab now and lay the picture down for every tick up to now."""
-        due = math.floor((time.perf_counter() - self.start_time) * self.fps) + 1
-        if self.limit is not None:
-            due = min(due, self.limit)
-        if due <= self.frames:
+    def add(self, picture) -> None:
+        """The next frame; the recording stops by itself after its `duration`."""
+        if not self.wanted:
             return
         if self.error:
             self.stop()
             return
-        picture = self.grab()
         image = picture.toImage() if hasattr(picture, "toImage") else picture
-        self._queue.put((to_rgb(image), due - self.frames))
-        self.frames = due
+        self._queue.put((to_rgb(image), 1))
+        self.frames += 1
         self.tick.emit(self.frames / self.fps)
         if self.limit is not None and self.frames >= self.limit:
             self.stop()
 
     def stop(self) -> int:
-        """Stop, let the encoder finish the file; returns the number of frames."""
-        if not self._thread.is_alive():
+        """Stop, let the encoder finish the file (at most `STOP_WAIT` s); returns the number of frames."""
+        if not self._active:
             return self.frames
-        self.timer.stop()
+        self._active = False
         self._queue.put(None)
-        self._thread.join()
+        self._thread.join(STOP_WAIT)
+        if self._thread.is_alive():  # never freeze the window on an encoder that does not end
+            self.error = self.error or f"the encoder did not finish {self.writer.path} within {STOP_WAIT:g} s"
         if self.error:
             self.failed.emit(self.error)
         else:

@@ -67,3 +67,11 @@ def settings_store(tmp_path):
 def make_window(qtbot, settings_store):
     """Build a main window on a model; closed (and its workers joined) after the test."""
     yield from window_maker(qtbot, settings_store, refuse_restore=False)
+
+
+@pytest.fixture
+def runs_end_at_t_end(monkeypatch):
+    """The window's runs end at the model's t_end (they go on past it until paused otherwise)."""
+    from eomlab.gui.session import Session
+
+    monkeypatch.setattr(Session, "go_on_past_t_end", False)

@@ -1,6 +1,8 @@
 """Compare mode: every formulation at once on the four-bar, their differences, cost and styles."""
 from __future__ import annotations
 
+import pytest
+
 import os
 
 import numpy as np
@@ -26,6 +28,7 @@ def four_bar(**settings):
     return load_model(FOUR_BAR).with_settings(**settings)
 
 
+@pytest.mark.usefixtures("runs_end_at_t_end")
 def test_every_formulation_agrees_on_the_four_bar_and_the_plot_shows_it(qtbot, make_window):
     window = make_window(four_bar(t_end=1.0, rtol=1e-11, atol=1e-11), compare=True)
     assert window.compare_view.dock.isVisibleTo(window)

@@ -80,6 +80,7 @@ def test_dragging_while_running_pulls_the_bob_and_adds_energy(qtbot, make_window
 
 
 @pytest.mark.parametrize("name", ["double_compound_pendulum", "double_pendulum_absolute"])
+@pytest.mark.usefixtures("runs_end_at_t_end")
 def test_scrubbing_the_timeline_draws_the_mechanism_at_that_sample(qtbot, make_window, name):
     window = make_window(preset(name).with_settings(t_end=2.0))
     run_fast(window)
@@ -133,6 +134,7 @@ def test_a_slider_change_during_a_run_goes_on_in_time_and_is_one_undo_step(qtbot
     assert np.linalg.norm(window.model.gravity) == pytest.approx(9.81) and main_samples(window)[-1, 0] > t_before
 
 
+@pytest.mark.usefixtures("runs_end_at_t_end")
 def test_the_period_read_out_of_a_small_swing_is_the_small_angle_period(qtbot, make_window):
     window = make_window(preset("simple_pendulum", length=1.0, theta0=0.05).with_settings(t_end=12.0))
     run_fast(window)
@@ -170,6 +172,7 @@ def test_the_constant_of_an_effort_expression_has_a_slider(qtbot, make_window):
     assert window.runs[0].model.forces[0].value[0] == "-0.3*bob_theta_dot"
 
 
+@pytest.mark.usefixtures("runs_end_at_t_end")
 def test_a_finished_run_posed_by_the_mouse_reports_its_end_again(qtbot, make_window):
     window = make_window(preset("simple_pendulum").with_settings(t_end=0.3))
     run_fast(window)

@@ -1,11 +1,14 @@
 """CSV and plot exports."""
 from __future__ import annotations
 
+import pytest
+
 from eomlab.engine.presets import preset
 
 from gui_helpers import run_fast, wait_for_samples
 
 
+@pytest.mark.usefixtures("runs_end_at_t_end")
 def test_csv_png_svg_exports(qtbot, make_window, tmp_path):
     window = make_window(preset("double_compound_pendulum").with_settings(t_end=0.5))
     run_fast(window)

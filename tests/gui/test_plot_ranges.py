@@ -35,6 +35,7 @@ def test_a_range_grows_before_the_data_reaches_its_edge(qtbot):
         assert min(gaps) >= 0.5 * EDGE_ROOM, (n, gaps)  # half the room: the margin is of the range grown
 
 
+@pytest.mark.usefixtures("runs_end_at_t_end")
 def test_knife_edge_phase_portrait_keeps_off_its_edges_as_its_samples_come_in(qtbot, make_window):
     window = make_window(preset("knife_edge").with_settings(t_end=10.0))
     run_fast(window)

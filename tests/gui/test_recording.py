@@ -7,6 +7,7 @@ from PIL import Image
 from PySide6.QtSvg import QSvgRenderer
 
 from eomlab.engine.presets import preset
+from eomlab.gui.runner import AS_FAST_AS_POSSIBLE
 from eomlab.gui.video import mp4_unavailable_reason
 
 
@@ -108,3 +109,59 @@ def test_closing_the_window_finishes_the_recording(qtbot, make_window, tmp_path)
     reader = imageio_ffmpeg.read_frames(str(tmp_path / "closed.mp4"))
     next(reader)
     assert sum(1 for _ in reader) == recording.recorder.frames >= 1
+
+
+def gif_frames(path) -> int:
+    """Frames in a GIF file: Pillow merges a picture equal to the one before into it, so these are
+    the distinct frames."""
+    with Image.open(path) as gif:
+        return gif.n_frames
+
+
+@pytest.mark.parametrize("speed", [1.0, AS_FAST_AS_POSSIBLE])
+def test_a_recording_has_a_distinct_frame_at_every_instant_whatever_the_speed(qtbot, make_window, tmp_path, speed):
+    """1.5 s of simulated time at 20 fps from the dense output: 30 frames, each a different pose,
+    at the pace of the wall clock and as fast as the machine integrates alike."""
+    window = make_window(preset("double_compound_pendulum").with_settings(t_end=1e5), run=True)
+    window.set_speed(speed)
+    qtbot.waitUntil(lambda: window.session.cursor_time() > 0.2, timeout=10000)  # swinging fast enough
+    recording = window.recording
+    recording.set_fps(20)
+    path = tmp_path / "instants.gif"
+    assert recording.start("gif", str(path), duration=1.5)
+    qtbot.waitUntil(lambda: not recording.recording, timeout=30000)
+    assert recording.recorder.frames == 30 and not recording.recorder.error
+    assert gif_frames(path) == 30
+    assert window.session.cursor_time() >= recording.t0 + 29 / 20 - 1e-9
+
+
+def test_a_recording_lasts_the_models_t_end_unless_told(qtbot, make_window, tmp_path):
+    window = make_window(preset("simple_pendulum").with_settings(t_end=0.5), run=True)
+    window.set_speed(AS_FAST_AS_POSSIBLE)
+    recording = window.recording
+    recording.set_fps(10)
+    assert recording.start("gif", str(tmp_path / "t_end.gif"))
+    qtbot.waitUntil(lambda: not recording.recording, timeout=30000)
+    assert recording.recorder.frames == 5
+
+
+def test_stopping_an_mp4_recording_after_a_reset_finishes_the_file(qtbot, make_window, tmp_path):
+    """Issue #31: Record MP4, Reset (a run's process forked while ffmpeg's pipe is open), wait
+    1.5 s, stop. The forked run held ffmpeg's standard input open, ffmpeg never ended and stop()
+    waited for it for good; stop() now waits at most video.STOP_WAIT and would say so."""
+    window = make_window(preset("simple_pendulum").with_settings(t_end=1e5), run=True)
+    recording = window.recording
+    recording.set_fps(10)
+    path = tmp_path / "reset.mp4"
+    assert recording.start("mp4", str(path))
+    qtbot.waitUntil(lambda: recording.recorder.frames >= 2, timeout=10000)  # ffmpeg runs
+    window.run_actions.reset()
+    window.run()
+    qtbot.wait(1500)
+    frames = recording.stop()
+    assert recording.recorder.error == "" and frames >= 2
+    import imageio_ffmpeg
+
+    reader = imageio_ffmpeg.read_frames(str(path))
+    next(reader)
+    assert sum(1 for _ in reader) == frames

@@ -76,6 +76,7 @@ def test_edit_while_running_restarts_and_says_so(qtbot, make_window):
     assert main_samples(window)[0, 0] == 0.0
 
 
+@pytest.mark.usefixtures("runs_end_at_t_end")
 def test_compare_runs_every_formulation(qtbot, make_window):
     window = make_window(chain_from_dialog(2).with_settings(t_end=0.5))
     window.set_compare(True)

@@ -39,6 +39,7 @@ def test_a_held_cursor_stays_until_it_follows_again(session):
     assert session.following and session.cursor_time() == 0.4
 
 
+@pytest.mark.usefixtures("runs_end_at_t_end")
 def test_states_from_idle_through_running_paused_and_ended(qtbot, session):
     states = []
     session.state_changed.connect(states.append)
