@@ -33,6 +33,7 @@ def _bar_heights(window) -> np.ndarray:
     return np.asarray(window.plots.energy_bars.bars.opts["height"], dtype=float)
 
 
+@pytest.mark.usefixtures("runs_end_at_t_end")  # they wait for the end of the run
 def test_scrubbed_back_the_bars_arrows_and_compare_table_show_that_instant(qtbot, make_window):
     window = make_window(four_bar().with_settings(t_end=2.0), compare=True)
     window.set_speed(AS_FAST_AS_POSSIBLE)
@@ -132,6 +133,7 @@ def test_identical_runs_are_grouped_said_with_their_difference_and_drawn_one_ins
     assert identical_groups(runs[2:4]) == []  # 1e-6 apart: two curves a plot tells apart
 
 
+@pytest.mark.usefixtures("runs_end_at_t_end")  # they wait for the end of the run
 def test_compare_mode_says_which_methods_agree_on_the_unconstrained_double_pendulum(qtbot, make_window):
     window = make_window(double_compound_pendulum().with_settings(t_end=1.0), compare=True)
     window.set_speed(AS_FAST_AS_POSSIBLE)
