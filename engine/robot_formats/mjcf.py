@@ -19,6 +19,7 @@ import numpy as np
 from ..model import GROUND, Coincident, Joint, JointSpring, Model, ModelError, PointRef, Settings
 from ..rotations import axis_angle_matrix, elementary, quaternion_matrix
 from .building import Identifiers, Unmapped, body, checked_inertia, checked_mass, numbers, shape_for, unit_axis
+from .mjcf_inertia import InertiaRules, body_mass_properties, scale_to_total
 from .xml_files import inside_folder, mesh_bounds, parse_xml
 
 MAX_INCLUDE_DEPTH = 10
@@ -97,6 +98,7 @@ class Reader:
     frames: dict = field(default_factory=dict)  # mjcf body name → (eomlab body, shift, world R, world p at qpos0)
     meshes: dict = field(default_factory=dict)
     springs: dict = field(default_factory=dict)  # coordinate name → (stiffness, rest, damping)
+    inertia_rules: InertiaRules = field(default_factory=InertiaRules)  # <compiler>'s mass rules
 
     def angle(self, value: float) -> float:
         return math.radians(value) if self.degrees else value
@@ -138,9 +140,7 @@ class Reader:
     def inertial(self, element: ET.Element, where: str, active: str) -> tuple[float, np.ndarray, np.ndarray]:
         inertial = element.find("inertial")
         if inertial is None:
-            if element.find("geom") is not None:
-                self.unmapped.add("masses from geoms", where, "no <inertial>: imported massless; give <inertial>")
-            return 0.0, np.zeros(3), np.zeros((3, 3))
+            return body_mass_properties(self, element, where, active, None)  # MuJoCo's rules: mjcf_inertia
         iwhere = f"{where}/inertial"
         get = lambda key: self.defaults.get(inertial, key, active)  # noqa: E731
         mass = checked_mass(numbers(get("mass"), 1, f"{iwhere} mass")[0], f"{iwhere} mass")
@@ -151,7 +151,7 @@ class Reader:
         else:
             tensor = np.diag(numbers(get("diaginertia"), 3, f"{iwhere} diaginertia"))
         R = self.orientation(inertial, iwhere, active)
-        return mass, com, checked_inertia(R @ tensor @ R.T, iwhere)
+        return body_mass_properties(self, element, where, active, (mass, com, checked_inertia(R @ tensor @ R.T, iwhere)))
 
     def shape(self, element: ET.Element, where: str, active: str):
         geoms = element.findall("geom")
@@ -343,6 +343,7 @@ def model_from_mjcf(root: ET.Element, path: str) -> tuple[Model, list[str]]:
     _expand_includes(root, folder)
     reader = Reader(root, path, folder, Defaults(root))
     compiler = root.find("compiler")
+    reader.inertia_rules = InertiaRules.read(compiler)
     if compiler is not None:
         reader.degrees = compiler.get("angle", "degree") != "radian"
         reader.eulerseq = compiler.get("eulerseq", "xyz")
@@ -369,7 +370,7 @@ def model_from_mjcf(root: ET.Element, path: str) -> tuple[Model, list[str]]:
     constraints = []
     for equality in root.findall("equality"):
         constraints += reader.equality(equality)
-    bodies = reader.keyframe(reader.bodies)
+    bodies = scale_to_total(reader.keyframe(reader.bodies), reader.inertia_rules)
     model = Model(name=root.get("model") or os.path.basename(path), gravity=tuple(float(g) for g in gravity),
                   bodies=tuple(bodies), constraints=tuple(constraints), forces=tuple(reader.forces), settings=Settings())
     return model, reader.unmapped.warnings()
