@@ -19,7 +19,7 @@ import numpy as np
 from ..model import GROUND, Coincident, Joint, JointSpring, Model, ModelError, PointRef, Settings
 from ..rotations import axis_angle_matrix, elementary, quaternion_matrix
 from .building import Identifiers, Unmapped, body, checked_inertia, checked_mass, numbers, shape_for, unit_axis
-from .mjcf_inertia import InertiaRules, body_mass_properties, scale_to_total
+from .mjcf_inertia import InertiaRules, body_mass_properties, mesh_mass_properties, scale_to_total
 from .xml_files import inside_folder, mesh_bounds, parse_xml
 
 MAX_INCLUDE_DEPTH = 10
@@ -181,6 +181,10 @@ class Reader:
 
     def mesh_shape(self, name: str | None, where: str):
         asset = self.meshes.get(name)
+        if asset is not None and asset.get("file") is None and asset.get("vertex"):  # inline vertices
+            mesh_mass_properties(self, name, where)  # checks the vertices
+            return shape_for("box", np.ptp(np.reshape(numbers(asset.get("vertex"), len(asset.get("vertex").split()),
+                                                              f'<mesh name="{name}"> vertex'), (-1, 3)), axis=0))
         if asset is None or asset.get("file") is None:
             raise ModelError(where, f"names an unknown mesh {name!r}")
         path = inside_folder(self.folder, os.path.join(self.meshdir, asset.get("file")), f'<mesh name="{name}">')

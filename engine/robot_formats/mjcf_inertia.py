@@ -376,6 +376,13 @@ def _obj(data: bytes) -> tuple[np.ndarray, np.ndarray]:
         elif parts[0] == "f":
             ids = [int(p.split("/")[0]) for p in parts[1:]]
             ids = [i - 1 if i > 0 else len(vertices) + i for i in ids]
+            if len(ids) == 4:  # a quad is cut along its shorter diagonal, as MuJoCo's OBJ reader does
+                a, b, c, d = (np.array(vertices[i], dtype=np.float32) for i in ids)
+                if np.sum((a - c) ** 2) < np.sum((b - d) ** 2):
+                    faces += [(ids[0], ids[1], ids[2]), (ids[0], ids[2], ids[3])]
+                else:
+                    faces += [(ids[0], ids[1], ids[3]), (ids[1], ids[2], ids[3])]
+                continue
             faces += [(ids[0], ids[k], ids[k + 1]) for k in range(1, len(ids) - 1)]
     vertices = _single(np.array(vertices, dtype=float).reshape(-1, 3))
     faces = np.array(faces, dtype=int).reshape(-1, 3)
