@@ -20,6 +20,7 @@ from ..model import GROUND, Coincident, Joint, JointSpring, Model, ModelError, P
 from ..rotations import axis_angle_matrix, elementary, quaternion_matrix
 from .building import Identifiers, Unmapped, body, checked_inertia, checked_mass, numbers, shape_for, unit_axis
 from .mjcf_inertia import InertiaRules, body_mass_properties, mesh_mass_properties, scale_to_total
+from .mjcf_options import option_gravity
 from .xml_files import inside_folder, mesh_bounds, parse_xml
 
 MAX_INCLUDE_DEPTH = 10
@@ -356,8 +357,7 @@ def model_from_mjcf(root: ET.Element, path: str) -> tuple[Model, list[str]]:
             raise ModelError("<compiler> eulerseq", f"expected three of x y z X Y Z, got {reader.eulerseq!r}")
     reader.meshes = {m.get("name") or os.path.splitext(os.path.basename(m.get("file", "")))[0]: m
                      for m in root.findall("asset/mesh")}
-    option = root.find("option")
-    gravity = numbers(option.get("gravity") if option is not None else None, 3, "<option> gravity", (0.0, 0.0, -9.81))
+    gravity = option_gravity(root, reader.unmapped)  # gravity, its disable flag, fluid: mjcf_options
     for tag, why in NOT_MAPPED.items():
         for element in root.findall(tag):
             for item in element:

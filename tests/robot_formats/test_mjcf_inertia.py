@@ -220,3 +220,18 @@ def test_gymnasium_assets_import_with_mujocos_masses():
         assert named and all(ours[n].mass == pytest.approx(reference[n][0], rel=RELATIVE) for n in named), path
         assert sum(b.mass for b in model.bodies) == pytest.approx(sum(r[0] for r in reference.values()), rel=RELATIVE)
 
+
+
+def test_gravity_option_its_disable_flag_and_fluid_warning(tmp_path):
+    body = hinge("b", '<geom type="sphere" size="0.1"/>')
+    cases = {'<option gravity="0 -3 -1"/>': (0.0, -3.0, -1.0),
+             '<option gravity="0 -3 -1"><flag gravity="disable"/></option>': (0.0, 0.0, 0.0),
+             '<option density="1.2" viscosity="2e-5"/>': (0.0, 0.0, -9.81)}
+    for option, gravity in cases.items():
+        path = write(tmp_path, mjcf(body).replace("<worldbody>", option + "<worldbody>"))
+        model, warnings = import_model(path)
+        assert model.gravity == gravity == tuple(mujoco.MjModel.from_xml_path(str(path)).opt.gravity
+                                                 * (0 if "disable" in option else 1) + 0.0)
+        fluid = [w for w in warnings if w.startswith("fluid forces")]
+        assert len(fluid) == ("density" in option), warnings
+    assert "density=1.2 viscosity=2e-5" in fluid[0]
