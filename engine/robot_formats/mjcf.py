@@ -152,7 +152,11 @@ class Reader:
         else:
             tensor = np.diag(numbers(get("diaginertia"), 3, f"{iwhere} diaginertia"))
         R = self.orientation(inertial, iwhere, active)
-        return body_mass_properties(self, element, where, active, (mass, com, checked_inertia(R @ tensor @ R.T, iwhere)))
+        tensor = checked_inertia(R @ tensor @ R.T, iwhere, mass, float(np.linalg.norm(com)), self.clipped)
+        return body_mass_properties(self, element, where, active, (mass, com, tensor))
+
+    def clipped(self, where: str) -> None:
+        self.unmapped.add("rounding-level negative principal moments", where, "clipped to 0")
 
     def shape(self, element: ET.Element, where: str, active: str):
         geoms = element.findall("geom")

@@ -282,3 +282,40 @@ def test_every_gymnasium_asset_imports_and_runs(tmp_path, capsys):
         assert main(["import", path, "-o", str(target)]) == 0
         assert main(["run", str(target), "--t-end", "0.3", "--out", str(tmp_path / "out.csv")]) == 0, path
     assert "a run will refuse" not in capsys.readouterr().err
+
+
+# --- item 3: inertia checks relative to the body's mass × size², rounding clipped, a welded root ignored ------
+
+URDF_LINK = ('<link name="{name}"><inertial><origin xyz="{xyz}"/><mass value="1"/><inertia ixx="{ixx}" iyy="{iyy}" '
+             'izz="{izz}" ixy="0" ixz="0" iyz="0"/></inertial></link>')
+
+
+def urdf_file(tmp_path, root: dict, arm: dict):
+    text = (f'<robot name="r">{URDF_LINK.format(name="base", **root)}{URDF_LINK.format(name="arm", **arm)}'
+            '<joint name="j" type="continuous"><parent link="base"/><child link="arm"/><axis xyz="0 1 0"/></joint></robot>')
+    return write(tmp_path, text, "r.urdf")
+
+
+def test_rounding_negatives_are_clipped_relative_to_mass_times_size_squared(tmp_path):
+    fine = {"xyz": "0 0 0", "ixx": "1", "iyy": "1", "izz": "1"}
+    point_like = {"xyz": "0.5 0 0", "ixx": "-1e-12", "iyy": "1e-6", "izz": "1e-6"}  # rounding of 1 kg × (0.5 m)²
+    model, warnings = import_model(urdf_file(tmp_path, fine, point_like))
+    assert np.linalg.eigvalsh(np.array(model.bodies[1].inertia)).min() == 0.0
+    assert [w for w in warnings if w.startswith("rounding-level negative principal moments")] == [
+        'rounding-level negative principal moments not imported (clipped to 0): link "arm"/inertial/inertia']
+    path = write(tmp_path, mjcf(hinge("b", '<inertial pos="0 0 0.5" mass="1" diaginertia="1e-6 1e-6 -1e-12"/>')))
+    model, warnings = import_model(path)
+    assert model.bodies[0].inertia[2][2] == 0.0 and any("clipped to 0" in w for w in warnings)
+    for bad in ("-1e-3", "5"):  # beyond rounding, or no rigid body's (A + B < C): refused, as MuJoCo does
+        with pytest.raises(ModelError):
+            import_model(write(tmp_path, mjcf(hinge("b", f'<inertial pos="0 0 0.5" mass="1" diaginertia="1 1 {bad}"/>'))))
+
+
+def test_a_welded_root_links_inertia_is_ignored(tmp_path):
+    broken = {"xyz": "0 0 0", "ixx": "1", "iyy": "1", "izz": "5"}  # no rigid body's; it moves nothing
+    arm = {"xyz": "0.5 0 0", "ixx": "0.01", "iyy": "0.1", "izz": "0.1"}
+    model, warnings = import_model(urdf_file(tmp_path, broken, arm))
+    assert model.bodies[0].joint.type == "fixed" and model.bodies[0].mass == 1.0
+    assert not np.any(model.bodies[0].inertia) and any("welded root link" in w for w in warnings)
+    with pytest.raises(ModelError):  # the same inertia on the moving link is refused
+        import_model(urdf_file(tmp_path, arm, broken))
