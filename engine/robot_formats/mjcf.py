@@ -152,7 +152,9 @@ class Reader:
         else:
             tensor = np.diag(numbers(get("diaginertia"), 3, f"{iwhere} diaginertia"))
         R = self.orientation(inertial, iwhere, active)
-        tensor = checked_inertia(R @ tensor @ R.T, iwhere, mass, float(np.linalg.norm(com)), self.clipped)
+        tensor = R @ tensor @ R.T
+        if not self.inertia_rules.balance:  # else balanceinertia evens out moments (mjcf_inertia.bounded)
+            tensor = checked_inertia(tensor, iwhere, mass, float(np.linalg.norm(com)), self.clipped)
         return body_mass_properties(self, element, where, active, (mass, com, tensor))
 
     def clipped(self, where: str) -> None:

@@ -99,7 +99,7 @@ def body_mass_properties(reader, element: ET.Element, where: str, active: str,
         found = explicit
     if found is None:  # MuJoCo puts the inertial frame of such a body at the body's own pos
         found = 0.0, numbers(element.get("pos"), 3, f"{where} pos", (0.0, 0.0, 0.0)), np.zeros((3, 3))
-    return bounded(rules, *found)
+    return bounded(rules, *found, where)
 
 
 def _offcentre(mass: float, d: np.ndarray) -> np.ndarray:
@@ -107,13 +107,15 @@ def _offcentre(mass: float, d: np.ndarray) -> np.ndarray:
     return mass * (float(d @ d) * np.eye(3) - np.outer(d, d))
 
 
-def bounded(rules: InertiaRules, mass: float, com: np.ndarray, tensor: np.ndarray):
+def bounded(rules: InertiaRules, mass: float, com: np.ndarray, tensor: np.ndarray, where: str = "<body>"):
     """boundmass, boundinertia (on the principal moments) and balanceinertia applied, as MuJoCo does for
     every body but the world."""
     if rules.boundmass <= 0 and rules.boundinertia <= 0 and not rules.balance:
         return mass, com, tensor
     principal, axes = np.linalg.eigh(0.5 * (tensor + tensor.T))
     mass = max(mass, rules.boundmass)
+    if principal[0] < -1e-9 * float(np.abs(principal).max()) and rules.boundinertia <= 0:  # else lifted, as MuJoCo does
+        raise ModelError(where, f"inertia has a negative principal moment {principal[0]:.6g} (MuJoCo refuses it too)")
     principal = np.maximum(principal, rules.boundinertia)
     a, b, c = principal
     if rules.balance and (a + b < c or a + c < b or b + c < a):

@@ -319,3 +319,14 @@ def test_a_welded_root_links_inertia_is_ignored(tmp_path):
     assert not np.any(model.bodies[0].inertia) and any("welded root link" in w for w in warnings)
     with pytest.raises(ModelError):  # the same inertia on the moving link is refused
         import_model(urdf_file(tmp_path, arm, broken))
+
+
+def test_balanceinertia_evens_out_an_inertial_that_breaks_the_triangle_inequality(tmp_path):
+    bodies = hinge("b", '<inertial pos="0 0 0.1" mass="2" diaginertia="1 1 3" euler="0.2 0.3 0"/>')
+    ours = assert_like_mujoco(write(tmp_path, mjcf(bodies, compiler='balanceinertia="true"')))
+    assert np.allclose(np.linalg.eigvalsh(np.array(ours["b"].inertia)), 5 / 3)
+    with pytest.raises(ModelError):  # without it, refused as MuJoCo refuses it
+        import_model(write(tmp_path, mjcf(bodies), "unbalanced.xml"))
+    with pytest.raises(ModelError):  # a negative moment stays refused
+        import_model(write(tmp_path, mjcf(hinge("b", '<inertial pos="0 0 0" mass="1" diaginertia="1 1 -1"/>'),
+                                          compiler='balanceinertia="true"'), "negative.xml"))
