@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..model import ModelError
-from ..rotations import axis_angle_matrix
+from ..rotations import axis_angle_matrix, quaternion_matrix
 from .building import numbers
 from .xml_files import MAX_MESH_BYTES, inside_folder
 
@@ -317,7 +317,11 @@ def mesh_mass_properties(reader, name: str | None, where: str) -> tuple[float, n
             faces = numbers(face_text, len(face_text.split()), f"{mwhere} face").astype(int).reshape(-1, 3)
             if faces.min() < 0 or faces.max() >= len(vertices):
                 raise ModelError(f"{mwhere} face", "names a vertex that is not there")
-    vertices = vertices * scale
+    refpos = numbers(get("refpos"), 3, f"{mwhere} refpos", (0.0, 0.0, 0.0))
+    refquat = numbers(get("refquat"), 4, f"{mwhere} refquat", (1.0, 0.0, 0.0, 0.0))
+    if not np.linalg.norm(refquat) > 0:
+        raise ModelError(f"{mwhere} refquat", "is zero")
+    vertices = (vertices - refpos) @ quaternion_matrix(refquat / np.linalg.norm(refquat)) * scale  # the frame's inverse
     if faces is None:
         faces = _hull_faces(vertices, mwhere)
     elif np.prod(scale) < 0:  # a mirrored mesh: MuJoCo turns its faces back outwards

@@ -181,10 +181,11 @@ def test_meshes_from_stl_and_obj(tmp_path):
               '<mesh name="stl_convex" file="hex.stl" inertia="convex"/><mesh name="obj" file="hex.obj"/>'
               '<mesh name="ell" file="ell.obj"/><mesh name="ell_exact" file="ell.obj" inertia="exact"/>'
               '<mesh name="ell_convex" file="ell.obj" inertia="convex"/><mesh name="ell_shell" file="ell.obj" inertia="shell"/>'
-              '<mesh name="inline" vertex="0 0 0 1 0 0 0 1 0 0 0 1 0.2 0.3 0.4"/>')
+              '<mesh name="inline" vertex="0 0 0 1 0 0 0 1 0 0 0 1 0.2 0.3 0.4"/>'
+              '<mesh name="moved" file="hex.obj" refpos="0.1 0.2 0.3" refquat="0.9 0.1 0.3 0.2" scale="1 2 3"/>')
     bodies = "".join(hinge(name, f'<geom type="mesh" mesh="{name}" pos="0.1 0.2 0" euler="0.3 0.2 0.1"/>')
                      for name in ("stl", "stl_scaled", "stl_convex", "obj", "ell", "ell_exact", "ell_convex",
-                                  "ell_shell", "inline"))
+                                  "ell_shell", "inline", "moved"))
     bodies += hinge("mesh_and_box", '<geom type="mesh" mesh="obj" mass="3"/><geom type="box" size="0.1 0.1 0.1" pos="0 0 1"/>')
     ours = assert_like_mujoco(write(tmp_path, mjcf(bodies, compiler='meshdir="meshes"', assets=assets)))
     assert all(b.mass > 0 for b in ours.values())
