@@ -12,6 +12,8 @@ The rules, as MuJoCo documents and applies them:
   default, counts each pyramid's volume positive; exact signs them; convex uses the convex hull; shell
   the surface). Mesh vertices are single precision, as MuJoCo stores them.
 - ``fromto`` places a capsule, cylinder, box or ellipsoid between two points (z along the segment).
+- A primitive naming a ``mesh`` is fitted to it: to its equivalent inertia box along its principal
+  axes, or to its bounding box there under ``<compiler fitaabb="true">``; × ``fitscale``.
 - Several geoms combine about their common mass centre (parallel axes); one geom is copied.
 - Then, for every body: mass ≥ ``boundmass``, principal moments ≥ ``boundinertia``; principal moments
   that break the triangle inequality are averaged under ``balanceinertia``; ``settotalmass`` scales all
@@ -49,7 +51,9 @@ class InertiaRules:
     boundinertia: float = 0.0
     balance: bool = False
     totalmass: float = -1.0
+    fitaabb: bool = False
     meshes: dict = field(default_factory=dict)
+    vertices: dict = field(default_factory=dict)  # mesh name → its vertices as integrated
 
     @classmethod
     def read(cls, compiler: ET.Element | None) -> "InertiaRules":
@@ -66,6 +70,7 @@ class InertiaRules:
         rules = cls(fromgeom, tuple(groups), _scalar(get("boundmass"), "<compiler> boundmass"),
                     _scalar(get("boundinertia"), "<compiler> boundinertia"), balance == "true",
                     _scalar(get("settotalmass"), "<compiler> settotalmass", -1.0))
+        rules.fitaabb = get("fitaabb", "false") == "true"
         return rules
 
     def from_geoms(self, has_inertial: bool) -> bool:
@@ -155,12 +160,15 @@ def geom_mass_properties(reader, geom: ET.Element, where: str, active: str):
     given_mass = None if mass_text is None else _scalar(mass_text, f"{where} mass")
     if density < 0 or (given_mass is not None and given_mass < 0):
         raise ModelError(f"{where} {'density' if density < 0 else 'mass'}", "must be >= 0 (MuJoCo refuses it too)")
-    if kind in ("plane", "hfield", "sdf") or (get("mesh") is not None and kind != "mesh"):
+    if kind in ("plane", "hfield", "sdf"):
         if kind != "plane":
-            reader.unmapped.add("masses of hfield, sdf and mesh-fitted geoms", where, "left out of the body's mass")
+            reader.unmapped.add("masses of hfield and sdf geoms", where, "left out of the body's mass")
         return None
     pos = numbers(get("pos"), 3, f"{where} pos", (0.0, 0.0, 0.0))
-    if kind == "mesh":
+    if get("mesh") is not None and kind in SIZES_NEEDED:  # a primitive fitted to a mesh
+        size, pos, R = _fitted(reader, geom, kind, pos, where, active)
+        volume, unit_tensor = primitive_volume(kind, size, shell == "true"), None
+    elif kind == "mesh":
         volume, centre, unit_tensor = mesh_mass_properties(reader, get("mesh"), where)
         R = reader.orientation(geom, where, active)
         pos = pos + R @ centre
@@ -184,6 +192,35 @@ def geom_mass_properties(reader, geom: ET.Element, where: str, active: str):
     else:
         tensor = np.diag(primitive_moments(kind, size, mass, shell == "true"))
     return mass, pos, R @ tensor @ R.T
+
+
+def _fitted(reader, geom, kind: str, pos: np.ndarray, where: str, active: str):
+    """(size, position, rotation) of a primitive fitted to its mesh as MuJoCo fits it: to the mesh's
+    equivalent inertia box, or with compiler fitaabb to its box along the principal axes; × fitscale."""
+    if reader.defaults.get(geom, "fromto", active) is not None:
+        raise ModelError(f"{where} fromto", "cannot place a geom fitted to a mesh (MuJoCo refuses it too)")
+    volume, centre, unit_tensor = mesh_mass_properties(reader, reader.defaults.get(geom, "mesh", active), where)
+    moments, axes = np.linalg.eigh(unit_tensor)
+    moments, axes = moments[::-1], axes[:, ::-1]  # MuJoCo's principal axes: moments decreasing
+    if np.linalg.det(axes) < 0:
+        axes[:, 2] = -axes[:, 2]
+    R = reader.orientation(geom, where, active)
+    offset = np.zeros(3)
+    if reader.inertia_rules.fitaabb:
+        local = (reader.inertia_rules.vertices[reader.defaults.get(geom, "mesh", active)] - centre) @ axes
+        low, high = local.min(axis=0), local.max(axis=0)
+        offset, half = (low + high) / 2, (high - low) / 2
+        fit = {"sphere": [half.max(), 0, 0], "capsule": [max(half[:2]), half[2] - max(half[:2]), 0],
+               "cylinder": [max(half[:2]), half[2], 0], "ellipsoid": half, "box": half}[kind]
+    else:
+        box = 0.5 * np.sqrt(np.maximum(6 * (moments.sum() - 2 * moments) / volume, 0.0))
+        fit = {"sphere": [box.mean(), 0, 0], "capsule": [box[:2].mean(), max(0.0, box[2] - box[:2].mean() / 2), 0],
+               "cylinder": [box[:2].mean(), box[2], 0], "ellipsoid": box, "box": box}[kind]
+    size = np.array(fit, dtype=float) * _scalar(reader.defaults.get(geom, "fitscale", active), f"{where} fitscale", 1.0)
+    for k in range(SIZES_NEEDED[kind]):
+        if not size[k] > 0:
+            raise ModelError(f"{where} size", f"size {k} of a {kind} fitted to its mesh is not positive (MuJoCo refuses it too)")
+    return size, pos + R @ (centre + axes @ offset), R @ axes
 
 
 def _placed_size(reader, geom, kind: str, pos: np.ndarray, where: str, active: str):
@@ -327,7 +364,7 @@ def mesh_mass_properties(reader, name: str | None, where: str) -> tuple[float, n
     elif np.prod(scale) < 0:  # a mirrored mesh: MuJoCo turns its faces back outwards
         faces = faces[:, [0, 2, 1]]
     result = _integrate(vertices, faces, mode, mwhere)
-    rules.meshes[name] = result
+    rules.meshes[name], rules.vertices[name] = result, vertices
     return result
 
 
