@@ -190,7 +190,10 @@ def geom_mass_properties(reader, geom: ET.Element, where: str, active: str):
     if unit_tensor is not None:
         tensor = density * unit_tensor
     else:
-        tensor = np.diag(primitive_moments(kind, size, mass, shell == "true"))
+        try:
+            tensor = np.diag(primitive_moments(kind, size, mass, shell == "true"))
+        except ModelError as err:
+            raise ModelError(f"{where} size", err.message) from None
     return mass, pos, R @ tensor @ R.T
 
 
@@ -306,6 +309,8 @@ def primitive_moments(kind: str, size: np.ndarray, m: float, shell: bool) -> np.
             return m * np.array([b * b + c * c, a * a + c * c, a * a + b * b]) / 5
         eps = 1e-6  # MuJoCo's shell: the ellipsoid grown by eps minus the ellipsoid
         va, vb = 4 * math.pi * a * b * c / 3, 4 * math.pi * (a + eps) * (b + eps) * (c + eps) / 3
+        if not vb > va:  # sizes so large that eps vanishes in them
+            raise ModelError("<geom> size", f"an ellipsoid shell of size {a:g} {b:g} {c:g} is beyond MuJoCo's thin-layer rule")
         rho = m / (vb - va)
         inner = va * rho * np.array([b * b + c * c, a * a + c * c, a * a + b * b]) / 5
         A, B, C = a + eps, b + eps, c + eps
