@@ -195,7 +195,8 @@ def test_meshes_from_stl_and_obj(tmp_path):
 def test_bad_geom_mass_input_is_one_line(tmp_path):
     cases = {'<geom type="sphere" size="0.1" density="-1"/>': "density",
              '<geom type="capsule" size="0.1"/>': "size",
-             '<geom type="box" size="0.1 0.1 0.1" fromto="0 0 0 0 0 0"/>': "fromto"}
+             '<geom type="box" size="0.1 0.1 0.1" fromto="0 0 0 0 0 0"/>': "fromto",
+             '<geom type="ellipsoid" size="1e12 1e12 1e12" shellinertia="true"/>': "size"}
     for geom, attribute in cases.items():
         with pytest.raises(ModelError) as err:
             import_model(write(tmp_path, mjcf(hinge("b", geom))))
