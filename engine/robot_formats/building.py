@@ -54,11 +54,19 @@ def checked_mass(mass: float, where: str) -> float:
     return float(mass)
 
 
-def checked_inertia(inertia: np.ndarray, where: str) -> np.ndarray:
-    """A symmetric inertia tensor whose principal moments are >= 0 and obey the triangle inequality."""
+def checked_inertia(inertia: np.ndarray, where: str, mass: float = 0.0, size: float = 0.0, clipped=None) -> np.ndarray:
+    """A symmetric inertia tensor whose principal moments are >= 0 and obey the triangle inequality, to
+    1e-9 of the larger of its largest moment and the body's mass × size² (its mass centre's distance from
+    the body frame, say): a point-like mass at the end of a link may carry rounding far above its own
+    tiny tensor. Negative moments within that are clipped to 0, and `clipped(where)` is called."""
     inertia = 0.5 * (inertia + inertia.T)
-    moments = np.linalg.eigvalsh(inertia)
-    scale = max(float(np.max(np.abs(moments))), 1e-300)
+    moments, axes = np.linalg.eigh(inertia)
+    scale = max(float(np.max(np.abs(moments))), mass * size * size, 1e-300)
+    if -1e-9 * scale <= moments[0] < 0:
+        moments = np.maximum(moments, 0.0)
+        inertia = axes @ np.diag(moments) @ axes.T
+        if clipped is not None:
+            clipped(where)
     if moments[0] < -1e-9 * scale:
         raise ModelError(where, f"inertia is not positive definite (principal moments {', '.join(f'{m:.6g}' for m in moments)})")
     if moments[0] + moments[1] < moments[2] - 1e-9 * scale:

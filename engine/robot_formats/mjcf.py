@@ -19,6 +19,8 @@ import numpy as np
 from ..model import GROUND, Coincident, Joint, JointSpring, Model, ModelError, PointRef, Settings
 from ..rotations import axis_angle_matrix, elementary, quaternion_matrix
 from .building import Identifiers, Unmapped, body, checked_inertia, checked_mass, numbers, shape_for, unit_axis
+from .mjcf_inertia import InertiaRules, body_mass_properties, mesh_mass_properties, scale_to_total
+from .mjcf_options import option_gravity
 from .xml_files import inside_folder, mesh_bounds, parse_xml
 
 MAX_INCLUDE_DEPTH = 10
@@ -97,6 +99,7 @@ class Reader:
     frames: dict = field(default_factory=dict)  # mjcf body name → (eomlab body, shift, world R, world p at qpos0)
     meshes: dict = field(default_factory=dict)
     springs: dict = field(default_factory=dict)  # coordinate name → (stiffness, rest, damping)
+    inertia_rules: InertiaRules = field(default_factory=InertiaRules)  # <compiler>'s mass rules
 
     def angle(self, value: float) -> float:
         return math.radians(value) if self.degrees else value
@@ -138,9 +141,7 @@ class Reader:
     def inertial(self, element: ET.Element, where: str, active: str) -> tuple[float, np.ndarray, np.ndarray]:
         inertial = element.find("inertial")
         if inertial is None:
-            if element.find("geom") is not None:
-                self.unmapped.add("masses from geoms", where, "no <inertial>: imported massless; give <inertial>")
-            return 0.0, np.zeros(3), np.zeros((3, 3))
+            return body_mass_properties(self, element, where, active, None)  # MuJoCo's rules: mjcf_inertia
         iwhere = f"{where}/inertial"
         get = lambda key: self.defaults.get(inertial, key, active)  # noqa: E731
         mass = checked_mass(numbers(get("mass"), 1, f"{iwhere} mass")[0], f"{iwhere} mass")
@@ -151,7 +152,13 @@ class Reader:
         else:
             tensor = np.diag(numbers(get("diaginertia"), 3, f"{iwhere} diaginertia"))
         R = self.orientation(inertial, iwhere, active)
-        return mass, com, checked_inertia(R @ tensor @ R.T, iwhere)
+        tensor = R @ tensor @ R.T
+        if not self.inertia_rules.balance:  # else balanceinertia evens out moments (mjcf_inertia.bounded)
+            tensor = checked_inertia(tensor, iwhere, mass, float(np.linalg.norm(com)), self.clipped)
+        return body_mass_properties(self, element, where, active, (mass, com, tensor))
+
+    def clipped(self, where: str) -> None:
+        self.unmapped.add("rounding-level negative principal moments", where, "clipped to 0")
 
     def shape(self, element: ET.Element, where: str, active: str):
         geoms = element.findall("geom")
@@ -181,6 +188,10 @@ class Reader:
 
     def mesh_shape(self, name: str | None, where: str):
         asset = self.meshes.get(name)
+        if asset is not None and asset.get("file") is None and asset.get("vertex"):  # inline vertices
+            mesh_mass_properties(self, name, where)  # checks the vertices
+            return shape_for("box", np.ptp(np.reshape(numbers(asset.get("vertex"), len(asset.get("vertex").split()),
+                                                              f'<mesh name="{name}"> vertex'), (-1, 3)), axis=0))
         if asset is None or asset.get("file") is None:
             raise ModelError(where, f"names an unknown mesh {name!r}")
         path = inside_folder(self.folder, os.path.join(self.meshdir, asset.get("file")), f'<mesh name="{name}">')
@@ -343,6 +354,7 @@ def model_from_mjcf(root: ET.Element, path: str) -> tuple[Model, list[str]]:
     _expand_includes(root, folder)
     reader = Reader(root, path, folder, Defaults(root))
     compiler = root.find("compiler")
+    reader.inertia_rules = InertiaRules.read(compiler)
     if compiler is not None:
         reader.degrees = compiler.get("angle", "degree") != "radian"
         reader.eulerseq = compiler.get("eulerseq", "xyz")
@@ -351,8 +363,7 @@ def model_from_mjcf(root: ET.Element, path: str) -> tuple[Model, list[str]]:
             raise ModelError("<compiler> eulerseq", f"expected three of x y z X Y Z, got {reader.eulerseq!r}")
     reader.meshes = {m.get("name") or os.path.splitext(os.path.basename(m.get("file", "")))[0]: m
                      for m in root.findall("asset/mesh")}
-    option = root.find("option")
-    gravity = numbers(option.get("gravity") if option is not None else None, 3, "<option> gravity", (0.0, 0.0, -9.81))
+    gravity = option_gravity(root, reader.unmapped)  # gravity, its disable flag, fluid: mjcf_options
     for tag, why in NOT_MAPPED.items():
         for element in root.findall(tag):
             for item in element:
@@ -369,7 +380,7 @@ def model_from_mjcf(root: ET.Element, path: str) -> tuple[Model, list[str]]:
     constraints = []
     for equality in root.findall("equality"):
         constraints += reader.equality(equality)
-    bodies = reader.keyframe(reader.bodies)
+    bodies = scale_to_total(reader.keyframe(reader.bodies), reader.inertia_rules)
     model = Model(name=root.get("model") or os.path.basename(path), gravity=tuple(float(g) for g in gravity),
                   bodies=tuple(bodies), constraints=tuple(constraints), forces=tuple(reader.forces), settings=Settings())
     return model, reader.unmapped.warnings()

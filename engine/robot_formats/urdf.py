@@ -77,8 +77,10 @@ def _tree(root: ET.Element) -> tuple[dict, dict, str]:
     return links, into, roots[0]
 
 
-def _inertial(link: ET.Element, where: str) -> tuple[float, np.ndarray, np.ndarray]:
-    """mass, mass centre and inertia about it, in the link frame."""
+def _inertial(link: ET.Element, where: str, unmapped: Unmapped | None = None,
+              welded: bool = False) -> tuple[float, np.ndarray, np.ndarray]:
+    """mass, mass centre and inertia about it, in the link frame; a `welded` link's inertia moves
+    nothing, so one that is not a rigid body's is ignored (zero, with a warning) rather than refused."""
     inertial = link.find("inertial")
     if inertial is None:
         return 0.0, np.zeros(3), np.zeros((3, 3))
@@ -94,7 +96,15 @@ def _inertial(link: ET.Element, where: str) -> tuple[float, np.ndarray, np.ndarr
     I = np.array([[values["ixx"], values["ixy"], values["ixz"]],
                   [values["ixy"], values["iyy"], values["iyz"]],
                   [values["ixz"], values["iyz"], values["izz"]]])
-    I = checked_inertia(I, f"{where}/inertial/inertia")
+    clipped = (lambda w: unmapped.add("rounding-level negative principal moments", w, "clipped to 0")) if unmapped else None
+    try:
+        I = checked_inertia(I, f"{where}/inertial/inertia", mass, float(np.linalg.norm(xyz)), clipped)
+    except ModelError:
+        if not welded:
+            raise
+        if unmapped is not None:
+            unmapped.add("inertia of the welded root link", where, "it moves nothing; not a rigid body's, so ignored")
+        I = np.zeros((3, 3))
     return mass, xyz, R @ I @ R.T
 
 
@@ -165,13 +175,13 @@ def model_from_urdf(root: ET.Element, path: str) -> tuple[Model, list[str]]:
     links, into, root_link = _tree(root)
     ids = Identifiers()
     body_name = {}
-    root_mass = _inertial(links[root_link], f'link "{root_link}"')[0]
+    root_mass = _inertial(links[root_link], f'link "{root_link}"', welded=True)[0]
     bodies = []
     if root_link == "world" or root_mass == 0:
         body_name[root_link] = GROUND
     else:
         body_name[root_link] = ids.claim(root_link)
-        mass, com, inertia = _inertial(links[root_link], f'link "{root_link}"')
+        mass, com, inertia = _inertial(links[root_link], f'link "{root_link}"', unmapped, welded=True)
         bodies.append(body(body_name[root_link], GROUND, Joint("fixed"), np.zeros(3), np.eye(3), mass, com, inertia,
                            _shape(links[root_link], f'link "{root_link}"', folder, unmapped)))
     children: dict[str, list[ET.Element]] = {}
@@ -187,7 +197,7 @@ def model_from_urdf(root: ET.Element, path: str) -> tuple[Model, list[str]]:
             body_name[child] = ids.claim(child)
             joint = _joint(element, ids.claim(element.get("name")), where, unmapped)
             at, R = _origin(element.find("origin"), where)
-            mass, com, inertia = _inertial(links[child], link_where)
+            mass, com, inertia = _inertial(links[child], link_where, unmapped)
             bodies.append(body(body_name[child], body_name[parent], joint, at, R, mass, com, inertia,
                                _shape(links[child], link_where, folder, unmapped)))
             queue.append(child)

@@ -196,10 +196,11 @@ def test_a_line_break_in_a_name_is_shown_escaped_in_warnings(tmp_path, capsys):
 
 
 def test_a_massless_model_is_named_at_import(tmp_path, capsys):
-    """A body whose only mass is in its geoms is imported massless; the run refuses a singular mass
-    matrix, and the import now says so in one warning line naming the speed."""
+    """A body without <inertial> whose geoms are not to give it mass (inertiafromgeom="false") is imported
+    massless; the run refuses a singular mass matrix, and the import says so in one warning line naming
+    the speed."""
     source = tmp_path / "massless.xml"
-    source.write_text('<mujoco><worldbody><body name="b"><joint type="hinge"/><geom type="sphere" size="0.1"/></body>'
+    source.write_text('<mujoco><compiler inertiafromgeom="false"/><worldbody><body name="b"><joint type="hinge"/><geom type="sphere" size="0.1"/></body>'
                       '</worldbody></mujoco>')
     target = tmp_path / "out.eom.json"
     assert main(["import", str(source), "-o", str(target)]) == 0
