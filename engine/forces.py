@@ -74,7 +74,7 @@ def _to_speed_space(ctx: StateContext, jl, tau: np.ndarray, n_u: int) -> np.ndar
 
 
 class SpringElement(ForceElement):
-    """Linear spring-damper between two points; equal and opposite forces (seed 004)."""
+    """Linear spring-damper between two points; equal and opposite forces (THEORY.md §4)."""
 
     def __init__(self, kin: TreeKinematics, f: Spring, path: str = ""):
         self.kin, self.name = kin, f.name

@@ -67,7 +67,7 @@ class Joint:
     """How a body's frame moves relative to its joint frame.
 
     The joint frame sits at `at` in the parent's frame, turned by `rotation`; the body frame's
-    origin is the hinge (seed 004). `axis` is used by revolute and prismatic joints (unit length
+    origin is the hinge (THEORY.md §4, Roberson–Wittenburg). `axis` is used by revolute and prismatic joints (unit length
     after validation). `sequence` and `speeds` are used by spherical and free joints, whose
     `orientation` is either three Euler angles ("angles") or the four Euler parameters
     ("quaternion": e0 scalar part, e1..e3 vector part, with body-rate speeds and the

@@ -51,14 +51,14 @@ def rod_inertia(m, length):
 
 
 def cart_pendulum(m_cart=2.0, m_bob=0.5, length=1.5):
-    """Seed 003 example 1: θ from the downward vertical, gravity −y."""
+    """Kane's cart–pendulum example: θ from the downward vertical, gravity −y."""
     cart = Body("A", "ground", Joint("prismatic", axis=(1.0, 0.0, 0.0), names=("x",)), mass=m_cart)
     bob = Body("B", "A", Joint("revolute", names=("theta",)), mass=m_bob, com=(0.0, -length, 0.0))
     return Model(name="cart-pendulum", bodies=(cart, bob))
 
 
 def double_compound_pendulum(rho1=0.5, rho2=0.4, length=1.0):
-    """Seed 004 / MODEL_FORMAT.md's example: θ2 relative to link 1."""
+    """MODEL_FORMAT.md's example (THEORY.md §4): θ2 relative to link 1."""
     upper = Body("upper", "ground", Joint("revolute", names=("theta1",)), mass=1.0, com=(rho1, 0, 0),
                  inertia=rod_inertia(1.0, 1.0))
     lower = Body("lower", "upper", Joint("revolute", at=(length, 0, 0), names=("theta2",)), mass=1.5,
@@ -67,7 +67,7 @@ def double_compound_pendulum(rho1=0.5, rho2=0.4, length=1.0):
 
 
 def rigid_body(torque=("0", "0", "0"), com=(0.0, 0.0, 0.0), gravity=(0.0, 0.0, 0.0), speeds="body"):
-    """Seed 003 example 2: a body about a fixed point, body-axis ω components as speeds."""
+    """Kane's fixed-point body example: a body about a fixed point, body-axis ω components as speeds."""
     joint = Joint("spherical", names=("psi", "theta", "phi"), speeds=speeds, q0=(0.3, 0.7, 0.2))
     body = Body("C", "ground", joint, mass=2.0, com=com,
                 inertia=((1.0, 0.0, 0.0), (0.0, 2.0, 0.0), (0.0, 0.0, 3.5)))
@@ -198,7 +198,7 @@ def rates_acceleration(tree, u_dot, state):
     return value(qdd, values).ravel()
 
 
-# --- seed 003: the cart–pendulum in Kane form --------------------------------------------------
+# --- Kane & Levinson: the cart–pendulum in Kane form --------------------------------------------------
 
 def test_cart_pendulum_kane_gives_the_seed_equations():
     eq = derive(cart_pendulum(), "kane", parameters="symbols")
@@ -215,7 +215,7 @@ def test_cart_pendulum_kane_gives_the_seed_equations():
     assert eq.item("v_B_1") == sp.Matrix([1, 0, 0])
     assert eq.item("v_A_2") == sp.zeros(3, 1)
     assert (eq.item("v_B_2") - l * sp.Matrix([sp.cos(th), sp.sin(th), 0])).applyfunc(sp.simplify) == sp.zeros(3, 1)
-    # F_2 = −m_B g l sin θ, the seed's generalized active force
+    # F_2 = −m_B g l sin θ, the textbook's generalized active force
     assert sp.simplify(eq.item("F")[1] + m_B * g * l * sp.sin(th)) == 0
     assert x not in eq.mass_matrix.free_symbols
 
@@ -227,7 +227,7 @@ def test_cart_pendulum_in_under_two_seconds():
     assert (time.perf_counter() - start) / len(FORMULATIONS) < 2.0
 
 
-# --- seed 003: Euler's equations -----------------------------------------------------------------
+# --- Kane & Levinson: Euler's equations -----------------------------------------------------------------
 
 def test_rigid_body_about_fixed_point_gives_eulers_equations():
     model = rigid_body(torque=("0.1", "-0.2", "0.3"))
@@ -245,7 +245,7 @@ def test_rigid_body_about_fixed_point_gives_eulers_equations():
         assert eq.item(f"w_C_{r + 1}") == axis
 
 
-# --- seed 004: the double compound pendulum -----------------------------------------------------
+# --- THEORY.md §4: the double compound pendulum -----------------------------------------------------
 
 def test_double_compound_pendulum_positions_and_jacobian():
     from eomlab.engine.symbolic.roberson_wittenburg import path_matrix

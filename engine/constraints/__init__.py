@@ -1,6 +1,6 @@
 """Constraints: residual rows at the level they were given, and acceleration-level rows A u_dot = b.
 
-THEORY.md §2 (seed 002 (3.1)–(3.3)):
+THEORY.md §2 (Byachkov & Yushkov 2011, eqs. (3.1)–(3.3)):
 - holonomic Φ(q, t) = 0            → Φ_dot = A u + c,     A u_dot = b
 - first order ψ(q, u, t) = 0       → ψ itself,            A u_dot = b   (A = ∂ψ/∂u)
 - second order a·q_ddot + a0 = 0   → A u_dot = b as it stands

@@ -1,4 +1,4 @@
-"""Kane's method, seed 003 and THEORY.md §3: F_r + F_r* = 0.
+"""Kane's method (Kane & Levinson 1985; THEORY.md §3): F_r + F_r* = 0.
 
 F_r = Σ_B (R_B·v_B^(r) + L_B·ω_B^(r)),  F_r* = −Σ_B (m_B a_B·v_B^(r) + (I_B α_B + ω_B × I_B ω_B)·ω_B^(r)),
 with the partial velocities v^(r) and ω^(r) the columns of the tree Jacobians (engine.kinematics).

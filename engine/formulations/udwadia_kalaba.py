@@ -4,7 +4,7 @@
 
 The Moore–Penrose inverse (singular values below PINV_RTOL × the largest are cut) makes
 redundant but consistent constraints harmless. The reaction is Q_c = L (A G)⁺ (b − A a) and the
-multipliers are the minimum-norm λ with Aᵀλ = Q_c. Diagnostics give seed 002's tensor split:
+multipliers are the minimum-norm λ with Aᵀλ = Q_c. Diagnostics give the tensor split of Byachkov & Yushkov 2011 (THEORY.md §3):
 W = W_K + W_L in the kinetic metric, with R_L = 0 for ideal constraints (3.11).
 
 A singular M (massless frames, point masses in absolute coordinates) is admissible when [M; A]
@@ -120,7 +120,7 @@ class UdwadiaKalaba(Formulation):
         return a + G_y, lam, {}
 
     def tensor_split(self, dyn, rows) -> dict:
-        """Seed 002's split in the kinetic metric: W = W_K + W_L, Y = Y_K + Y_L, R_K, R_L (= 0)."""
+        """The split of Byachkov & Yushkov 2011 in the kinetic metric: W = W_K + W_L, Y = Y_K + Y_L, R_K, R_L (= 0)."""
         u_dot, lam, _ = self.accelerations(dyn, rows, None)
         _, M, forcing = factored(dyn.M, dyn.forcing, rows)  # the same decision and form as `accelerations`
         Minv = np.linalg.inv(M)

@@ -1,4 +1,4 @@
-"""Numeric tree kinematics in joint coordinates (Roberson–Wittenburg, seed 004).
+"""Numeric tree kinematics in joint coordinates (Roberson–Wittenburg; Wittenburg 2008, ch. 5; THEORY.md §4).
 
 Bodies hang from ground through one joint each. Everything that depends only on the tree's
 topology — the path matrix T (T[i, j] = 1 when hinge i lies on the path from ground to body j) —
@@ -6,10 +6,10 @@ is built once; per state the only sequential work is the chain of rotation produ
 else is a stacked numpy operation over all bodies or all speeds.
 
 For body j with mass centre c_j (world):
-    v_c = J_v u,        a_c = J_v u_dot + a_bias       (seed 004 (45)–(46): r_dot = α q_dot + s)
+    v_c = J_v u,        a_c = J_v u_dot + a_bias       (THEORY.md §4: r_dot = α q_dot + s)
     ω   = J_w u,        ω_dot = J_w u_dot + α_bias
 The columns of J_v and J_w are the partial velocities and partial angular velocities of Kane's
-method (seed 003).
+method (Kane & Levinson 1985).
 
 The per-state work is one of two strategies, chosen once per model (`choose_strategy`):
 `PlanarKinematics` (complex numbers, no sequential part) for models `engine.model.is_planar`

@@ -1,6 +1,6 @@
 """The general 3-D strategy of the tree kinematics: the chain of rotation products along the tree
 (the one sequential part), then partial velocities, velocities and bias accelerations stacked
-over all bodies with the path matrix (seed 004 (45)–(54))."""
+over all bodies with the path matrix (THEORY.md §4)."""
 from __future__ import annotations
 
 
@@ -191,7 +191,7 @@ class SpatialKinematics:
         w_rel, dd, bias_w = rotated[:, :, 0], rotated[:, :, 1], rotated[:, :, 2]
         omega = T_t @ w_rel
         omega_parent = parent_rows(omega, self.parent)
-        # velocity-product terms of each hinge, summed along the path (seed 004 (52)–(54))
+        # velocity-product terms of each hinge, summed along the path (THEORY.md §4)
         wp_x = cross(omega_parent[:, None, :], np.stack((w_rel, r_rel, dd), axis=1))  # (nb, 3, 3)
         summed = T_t @ np.hstack((wp_x[:, 0] + bias_w, wp_x[:, 1] + dd))
         alpha_bias, v_origin = summed[:, :3], summed[:, 3:]

@@ -22,7 +22,7 @@ def planar_chain(n: int = 3, kind: str = "rod", length: float = 1.0, mass: float
     length, mass : float
         Of every link.
     angles : float or sequence of float
-        Initial joint angles. As in seed 004 each angle is relative to the previous link and
+        Initial joint angles. As in the Roberson–Wittenburg tree (THEORY.md §4) each angle is relative to the previous link and
         0 means the link points along +x (hanging straight down is -pi/2 for the first link).
         A single number turns the first joint only: a straight chain released at that angle.
     """
@@ -67,7 +67,7 @@ def simple_pendulum(length: float = 1.0, mass: float = 1.0, theta0: float = 2.5)
 
 
 def double_compound_pendulum() -> Model:
-    """The example file of MODEL_FORMAT.md: two uniform rods (seed 004), angles from +x."""
+    """The example file of MODEL_FORMAT.md: two uniform rods (THEORY.md §4), angles from +x."""
     rod_inertia = (0.0, 1.0 / 12.0, 1.0 / 12.0)
     upper = _body("upper", GROUND, _joint("upper", "revolute", q0=(2.0,), axis=Z_AXIS),
                   1.0, com=(0.5, 0.0, 0.0), inertia=rod_inertia, shape=_rod(1.0))
@@ -87,7 +87,7 @@ def double_pendulum_absolute() -> Model:
 
 
 def cart_pendulum(m_cart: float = 1.0, m_bob: float = 0.5, l: float = 1.0, theta0: float = 0.5) -> Model:  # noqa: E741
-    """Seed 003's cart with a pendulum: coordinates ``x`` (cart slide) and ``theta``.
+    """Kane's cart with a pendulum (Kane & Levinson 1985): coordinates ``x`` (cart slide) and ``theta``.
 
     ``theta`` is measured from the downward vertical (joint frame turned -pi/2 about z).
     """

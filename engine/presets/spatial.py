@@ -43,7 +43,7 @@ def spatial_chain(n: int = 3, length: float = 1.0, mass: float = 1.0) -> Model:
 
 def rigid_body_fixed_point(inertia: Sequence[float] = (1.0, 2.0, 2.5),
                            w0: Sequence[float] = (1.0, 0.1, 0.5), mass: float = 1.0) -> Model:
-    """Seed 003's body turning about a fixed point, torque-free: Euler's equations J w' + w x J w = 0.
+    """Kane's classic body turning about a fixed point (Kane & Levinson 1985), torque-free: Euler's equations J w' + w x J w = 0.
 
     The mass centre is at the fixed point and gravity is off. Speeds are the body rates. The
     initial attitude (zxz) puts the angular momentum along the joint frame's z axis, so the

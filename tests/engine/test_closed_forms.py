@@ -70,7 +70,7 @@ def test_cart_pendulum_kane_and_lagrange_agree_at_5_s():
 
 
 def test_double_compound_pendulum_matches_seed_004(method):
-    """Mass centres equal seed 004 (33)–(34) for the integrated angles; energy drift < 1e-9 over 4 s."""
+    """Mass centres equal the closed form of THEORY.md §4 for the integrated angles; energy drift < 1e-9 over 4 s."""
     sim, rows = run(preset("double_compound_pendulum"), method, t_end=4.0, **TIGHT)
     th1, th2 = column(sim, rows, "upper_theta"), column(sim, rows, "lower_theta")
     rho1 = rho2 = 0.5

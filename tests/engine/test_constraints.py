@@ -206,7 +206,7 @@ def test_singular_mass_matrix_at_the_start_is_a_model_error():
 
 @pytest.mark.parametrize("name", ["four_bar", "knife_edge", "rolling_disk_leaning"])
 def test_udwadia_kalaba_tensor_split(name):
-    """Seed 002 §3/§5: W = W_K + W_L, the L-part of the acceleration is the L-part of the free
+    """Byachkov & Yushkov 2011 §3/§5: W = W_K + W_L, the L-part of the acceleration is the L-part of the free
     acceleration (W_L = Y_L, ideal constraints do not touch it) and R_L = 0 (3.11) — to 1e-10."""
     sim = Simulation(preset(name), method="udwadia_kalaba", t_end=0.1)
     f = sim.formulation
