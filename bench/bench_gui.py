@@ -87,7 +87,8 @@ clock = PaintClock()
 target = window.scene.viewport() if hasattr(window.scene, "viewport") else window.scene
 target.installEventFilter(clock)
 window.show()
-window.set_speed(SPEEDS[-1][1])
+speed = os.environ.get("EOMLAB_BENCH_SPEED")  # --speed: frames interpolated at the wall clock's instant
+window.set_speed(float(speed) if speed else SPEEDS[-1][1])
 window.run()
 t_run = time.perf_counter()
 profile_path = os.environ.get("EOMLAB_BENCH_PROFILE")
@@ -146,7 +147,7 @@ def percentile(values, p):
 
 
 def measure(links: int, seconds: float, spatial: bool = False, profile: str | None = None,
-            arrows: bool = False, tolerance: float | None = None) -> dict:
+            arrows: bool = False, tolerance: float | None = None, speed: float | None = None) -> dict:
     with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as fh:
         fh.write(CHILD)
         script = fh.name
@@ -157,7 +158,8 @@ def measure(links: int, seconds: float, spatial: bool = False, profile: str | No
                               capture_output=True, text=True, cwd=ROOT, timeout=seconds + 120,
                               env={**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (str(ROOT), os.environ.get("PYTHONPATH")))),
                                    **({"EOMLAB_BENCH_PROFILE": os.path.abspath(profile)} if profile else {}),
-                                   **({"EOMLAB_BENCH_TOLERANCE": repr(tolerance)} if tolerance else {})})
+                                   **({"EOMLAB_BENCH_TOLERANCE": repr(tolerance)} if tolerance else {}),
+                                   **({"EOMLAB_BENCH_SPEED": repr(speed)} if speed else {})})
     finally:
         os.unlink(script)
     line = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
@@ -182,6 +184,7 @@ def measure(links: int, seconds: float, spatial: bool = False, profile: str | No
         "seconds": seconds,
         "workers": data["workers"],
         "load": os.getloadavg()[0],
+        "speed": f"at {speed:g}x, frames from the dense output" if speed else "as fast as possible",
         "arrows_p50_ms": percentile([a * 1e3 for a in data["arrow_times"]], 50),
         "arrows_p95_ms": percentile([a * 1e3 for a in data["arrow_times"]], 95),
     }
@@ -193,7 +196,7 @@ def table(result: dict) -> str:
     arrows = ([f"| of which the arrows (every kind on), CPU p50 / p95 per drawn frame | {result['arrows_p50_ms']:.1f} / "
                f"{result['arrows_p95_ms']:.1f} ms | | |"] if result["arrows_p50_ms"] == result["arrows_p50_ms"] else [])
     return "\n".join([
-        f"| measurement ({result['links']}-link chain, as fast as possible, runs on a {result['workers']}) "
+        f"| measurement ({result['links']}-link chain, {result['speed']}, runs on a {result['workers']}) "
         "| value | target | status |",
         "| --- | --- | --- | --- |",
         f"| launch → first drawn frame (mechanism on screen) | {result['launch_to_first_frame_s']:.2f} s | ≤ 2 s "
@@ -244,12 +247,13 @@ def main(argv=None) -> int:
                    help="profile the GUI thread with pyinstrument (the bench extra) while it runs; the call tree "
                         "goes to FILE.txt (the timings then include the profiler's own cost)")
     p.add_argument("--arrows", action="store_true", help="every kind of View ▸ Arrows on")
+    p.add_argument("--speed", type=float, help="the run's speed (default: as fast as possible; 1: real time, frames from the dense output)")
     p.add_argument("--tolerance", type=float, help="rtol = atol of the run (default: the preset's, 1e-9)")
     args = p.parse_args(argv)
     results = []
     for i in range(args.runs):
         host = host_check_ms()
-        results.append({**measure(args.links, args.seconds, args.spatial, args.profile, args.arrows, args.tolerance),
+        results.append({**measure(args.links, args.seconds, args.spatial, args.profile, args.arrows, args.tolerance, args.speed),
                         "host_check_ms": host})
         if args.runs > 1:
             print(run_line(i + 1, results[-1]), flush=True)
