@@ -345,8 +345,9 @@ class MainWindow(QMainWindow):
         event.accept()
         self._release_scene3d()
 
-    def grab(self, rectangle=QRect(QPoint(0, 0), QSize(-1, -1))):
+    def grab(self, rectangle: QRect | None = None):
         """As QWidget.grab, with the 3-D view painted in (a native GL window, gui/scene3d_view.py)."""
+        rectangle = QRect(QPoint(0, 0), QSize(-1, -1)) if rectangle is None else rectangle
         pixmap = super().grab(rectangle)
         if self.scene3d is None:
             return pixmap

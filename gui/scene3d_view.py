@@ -182,7 +182,8 @@ class GLHost(QWidget):
             painter.end()
         return image
 
-    def grab(self, rectangle=QRect(QPoint(0, 0), QSize(-1, -1))) -> QPixmap:
+    def grab(self, rectangle: QRect | None = None) -> QPixmap:
+        rectangle = QRect(QPoint(0, 0), QSize(-1, -1)) if rectangle is None else rectangle
         return grab_with_gl(self, rectangle, QWidget.grab(self, rectangle))
 
 
