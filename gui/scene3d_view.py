@@ -10,7 +10,8 @@ raster backing store uploaded as a texture, then a full-window swap): under Xvfb
 builds on it): it forwards the view's camera API (`opts`, `addItem`, `projectionMatrix`, …) to
 the GL window, receives the window's mouse, wheel and key events (so event filters on it, such as
 `gui.drag`'s, and events tests send to it work as before), and draws the time clock in GL. A native
-child window is not in `QWidget.grab()`: `GLHost.grab` renders the view into an image, and
+child window is not in `QWidget.grab()`, and covers the host's own child widgets (the arrows'
+legend), which the view paints over its picture: `GLHost.grab` renders the view into an image, and
 `grab_with_gl` composes it into a grab of any widget holding it (screenshots, recordings).
 
 Imported only where OpenGL is available (see `gui.scene3d.make_scene3d`).
@@ -24,7 +25,7 @@ import shiboken6
 
 from OpenGL import GL
 from PySide6.QtCore import QEvent, QPoint, QRect, QSize, Qt
-from PySide6.QtGui import QColor, QContextMenuEvent, QFont, QImage, QPainter, QPixmap
+from PySide6.QtGui import QColor, QContextMenuEvent, QFont, QImage, QPainter, QPixmap, QSurfaceFormat
 from PySide6.QtOpenGL import QOpenGLFramebufferObject, QOpenGLWindow
 from PySide6.QtWidgets import QApplication, QVBoxLayout, QWidget
 from pyqtgraph.opengl.GLViewWidget import GLViewMixin
@@ -59,6 +60,10 @@ class GLView(GLViewMixin, QOpenGLWindow):
     def __init__(self, host):
         super().__init__()
         self.host = host
+        surface = QSurfaceFormat.defaultFormat()  # a QOpenGLWidget draws into an FBO that has them
+        surface.setDepthBufferSize(24)  # without, the solids' faces showed through one another
+        surface.setStencilBufferSize(8)
+        self.setFormat(surface)
 
     def event(self, event) -> bool:
         kind = event.type()
@@ -79,10 +84,9 @@ class GLView(GLViewMixin, QOpenGLWindow):
             self.host.keep_above_floor()
 
     def paintOverGL(self) -> None:
-        text = self.host.clock_text if self.host is not None else ""
-        if text:
+        if self.host is not None and self.host.has_overlays():
             painter = QPainter(self)
-            self.host.paint_clock(painter)
+            self.host.paint_overlays(painter)
             painter.end()
 
     def render_image(self) -> QImage | None:
@@ -110,6 +114,7 @@ class GLHost(QWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.clock_text = ""
+        self._rendering = False
         self.clock_font = QFont("monospace")
         self.clock_colour = QColor(40, 40, 40)
         self.view = GLView(self)
@@ -167,18 +172,46 @@ class GLHost(QWidget):
             self.clock_colour = QColor(colour)
             self.view.update()
 
-    def paint_clock(self, painter: QPainter) -> None:
-        painter.setFont(self.clock_font)
-        painter.setPen(self.clock_colour)
-        ascent = painter.fontMetrics().ascent()
-        painter.drawText(CLOCK_AT + QPoint(0, ascent), self.clock_text)
+    # --- what lies over the view: the clock and child widgets (the arrows' legend) ------------------
+    # a widget child of the host lies under the native GL window: the view paints it (QWidget.render)
+
+    def _overlays(self) -> list[QWidget]:
+        return [w for w in self.findChildren(QWidget, options=Qt.FindDirectChildrenOnly)
+                if w is not self.container and w.isVisible()]
+
+    def has_overlays(self) -> bool:
+        return bool(self.clock_text) or bool(self._overlays())
+
+    def paint_overlays(self, painter: QPainter) -> None:
+        if self.clock_text:
+            painter.setFont(self.clock_font)
+            painter.setPen(self.clock_colour)
+            painter.drawText(CLOCK_AT + QPoint(0, painter.fontMetrics().ascent()), self.clock_text)
+        self._rendering = True  # their paint events now are this render's, not changes
+        try:
+            for widget in self._overlays():
+                widget.render(painter, widget.pos())
+        finally:
+            self._rendering = False
+
+    def childEvent(self, event) -> None:
+        super().childEvent(event)
+        if event.added() and event.child().isWidgetType():
+            event.child().installEventFilter(self)
+
+    def eventFilter(self, watched, event) -> bool:
+        """An overlay changed (repainted, moved, shown or hidden): the view paints it again."""
+        if watched is not self.__dict__.get("container") and not self._rendering and \
+                event.type() in (QEvent.Paint, QEvent.Move, QEvent.Show, QEvent.Hide):
+            self.view.update()
+        return False
 
     def gl_image(self) -> QImage | None:
-        """The view with its clock, as shown (None before GL first painted it)."""
+        """The view with its clock and overlays, as shown (None before GL first painted it)."""
         image = self.view.render_image()
-        if image is not None and self.clock_text:
+        if image is not None and self.has_overlays():
             painter = QPainter(image)
-            self.paint_clock(painter)
+            self.paint_overlays(painter)
             painter.end()
         return image
 
