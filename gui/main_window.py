@@ -13,7 +13,7 @@ import sys
 
 import numpy as np
 import shiboken6
-from PySide6.QtCore import QSettings, Qt, QTimer, Slot
+from PySide6.QtCore import QPoint, QRect, QSettings, QSize, Qt, QTimer, Slot
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMessageBox, QSizePolicy, QStackedWidget, QToolBar, QWidget
 
@@ -345,9 +345,19 @@ class MainWindow(QMainWindow):
         event.accept()
         self._release_scene3d()
 
+    def grab(self, rectangle: QRect | None = None):
+        """As QWidget.grab, with the 3-D view painted in (a native GL window, gui/scene3d_view.py)."""
+        rectangle = QRect(QPoint(0, 0), QSize(-1, -1)) if rectangle is None else rectangle
+        pixmap = super().grab(rectangle)
+        if self.scene3d is None:
+            return pixmap
+        from eomlab.gui.scene3d_view import grab_with_gl
+
+        return grab_with_gl(self, rectangle, pixmap)
+
     def _release_scene3d(self) -> None:
         """A closed window's OpenGL view goes with the close, not when Python collects the window:
-        a closed QOpenGLWidget kept alive keeps its context, and a next 3-D view (another window
+        a closed GL view kept alive keeps its context, and a next 3-D view (another window
         in this process) was seen to paint without a current one (tests/gui/test_scene3d.py)."""
         scene = self.scene3d
         if scene is None:

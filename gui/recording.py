@@ -34,7 +34,7 @@ def recorded_region(window, target: str):
     """A callable grabbing what a recording shows: the mechanism view (the scene stack, so the
     compare tiles too), or the window down to its status bar (which holds the REC indicator)."""
     if target == "view":
-        return lambda: window.scene_stack.grab()
+        return lambda: window.scene_stack.currentWidget().grab()  # the 3-D view's grab paints its GL in
     return lambda: window.grab(QRect(0, 0, window.width(), window.statusBar().geometry().top()))
 
 

@@ -16,7 +16,7 @@ from collections import deque
 import numpy as np
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication, QMatrix4x4
-from PySide6.QtWidgets import QLabel, QMenu
+from PySide6.QtWidgets import QMenu
 
 from eomlab.gui.camera3d import (FLOOR_CLEARANCE, MARGIN_RUN, Framing, anchors, floor_height, keep_above, screen_box,
                                  travels)
@@ -66,12 +66,13 @@ def make_scene3d(parent=None):
     from OpenGL import GL
     from pyqtgraph import Vector, mkColor
 
+    from eomlab.gui.scene3d_view import GLHost
     from eomlab.gui.solids_gl import SolidsItem
 
     on_top = {GL.GL_DEPTH_TEST: False, GL.GL_BLEND: True, GL.GL_CULL_FACE: False,
               "glBlendFunc": (GL.GL_SRC_ALPHA, GL.GL_ONE_MINUS_SRC_ALPHA)}
 
-    class Scene3D(gl.GLViewWidget):
+    class Scene3D(GLHost):  # the GL view is a native child window (gui/scene3d_view.py)
         def __init__(self, parent=None):
             super().__init__(parent)
             self.setObjectName("scene3d")
@@ -108,9 +109,8 @@ def make_scene3d(parent=None):
                 item.setGLOptions(on_top if item in (self.hinges, self.axes_item) else "translucent")
                 self.addItem(item)
             self.axes_item.setVisible(False)
-            self.clock = QLabel("", self)  # a child widget: grab() and recordings show it too
+            self.clock = ""  # drawn by the GL view (gui/scene3d_view.py): grab() and recordings show it too
             self.clock_px = 0  # presentation mode's font size (0: by the view's height)
-            self.clock.move(12, 8)
             self.setBackgroundColor((250, 250, 250, 255))
 
         # --- the model ---------------------------------------------------------------------------
@@ -180,8 +180,8 @@ def make_scene3d(parent=None):
             hinges = np.concatenate([picture.hinges, picture.ground_hinges])
             self.hinges.setData(pos=hinges if len(hinges) else np.zeros((0, 3)))
             self._update_trails(centres, rotations)
-            self.clock.setText(f"t = {frame.t:.3f} s")
-            self.clock.adjustSize()
+            self.clock = f"t = {frame.t:.3f} s"
+            self._style_clock()
             if self.show_axes:
                 self._update_axes(rotations, centres)
             if not self.user_camera:
@@ -383,9 +383,7 @@ def make_scene3d(parent=None):
 
         def _style_clock(self) -> None:
             pixels = max(14, round(self.height() / 40), self.clock_px)  # readable from the back row
-            self.clock.setStyleSheet(f"color: {self._clock_colour}; background: transparent; "
-                                     f"font-family: monospace; font-size: {pixels}px;")
-            self.clock.adjustSize()
+            self.set_clock(self.clock, pixels, self._clock_colour)
 
         def set_clock_px(self, pixels: int) -> None:
             self.clock_px = pixels

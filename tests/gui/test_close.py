@@ -62,12 +62,16 @@ def test_window_stays_responsive_with_a_50_link_chain(qtbot, make_window):
 GL_SCRIPT = r"""
 import json, sys, time
 from PySide6.QtCore import QCoreApplication, QEvent, QSettings, Qt
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtOpenGL import QOpenGLWindow
 from PySide6.QtOpenGLWidgets import QOpenGLWidget
 from PySide6.QtWidgets import QApplication
 QCoreApplication.setAttribute(Qt.AA_ShareOpenGLContexts)  # as gui/app.py
 """ + WINDOW_SCRIPT_START + r"""
 def gl_alive():
-    return sum(isinstance(w, QOpenGLWidget) for w in QApplication.allWidgets())
+    # the 3-D view: a GL window embedded in the main window (gui/scene3d_view.py)
+    return sum(isinstance(w, QOpenGLWidget) for w in QApplication.allWidgets()) + \
+        sum(isinstance(w, QOpenGLWindow) for w in QGuiApplication.allWindows())
 
 out = []
 for _ in range(2):
