@@ -1,6 +1,7 @@
 """Building, running and switching formulations in the window."""
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from eomlab.engine.methods import METHODS
@@ -29,7 +30,10 @@ def test_chain_dialog_run_fills_energy_plot_with_small_drift(qtbot, make_window)
     window.plots.refresh()
     energy_curve = window.runs[0].series.curves["E"]
     x, y = energy_curve.getData()
-    assert x is not None and len(x) >= 150
+    # the curve is reduced to about 4 points per pixel column of its axis, whose span follows the run's
+    # pace (gui/plot_ranges.py): count what it covers, not its points
+    assert x is not None and len(x) >= 40 and np.all(np.isfinite(y))
+    assert x[0] == rows[0, 0] and x[-1] >= rows[149, 0]
     assert relative_energy_drift(window) < 1e-6
     assert rows[-1, 0] > rows[0, 0]
 
