@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 from ..model import (
-    GROUND, JOINT_DOFS, JOINT_TYPES, SHAPE_KINDS, Body, Joint, ModelError, Shape, default_coordinate_names,
-    shape_inertia,
+    GROUND, JOINT_TYPES, SHAPE_KINDS, Body, Joint, ModelError, Shape, default_coordinate_names,
+    joint_type, shape_inertia,
 )
 from .fields import (
     _array, _choice, _diagonal, _fields, _identifier, _inertia, _number, _numbers, _rotation, _show, _string,
@@ -15,7 +15,7 @@ from .schema import _BODY_FIELDS, _JOINT_FIELDS, _SHAPE_DIMENSION, _SHAPE_FIELDS
 def _joint(data: object, path: str, body_name: str) -> Joint:
     data = _fields(data, path, _JOINT_FIELDS, ("type",))
     kind = _choice(data["type"], f"{path}.type", JOINT_TYPES)
-    dof = JOINT_DOFS[kind]
+    dof = joint_type(kind).dof
     orientation = _orientation(data, path, kind)
     defaults = Joint(type=kind, orientation=orientation)
     n_q = defaults.n_coordinates
@@ -58,7 +58,7 @@ def _orientation(data: dict, path: str, kind: str) -> str:
     if "orientation" not in data:
         return "angles"
     value = _choice(data["orientation"], f"{path}.orientation", ("angles", "quaternion"))
-    if value == "quaternion" and kind not in ("spherical", "free"):
+    if value == "quaternion" and not joint_type(kind).orientation:
         raise ModelError(f"{path}.orientation", f"\"quaternion\" applies to spherical and free joints, not {kind}")
     return value
 
