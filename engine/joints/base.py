@@ -90,6 +90,11 @@ class JointType:
         """[(pinocchio joint model, its coordinates' source)] (engine.tree_backend)."""
         raise ValueError(f"joint type {self.name!r} has no pinocchio counterpart")
 
+    def urdf_joint(self, axis, coordinate: str, where: str, limits):
+        """The Joint (no placement) of a URDF joint of this type: its unit axis, its coordinate's
+        name, where it is (for errors) and a function reading its limits."""
+        self.refuse("URDF import")
+
     def mjcf_joints(self, writer, element, body) -> None:
         """Write its MuJoCo joints into `element` and its qpos/qvel (engine.robot_formats.mjcf_export)."""
         self.refuse("MJCF export")

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..model import Joint
 from .base import EX, EY, EZ, JointType
 
 
@@ -35,6 +36,9 @@ class Fixed(JointType):
 
     def pinocchio_chain(self, pin, jl, unit_axes):
         return []
+
+    def urdf_joint(self, axis, coordinate, where, limits):
+        return Joint("fixed")
 
     def mjcf_joints(self, writer, element, body):
         pass

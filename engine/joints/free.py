@@ -5,7 +5,7 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 
-from ..model import GROUND
+from ..model import GROUND, Joint
 from .oriented import Oriented
 
 
@@ -24,6 +24,10 @@ class Free(Oriented):
 
     def constrains_nothing(self, planar_model):
         return True
+
+    def urdf_joint(self, axis, coordinate, where, limits):
+        return Joint("free", orientation="quaternion",
+                     names=tuple(f"{coordinate}_{d}" for d in ("x", "y", "z", "e0", "e1", "e2", "e3")))
 
     def mjcf_joints(self, writer, element, body):
         joint, q, u = body.joint, body.joint.q0, body.joint.u0

@@ -5,6 +5,7 @@ import math
 
 import numpy as np
 
+from ..model import Joint, ModelError
 from .base import EX, EY, EZ, JointType
 
 _HV = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 0.0]])
@@ -49,6 +50,11 @@ class Planar(JointType):
     def pinocchio_chain(self, pin, jl, unit_axes):
         q0 = jl.q_slice.start
         return [(pin.JointModelPX(), [q0]), (pin.JointModelPY(), [q0 + 1]), (pin.JointModelRZ(), [q0 + 2])]
+
+    def urdf_joint(self, axis, coordinate, where, limits):
+        if abs(axis[2]) < 1 - 1e-12:
+            raise ModelError(f"{where}/axis", "a planar joint is imported with its normal along the joint frame's z only")
+        return Joint("planar", names=tuple(f"{coordinate}_{d}" for d in ("x", "y", "theta")))
 
     def mjcf_joints(self, writer, element, body):
         for name, kind, axis in zip(body.joint.names, ("slide", "slide", "hinge"), np.eye(3)):

@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..rotations import perpendiculars
+from ..model import Joint
 from .base import EX, EY, EZ, JointType
 
 Z = np.array([0.0, 0.0, 1.0])
@@ -46,6 +47,9 @@ class Prismatic(JointType):
 
     def pinocchio_chain(self, pin, jl, unit_axes):
         return [(pin.JointModelPrismaticUnaligned(np.array(jl.axis, dtype=float)), [jl.q_slice.start])]
+
+    def urdf_joint(self, axis, coordinate, where, limits):
+        return Joint(self.name, axis=tuple(float(a) for a in axis), names=(coordinate,), limits=limits())
 
     def mjcf_joints(self, writer, element, body):
         joint = body.joint

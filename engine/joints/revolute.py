@@ -6,6 +6,7 @@ import math
 import numpy as np
 
 from ..rotations import AxisRotation, axis_angle_matrix, perpendiculars
+from ..model import Joint
 from .base import EX, EY, EZ, JointType
 
 
@@ -54,6 +55,9 @@ class Revolute(JointType):
         aligned = unit_axes.get(tuple(float(a) for a in axis))
         model = getattr(pin, f"JointModel{aligned}")() if aligned else pin.JointModelRevoluteUnaligned(axis)
         return [(model, [jl.q_slice.start])]
+
+    def urdf_joint(self, axis, coordinate, where, limits):
+        return Joint(self.name, axis=tuple(float(a) for a in axis), names=(coordinate,), limits=limits())
 
     def mjcf_joints(self, writer, element, body):
         joint = body.joint
