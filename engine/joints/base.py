@@ -21,6 +21,11 @@ class JointType:
     orientation: bool = False  # turns in Euler angles or Euler parameters (sequence, speeds, orientation)
     constant_turning: bool = False  # its angular speed columns do not depend on q (spatial kinematics)
     label_units: tuple[str, str] = ("", "")  # what the inspector shows for q0 and u0
+    one_axis: bool = False  # one turn about or one slide along its axis
+    single_turn: bool = False  # one angle about its axis (the sweeps' hanging chains and batched path)
+    travels: bool = False  # lets a root body wander off (the 3-D camera follows it)
+    rail: bool = False  # drawn as a rail from its anchor when on the ground
+    centred: bool = False  # the new-body dialog puts its mass centre at the body's origin
 
     def refuse(self, what: str):
         raise NotImplementedError(f"joint type {self.name!r} has no {what}")

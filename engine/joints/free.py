@@ -14,6 +14,9 @@ class Free(Oriented):
     dof = 6
     suffixes = ("x", "y", "z", "psi", "theta", "phi")
     translations = 3
+    lengths = 3
+    centred = True
+    travels = True
     label_units = ("m×3, rad×3", "m/s×3, rad/s×3")
 
     def q_unit(self, joint):

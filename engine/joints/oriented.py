@@ -25,9 +25,6 @@ class Oriented(JointType):
     def in_plane(self, joint, tolerance):
         return False
 
-    def length_coordinate(self, joint, index):
-        return index < self.translations
-
     def _rotation(self, jl, q):
         return quaternion_matrix(q[-4:]) if jl.quaternion else jl.euler.matrix(q[-3:])
 

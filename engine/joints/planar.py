@@ -18,6 +18,7 @@ class Planar(JointType):
     suffixes = ("x", "y", "theta")
     lengths = 2
     constant_turning = True
+    travels = True
     label_units = ("m, m, rad", "m/s, m/s, rad/s")
 
     def in_plane(self, joint, tolerance):

@@ -18,6 +18,8 @@ class Prismatic(JointType):
     uses_axis = True
     constant_turning = True
     label_units = ("m", "m/s")
+    rail = True
+    one_axis = True
 
     def in_plane(self, joint, tolerance):
         return abs(joint.axis[2]) <= tolerance

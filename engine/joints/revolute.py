@@ -17,6 +17,8 @@ class Revolute(JointType):
     uses_axis = True
     constant_turning = True
     label_units = ("rad", "rad/s")
+    single_turn = True
+    one_axis = True
 
     def in_plane(self, joint, tolerance):
         return abs(abs(joint.axis[2]) - 1.0) <= tolerance
