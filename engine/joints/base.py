@@ -100,6 +100,10 @@ class JointType:
         name, where it is (for errors) and a function reading its limits."""
         self.refuse("URDF import")
 
+    def mjcf_joint(self, importer, name: str, get, where: str):
+        """The Joint (no placement) of a MuJoCo joint of this type named `name` (engine.robot_formats.mjcf)."""
+        self.refuse("MJCF import")
+
     def mjcf_joints(self, writer, element, body) -> None:
         """Write its MuJoCo joints into `element` and its qpos/qvel (engine.robot_formats.mjcf_export)."""
         self.refuse("MJCF export")

@@ -3,8 +3,11 @@ speeds) or in Euler parameters (body rates), after `translations` slides along t
 axes."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
+from ..model import Joint
 from ..rotations import quaternion_matrix
 from .base import QUATERNION_NAMES, JointType
 
@@ -81,6 +84,10 @@ class Oriented(JointType):
         angles = jl.q_slice.stop - 3
         return chain + [(pin.JointModelRevoluteUnaligned(np.array(e, dtype=float)), [angles + k])
                         for k, e in enumerate((jl.euler.e_a, jl.euler.e_b, jl.euler.e_c))]
+
+    def mjcf_joint(self, importer, name, get, where):
+        quaternion = Joint(self.name, orientation="quaternion")
+        return replace(quaternion, names=tuple(f"{name}_{d}" for d in self.coordinate_suffixes(quaternion)))
 
     def dialog_start(self, quaternion):
         return ["0"] * self.translations + (["1", "0", "0", "0"] if quaternion else ["0"] * 3)

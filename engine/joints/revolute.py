@@ -61,6 +61,9 @@ class Revolute(JointType):
     def urdf_joint(self, axis, coordinate, where, limits):
         return Joint(self.name, axis=tuple(float(a) for a in axis), names=(coordinate,), limits=limits())
 
+    def mjcf_joint(self, importer, name, get, where):
+        return importer.axis_joint(self.name, name, get, where)
+
     def mjcf_joints(self, writer, element, body):
         joint = body.joint
         writer.spring(writer.joint(element, "hinge", joint.names[0], joint.axis), body)
