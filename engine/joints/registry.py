@@ -26,6 +26,7 @@ REGISTRY: dict[str, tuple[str, str]] = {
     "planar": (_J + "planar:Planar", _S + "PLANAR"),
     "free": (_J + "free:Free", _S + "FREE"),
     "fixed": (_J + "fixed:Fixed", _S + "FIXED"),
+    "cylindrical": (_J + "cylindrical:Cylindrical", _S + "CYLINDRICAL"),
 }
 
 #: every joint type's name, in the order lists show them

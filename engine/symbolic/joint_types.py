@@ -59,6 +59,16 @@ class Fixed(_Rates):
         return sp.eye(3), sp.zeros(3, 1)
 
 
+class Cylindrical(_Rates):
+    def pose(self, tree, joint, q):
+        axis = exact_vector(joint.axis)
+        return axis_rotation(axis, q[1]), axis * q[0]
+
+    def turning(self, joint, qd, u):
+        axis = exact_vector(joint.axis)
+        return axis * qd[1], axis * u[1]
+
+
 class Oriented(SymbolicJoint):
     """Spherical (translations = 0) and free (3) joints: slides, then Euler angles or parameters."""
 
@@ -88,3 +98,4 @@ PLANAR = Planar()
 FIXED = Fixed()
 SPHERICAL = Oriented(0)
 FREE = Oriented(3)
+CYLINDRICAL = Cylindrical()
