@@ -82,6 +82,7 @@ class Joint:
     names: tuple[str, ...] = ()
     orientation: str = "angles"  # spherical/free: "angles" (Euler angles) or "quaternion"
     limits: tuple[float, ...] = ()  # metadata (imported robot models): (lower, upper) per coordinate, not enforced
+    axis2: Vec3 = (1.0, 0.0, 0.0)  # the second axis of a type that has one (its module says how it is used)
 
     @property
     def dof(self) -> int:

@@ -18,6 +18,7 @@ class JointType:
     suffixes: tuple[str, ...] = ()  # default coordinate names are <body>_<suffix>
     lengths: int = 0  # its first `lengths` coordinates are lengths (m); the rest angles (rad)
     uses_axis: bool = False  # reads joint.axis
+    uses_axis2: bool = False  # reads joint.axis2
     orientation: bool = False  # turns in Euler angles or Euler parameters (sequence, speeds, orientation)
     constant_turning: bool = False  # its angular speed columns do not depend on q (spatial kinematics)
     label_units: tuple[str, str] = ("", "")  # what the inspector shows for q0 and u0
@@ -37,6 +38,9 @@ class JointType:
 
     def speed_names(self, body_name: str, joint, names: tuple[str, ...]) -> tuple[str, ...]:
         return tuple(f"{n}_dot" for n in names)
+
+    def check(self, joint, path: str) -> None:
+        """Refuse (ModelError at `path`) what the model file's fields allow but this type does not."""
 
     def in_plane(self, joint, tolerance: float) -> bool:
         """Whether this joint keeps its body in the x–y plane turning about z (engine.model.is_planar)."""
@@ -62,7 +66,8 @@ class JointType:
 
     def place(self, jl, qj: np.ndarray, prepared, Hw_cols: np.ndarray, euler_parts: dict):
         """R_rel and d (None: no translation) in SpatialKinematics.positions, writing the q-dependent
-        speed columns it owns into Hw_cols and its Euler-rate parts into euler_parts."""
+        speed columns it owns into Hw_cols and, when those columns turn with q, (bias function, its
+        arguments but u) into euler_parts: bias(*arguments, u) is Ḣw u (joint frame)."""
         R_rel, d = self.pose(jl, qj)
         return R_rel, d
 

@@ -67,8 +67,12 @@ class Oriented(JointType):
             Hw_cols[s.stop - 3 : s.stop] = R_rel.T  # ω_rel = R_rel ω_body
         else:
             Hw_cols[s.stop - 3 : s.stop] = jl.euler.rate_matrix_parent(ra, rb).T
-            euler_parts[jl.body] = (jl, ra, rb)
+            euler_parts[jl.body] = (self.rate_bias, (jl, ra, rb))
         return R_rel, (qj[:3] if self.translations else None)
+
+    def rate_bias(self, jl, ra, rb, u):
+        s = jl.u_slice
+        return jl.euler.rate_bias_parent(ra, rb, u[s.stop - 3 : s.stop])
 
     def joint_values(self, reader, jl, R, d, ref):
         n = self.translations

@@ -27,6 +27,7 @@ REGISTRY: dict[str, tuple[str, str]] = {
     "free": (_J + "free:Free", _S + "FREE"),
     "fixed": (_J + "fixed:Fixed", _S + "FIXED"),
     "cylindrical": (_J + "cylindrical:Cylindrical", _S + "CYLINDRICAL"),
+    "universal": (_J + "universal:Universal", _S + "UNIVERSAL"),
 }
 
 #: every joint type's name, in the order lists show them

@@ -71,6 +71,7 @@ class TreeKinematics(KinematicEquations):
                     euler=EulerSequence(j.sequence) if joint_type(j.type).orientation and not j.quaternion else None,
                     body_rates=j.speeds == "body" or j.quaternion,
                     quaternion=j.quaternion,
+                    axis2=np.array(j.axis2, dtype=float),
                 )
             )
             self.coordinate_names.extend(j.names)

@@ -80,7 +80,7 @@ class SpatialKinematics:
         d_local = np.zeros((nb, 3))
         Hw_cols = self._Hw_const.copy()
         Hv_cols = self._Hv_const
-        euler_parts = {}  # body -> (joint, R_a, R_b) for Euler-rate joints, whose bias needs u
+        euler_parts = {}  # body -> (bias, its parts) for joints whose speed columns turn with q: the bias needs u
         eye = EYE3
         # the one sequential part: the chain of rotations
         for jl in self.joints:
@@ -118,9 +118,8 @@ class SpatialKinematics:
         nb = self.n_bodies
         T_t = self.path_matrix.T
         bias_w_J = np.zeros((nb, 3))
-        for i, (jl, ra, rb) in euler_parts.items():
-            s = jl.u_slice
-            bias_w_J[i] = jl.euler.rate_bias_parent(ra, rb, u[s.stop - 3 : s.stop])
+        for i, (bias, parts) in euler_parts.items():  # joints whose speed columns turn with q
+            bias_w_J[i] = bias(*parts, u)
         # joint-frame relative rates per body: Σ over its speeds of column · u
         w_rel_J = self._sum_per_body(Hw_cols * u[:, None])
         dd_J = self._sum_per_body(Hv_cols * u[:, None])

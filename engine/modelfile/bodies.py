@@ -39,9 +39,10 @@ def _joint(data: object, path: str, body_name: str) -> Joint:
         q0 = (0.0,) * (n_q - 4) + (1.0, 0.0, 0.0, 0.0) if defaults.quaternion else (0.0,) * dof
     if defaults.quaternion and not sum(v * v for v in q0[-4:]) > 1e-24:
         raise ModelError(f"{path}.q0", "the four Euler parameters are all zero (the identity is [1, 0, 0, 0])")
-    return Joint(
+    joint = Joint(
         type=kind,
         axis=read("axis", _unit_vec3),
+        axis2=read("axis2", _unit_vec3),
         at=read("at", _vec3),
         rotation=read("rotation", _rotation),
         q0=q0,
@@ -52,6 +53,8 @@ def _joint(data: object, path: str, body_name: str) -> Joint:
         orientation=orientation,
         limits=_numbers(data["limits"], f"{path}.limits", 2 * dof, " (lower, upper per speed)") if "limits" in data else (),
     )
+    joint_type(kind).check(joint, path)
+    return joint
 
 
 def _orientation(data: dict, path: str, kind: str) -> str:

@@ -38,6 +38,8 @@ def _joint_out(joint: Joint) -> dict:
     kind = joint_type(joint.type)
     if kind.uses_axis or joint.axis != defaults.axis:
         out["axis"] = _floats(joint.axis)
+    if kind.uses_axis2 or joint.axis2 != defaults.axis2:
+        out["axis2"] = _floats(joint.axis2)
     out["at"] = _floats(joint.at)
     if joint.rotation != IDENTITY3:
         out["rotation"] = _matrix_out(joint.rotation)

@@ -69,6 +69,18 @@ class Cylindrical(_Rates):
         return axis * qd[1], axis * u[1]
 
 
+class Universal(_Rates):
+    def pose(self, tree, joint, q):
+        return axis_rotation(exact_vector(joint.axis), q[0]) * axis_rotation(exact_vector(joint.axis2), q[1]), \
+            sp.zeros(3, 1)
+
+    def rates(self, tree, joint, q, qd, u):
+        tree._rate_speeds(qd, u)
+        a1, a2 = exact_vector(joint.axis), exact_vector(joint.axis2)
+        first = axis_rotation(a2, -q[1]) * a1  # body axes: ω = R₂ᵀ a₁ θ̇₁ + a₂ θ̇₂
+        return first * qd[0] + a2 * qd[1], first * u[0] + a2 * u[1]
+
+
 class Oriented(SymbolicJoint):
     """Spherical (translations = 0) and free (3) joints: slides, then Euler angles or parameters."""
 
@@ -99,3 +111,4 @@ FIXED = Fixed()
 SPHERICAL = Oriented(0)
 FREE = Oriented(3)
 CYLINDRICAL = Cylindrical()
+UNIVERSAL = Universal()
