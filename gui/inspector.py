@@ -75,6 +75,8 @@ def body_fields(model: Model, body) -> list[Field]:
     ]
     if jt.uses_axis:
         fields.append(Field(("joint", "axis"), "joint axis", "unit vector", "vector"))
+    if jt.uses_axis2:
+        fields.append(Field(("joint", "axis2"), "second axis", "unit vector, after the first turn", "vector"))
     if jt.orientation:
         fields.append(Field(("joint", "orientation"), "orientation", "", "choice", ("angles", "quaternion")))
         if not body.joint.quaternion:
