@@ -95,3 +95,15 @@ def test_the_compiled_path_agrees_with_the_numpy_path(monkeypatch, coordinates):
     from test_tree_backend import _compare_formulations
 
     _compare_formulations(monkeypatch, hooke_model(), coordinates)
+
+
+@pytest.mark.parametrize("name", ["universal", "cylindrical"])
+def test_every_formulation_derives_its_equations_as_the_engine_computes_them(name):
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from test_cylindrical_joint import sleeve_model
+    from test_symbolic import FORMULATIONS, compare_with_engine
+
+    from eomlab.engine.symbolic import SymbolicTree, derive
+
+    model = hooke_model() if name == "universal" else sleeve_model()
+    compare_with_engine(model, {m: derive(model, m) for m in FORMULATIONS}, SymbolicTree(model), seeds=(0,))
