@@ -23,7 +23,8 @@ class SpatialKinematics:
         self._speed_incidence = np.zeros((self.n_bodies, self.n_u))
         self._speed_incidence[self.speed_body, np.arange(self.n_u)] = 1.0
         self._Hw_const, self._Hv_const = self._constant_columns()
-        self._prepared = {jl.body: joint_type(jl.type).prepare(jl) for jl in self.joints}
+        # each joint's type and what it keeps (read once: positions runs at every evaluation)
+        self._prepared = {jl.body: (kind, kind.prepare(jl)) for jl in self.joints for kind in (joint_type(jl.type),)}
 
     def _joint_motion(self, jl: JointLayout, q: np.ndarray, u: np.ndarray):
         """Relative rotation, translation, speed columns (joint frame) and bias terms of a joint.
@@ -89,7 +90,8 @@ class SpatialKinematics:
             Rp_all[i] = Rp
             RJi = Rp if jl.fixed_rotation_is_identity else Rp @ jl.rotation
             RJ[i] = RJi
-            R_rel, d = joint_type(jl.type).place(jl, q[jl.q_slice], self._prepared[i], Hw_cols, euler_parts)
+            kind, prepared = self._prepared[i]
+            R_rel, d = kind.place(jl, q[jl.q_slice], prepared, Hw_cols, euler_parts)
             R[i] = RJi if R_rel is None else RJi @ R_rel
             if d is not None:
                 d_local[i] = d
