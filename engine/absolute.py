@@ -24,14 +24,14 @@ from .constraints import KINDS, JointRows, PlanarPins, SpatialPins
 from .constraints.rows import ConstraintKind, RowBlock
 from .forces import ELEMENTS, ForceElement
 from .joint_coordinates import JointCoordinates
+from .joints import joint_type
 from .kinematics import TreeKinematics
 from .model import (
     GROUND, BodyTorque, ExpressionConstraint, Joint, JointEffort, JointSpring, Model, PointForce, Prescribed,
     default_coordinate_names, initial_coordinates, initial_speeds, is_planar, speed_names,
 )
-from .rotations import perpendiculars, quaternion_from_matrix
+from .rotations import quaternion_from_matrix
 
-Z = np.array([0.0, 0.0, 1.0])
 POSE = "pose"  # the pose coordinates' names: <body>.pose_<dof>
 #: what acts on the joint coordinates themselves, and forces whose values are expressions in them
 IN_JOINT_COORDINATES = (JointSpring, JointEffort, Prescribed, ExpressionConstraint)
@@ -40,30 +40,7 @@ WITH_EXPRESSIONS = (PointForce, BodyTorque)
 
 def _joint_rows_spec(joint: Joint, planar: bool):
     """Translation directions and rotation pairs a joint removes (joint frame / child frame)."""
-    ex, ey, ez = np.eye(3)
-    t = joint.type
-    a = np.array(joint.axis, float)
-    if planar:
-        if t == "revolute":
-            return [ex, ey], [], ["x", "y"]
-        if t == "prismatic":
-            return [np.cross(Z, a)], [(ex, ey)], ["lateral", "angle"]
-        if t == "fixed":
-            return [ex, ey], [(ex, ey)], ["x", "y", "angle"]
-        return [], [], []
-    if t == "revolute":
-        n1, n2 = perpendiculars(a)
-        return [ex, ey, ez], [(n1, a), (n2, a)], ["x", "y", "z", "axis1", "axis2"]
-    if t == "spherical":
-        return [ex, ey, ez], [], ["x", "y", "z"]
-    if t == "prismatic":
-        n1, n2 = perpendiculars(a)
-        return [n1, n2], [(ey, ez), (ez, ex), (ex, ey)], ["lateral1", "lateral2", "rx", "ry", "rz"]
-    if t == "planar":
-        return [ez], [(ex, ez), (ey, ez)], ["z", "tilt_x", "tilt_y"]
-    if t == "fixed":
-        return [ex, ey, ez], [(ey, ez), (ez, ex), (ex, ey)], ["x", "y", "z", "rx", "ry", "rz"]
-    return [], [], []
+    return joint_type(joint.type).absolute_rows(joint, planar)
 
 
 def pose_prefix(body: str) -> str:
@@ -93,9 +70,10 @@ def to_absolute(model: Model) -> tuple[Model, "AbsoluteParts"]:
         joint = replace(joint, names=default_coordinate_names(pose_prefix(b.name), joint))
         bodies.append(replace(b, parent=GROUND, joint=joint))
         t_dirs, r_pairs, labels = _joint_rows_spec(b.joint, planar)
-        if planar and b.joint.type == "revolute":
+        pin = joint_type(b.joint.type).absolute_pin(planar)
+        if pin == "planar":
             pins.append((f"{b.name}.joint", b.parent, b.name, b.joint.at))
-        elif not planar and b.joint.type == "spherical":
+        elif pin == "spatial":
             spatial_pins.append((f"{b.name}.joint", b.parent, b.name, b.joint.at))
         elif t_dirs or r_pairs:
             blocks_all = len(t_dirs) == (2 if planar else 3)  # every translation blocked: world axes

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .joints import joint_type
 from .kinematics import JointLayout, KinematicState, TreeKinematics
 from .model import Model, initial_coordinates, speed_names
 from .rotations import EulerSequence, perpendiculars, quaternion_from_matrix
@@ -105,7 +106,7 @@ class JointCoordinates:
         self.n_q = self.kin.n_q
         self.q0 = np.array(initial_coordinates(model), dtype=float)
         self._has_body_rates = any(jl.turns_with_body_rates for jl in self.kin.joints)
-        self._angles = {jl.body: _RevoluteAngle(jl.axis) for jl in self.kin.joints if jl.type == "revolute"}
+        self._angles: dict[int, _RevoluteAngle] = {}  # filled by the joints whose angles it reads
         self._reference = self.q0.copy()
         self._cache: tuple | None = None
         self._pose_cache: tuple | None = None
@@ -133,18 +134,21 @@ class JointCoordinates:
         return q
 
     def _joint_values(self, jl: JointLayout, R: np.ndarray, d: np.ndarray, ref: np.ndarray) -> list[float]:
-        t = jl.type
-        if t == "revolute":
-            return [self._angles[jl.body](R, float(ref[0]))]
-        if t == "prismatic":
-            return [float(jl.axis @ d) / float(jl.axis @ jl.axis)]
-        if t == "planar":
-            return [float(d[0]), float(d[1]), nearest_turn(math.atan2(R[1, 0], R[0, 0]), float(ref[2]))]
-        if t == "spherical":
-            return list(_rotation_coordinates(jl, R, ref))
-        if t == "free":
-            return [*map(float, d), *_rotation_coordinates(jl, R, ref[3:])]
-        return []  # fixed
+        return joint_type(jl.type).joint_values(self, jl, R, d, ref)
+
+    # the readers a joint type reads its coordinates with (engine.joints)
+    nearest_turn = staticmethod(nearest_turn)
+
+    def angle(self, jl: JointLayout, R: np.ndarray, reference: float) -> float:
+        """The turn about jl's axis of R nearest `reference`."""
+        reader = self._angles.get(jl.body)
+        if reader is None:
+            reader = self._angles[jl.body] = _RevoluteAngle(jl.axis)
+        return reader(R, reference)
+
+    def rotation(self, jl: JointLayout, R: np.ndarray, reference: np.ndarray) -> np.ndarray:
+        """The Euler angles or parameters of R nearest `reference`."""
+        return _rotation_coordinates(jl, R, reference)
 
     def state(self, ctx: StateContext, rates: bool = True) -> JointState:
         """The joint-coordinate view of the absolute state ctx (kept until the next state; what

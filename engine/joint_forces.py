@@ -26,6 +26,7 @@ from .absolute import InJointCoordinates, JointCoordinateForce
 from .actions import Action, ActionArrays
 from .applied_forces import applied_force_arrays
 from .constraints import JointRows, PlanarPins, SpatialPins
+from .joints import joint_type
 from .rotations import cross
 
 
@@ -142,7 +143,7 @@ JOINT_ROWS = (JointRows, PlanarPins, SpatialPins)
 
 def _free(kin, jl) -> bool:
     """A joint that constrains nothing the kinematics move: free, or planar in a planar model."""
-    return jl.type == "free" or (kin.planar and jl.type == "planar")
+    return joint_type(jl.type).constrains_nothing(kin.planar)
 
 
 def joint_forces_by_body(system, actions: list[Action]) -> np.ndarray:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Optional, Union
 
+from .joints.registry import JOINT_TYPES, joint_type  # noqa: F401  (the joint types; their registry owns them)
 from .methods import METHODS  # noqa: F401  (the formulations' keys; the registry owns them)
 
 Vec3 = tuple[float, float, float]
@@ -25,7 +26,6 @@ def as_mat3(matrix) -> Mat3:
 IDENTITY3: Mat3 = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))
 GROUND = "ground"
 
-JOINT_TYPES = ("revolute", "prismatic", "spherical", "planar", "free", "fixed")
 SHAPE_KINDS = ("rod", "disk", "box", "sphere", "point")
 COORDINATES = ("joint", "absolute")
 INTEGRATORS = ("DOP853", "RK45", "Radau", "BDF", "LSODA", "RK4")
@@ -58,10 +58,6 @@ class ModelError(ValueError):
 
 # --- joints -------------------------------------------------------------------------------
 
-#: number of coordinates per joint type (speeds have the same count)
-JOINT_DOFS = {"revolute": 1, "prismatic": 1, "spherical": 3, "planar": 3, "free": 6, "fixed": 0}
-
-
 @dataclass(frozen=True)
 class Joint:
     """How a body's frame moves relative to its joint frame.
@@ -86,15 +82,16 @@ class Joint:
     names: tuple[str, ...] = ()
     orientation: str = "angles"  # spherical/free: "angles" (Euler angles) or "quaternion"
     limits: tuple[float, ...] = ()  # metadata (imported robot models): (lower, upper) per coordinate, not enforced
+    axis2: Vec3 = (1.0, 0.0, 0.0)  # the second axis of a type that has one (its module says how it is used)
 
     @property
     def dof(self) -> int:
         """Degrees of freedom = number of speeds."""
-        return JOINT_DOFS[self.type]
+        return joint_type(self.type).dof
 
     @property
     def quaternion(self) -> bool:
-        return self.orientation == "quaternion" and self.type in ("spherical", "free")
+        return self.orientation == "quaternion" and joint_type(self.type).orientation
 
     @property
     def n_coordinates(self) -> int:
@@ -312,29 +309,14 @@ QUATERNION_NAMES = ("e0", "e1", "e2", "e3")
 
 def default_coordinate_names(body_name: str, joint: Joint) -> tuple[str, ...]:
     """``<body>_<dof>`` names per MODEL_FORMAT.md."""
-    dofs = {
-        "revolute": ("theta",),
-        "prismatic": ("s",),
-        "spherical": ("psi", "theta", "phi"),
-        "planar": ("x", "y", "theta"),
-        "free": ("x", "y", "z", "psi", "theta", "phi"),
-        "fixed": (),
-    }[joint.type]
-    if joint.quaternion:
-        dofs = dofs[:-3] + QUATERNION_NAMES
+    dofs = joint_type(joint.type).coordinate_suffixes(joint)
     return tuple(f"{body_name}_{d}" for d in dofs)
 
 
 def speed_names(body_name: str, joint: Joint) -> tuple[str, ...]:
     """Speed names: ``<coordinate>_dot`` for rates, ``<body>_wx``… for body rates."""
     names = joint.names or default_coordinate_names(body_name, joint)
-    body_rates = tuple(f"{body_name}_{w}" for w in ("wx", "wy", "wz"))
-    body_speeds = joint.speeds == "body" or joint.quaternion
-    if joint.type == "spherical" and body_speeds:
-        return body_rates
-    if joint.type == "free" and body_speeds:
-        return tuple(f"{n}_dot" for n in names[:3]) + body_rates
-    return tuple(f"{n}_dot" for n in names)
+    return joint_type(joint.type).speed_names(body_name, joint, names)
 
 
 def shape_inertia(shape: Shape, mass: float) -> Mat3:
@@ -406,10 +388,6 @@ def is_planar(model: Model) -> bool:
         R = j.rotation
         keeps_z = all(abs(R[2][k] - (k == 2)) <= PLANAR_TOL and abs(R[k][2] - (k == 2)) <= PLANAR_TOL
                       for k in range(3))
-        if not keeps_z or j.type in ("spherical", "free"):
-            return False
-        if j.type == "revolute" and abs(abs(j.axis[2]) - 1.0) > PLANAR_TOL:
-            return False
-        if j.type == "prismatic" and abs(j.axis[2]) > PLANAR_TOL:
+        if not keeps_z or not joint_type(j.type).in_plane(j, PLANAR_TOL):
             return False
     return True

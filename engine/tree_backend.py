@@ -27,6 +27,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .compiled_step import call_kernel, compiled_kernels
+from .joints import joint_type
 
 
 #: the environment variable that switches the compiled path off ("0") for a process
@@ -149,28 +150,7 @@ class PinocchioTree:
     def _joint_chain(pin, jl):
         """[(pinocchio joint model, its coordinates' source)]: a list of eomlab coordinate indices,
         "quaternion" (Euler parameters) or "euler" (a quaternion from the angles, per state)."""
-        t, q0 = jl.type, jl.q_slice.start
-        axis = np.array(jl.axis, dtype=float)
-        if t == "revolute":
-            aligned = _UNIT_AXES.get(tuple(float(a) for a in axis))
-            model = getattr(pin, f"JointModel{aligned}")() if aligned else pin.JointModelRevoluteUnaligned(axis)
-            return [(model, [q0])]
-        if t == "prismatic":
-            return [(pin.JointModelPrismaticUnaligned(axis), [q0])]
-        if t == "planar":
-            return [(pin.JointModelPX(), [q0]), (pin.JointModelPY(), [q0 + 1]), (pin.JointModelRZ(), [q0 + 2])]
-        if t in ("spherical", "free"):
-            chain = [(pin.JointModelTranslation(), [q0, q0 + 1, q0 + 2])] if t == "free" else []
-            if jl.quaternion:
-                return chain + [(pin.JointModelSpherical(), "quaternion")]
-            if jl.body_rates:
-                return chain + [(pin.JointModelSpherical(), "euler")]
-            angles = jl.q_slice.stop - 3
-            return chain + [(pin.JointModelRevoluteUnaligned(np.array(e, dtype=float)), [angles + k])
-                            for k, e in enumerate((jl.euler.e_a, jl.euler.e_b, jl.euler.e_c))]
-        if t == "fixed":
-            return []
-        raise ValueError(f"joint type {t!r} has no pinocchio counterpart")
+        return joint_type(jl.type).pinocchio_chain(pin, jl, _UNIT_AXES)
 
     def configuration(self, q: np.ndarray) -> np.ndarray:
         """Pinocchio's q from eomlab's (Euler parameters normalised: eomlab's rotation of p is that of p/|p|)."""

@@ -12,7 +12,7 @@ import tempfile
 
 import numpy as np
 
-from eomlab.engine.model import ModelError
+from eomlab.engine.model import ModelError, joint_type
 
 FORMATS = (".png", ".svg", ".pdf")
 TOLERANCES = ("tol", "rtol", "atol")
@@ -60,9 +60,9 @@ def _label(spec, name: str) -> str:
     model = spec.model
     for b in model.bodies:
         if name in b.joint.names:
-            return f"{name} (rad)" if b.joint.type == "revolute" else name
+            return f"{name} (rad)" if joint_type(b.joint.type).single_turn else name
         if name in (f"{n}_dot" for n in b.joint.names):
-            return f"{name} (rad/s)" if b.joint.type == "revolute" else name
+            return f"{name} (rad/s)" if joint_type(b.joint.type).single_turn else name
     if name.startswith(("flip_time", "over_top", "wall_time")):
         return f"{name} (s)"
     return name

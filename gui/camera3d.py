@@ -16,10 +16,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from eomlab.engine.model import GROUND, Model
+from eomlab.engine.model import GROUND, Model, joint_type
 
-#: travelling bodies (the camera follows them): root joints that let a body wander off
-TRAVELLING_JOINTS = ("free", "planar")
 #: view elevation (degrees) above the horizon and azimuth round the up axis (pyqtgraph's)
 ELEVATION, AZIMUTH = 24.0, -55.0
 #: the framed points stay within this fraction of the view's half width and half height
@@ -30,7 +28,7 @@ FLOOR_CLEARANCE = 0.05
 
 
 def travels(model: Model) -> bool:
-    return any(b.parent == GROUND and b.joint.type in TRAVELLING_JOINTS for b in model.bodies)
+    return any(b.parent == GROUND and joint_type(b.joint.type).travels for b in model.bodies)
 
 
 def swing_radius(model: Model, points: np.ndarray, fixed: np.ndarray, reach: float) -> float:
@@ -46,7 +44,7 @@ def swing_radius(model: Model, points: np.ndarray, fixed: np.ndarray, reach: flo
 def anchors(model: Model, turn: np.ndarray) -> np.ndarray:
     """Fixed points the mechanism hangs from or is tied to (view coordinates): the ground ends
     of the root joints that do not travel and the ground points of constraints."""
-    points = [b.joint.at for b in model.bodies if b.parent == GROUND and b.joint.type not in TRAVELLING_JOINTS]
+    points = [b.joint.at for b in model.bodies if b.parent == GROUND and not joint_type(b.joint.type).travels]
     for c in model.constraints:
         points += [ref.point for ref in (getattr(c, "a", None), getattr(c, "b", None))
                    if ref is not None and ref.body == GROUND]

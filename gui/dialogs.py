@@ -10,7 +10,8 @@ from PySide6.QtGui import QIcon, QPixmap
 from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFormLayout, QHBoxLayout,
                                QLabel, QLineEdit, QListWidget, QListWidgetItem, QPlainTextEdit, QSpinBox, QVBoxLayout)
 
-from eomlab.engine.model import CONSTRAINT_TYPES, FORCE_TYPES, GROUND, JOINT_DOFS, JOINT_TYPES, SHAPE_KINDS, Model, ModelError
+from eomlab.engine.model import CONSTRAINT_TYPES, FORCE_TYPES, GROUND, JOINT_TYPES, SHAPE_KINDS, Model, ModelError, \
+    joint_type
 from eomlab.engine.modelfile.edit_rules import hanging_rotation
 from eomlab.gui import edits
 
@@ -254,21 +255,20 @@ class RigidBodyDialog(QDialog):
 
     def _joint_changed(self, kind: str) -> None:
         """Initial values that run for this joint, and only its fields enabled."""
-        angular = kind in ("spherical", "free")
+        jt = joint_type(kind)
+        angular = jt.orientation
         quaternion = angular and self.orientation.currentData() == "quaternion"
-        self.axis.setEnabled(kind in ("revolute", "prismatic"))
+        self.axis.setEnabled(jt.uses_axis)
         self.orientation.setEnabled(angular)
         self.sequence.setEnabled(angular and not quaternion)
         for field in (self.q0, self.u0):
-            field.setEnabled(kind != "fixed")
-        position = ["0"] * (3 if kind == "free" else 0)
-        attitude = (["1", "0", "0", "0"] if quaternion else ["0"] * 3) if angular else ["0"] * JOINT_DOFS[kind]
-        self.q0.setText(", ".join((position + attitude) if angular else attitude))
-        self.u0.setText(", ".join(["0"] * JOINT_DOFS[kind]))
+            field.setEnabled(bool(jt.dof))
+        self.q0.setText(", ".join(jt.dialog_start(quaternion)))
+        self.u0.setText(", ".join(["0"] * jt.dof))
         if angular and self.shape.currentText() in ("rod", "point") and not self.inertia.text().strip():
             # a rod or a point has no inertia about its own axis: on a ball joint it would not run
             self.shape.setCurrentText("box")
-        if kind == "free":
+        if jt.centred:
             self.com.setText("0, 0, 0")
 
     def _shape_changed(self, kind: str) -> None:
@@ -298,18 +298,19 @@ class RigidBodyDialog(QDialog):
         mass = numbers(self.mass)
         kind = self.joint.currentText()
         joint = {"type": kind, "at": numbers(self.at), "q0": numbers(self.q0), "u0": numbers(self.u0)}
-        if kind in ("revolute", "prismatic"):
+        jt = joint_type(kind)
+        if jt.uses_axis:
             joint["axis"] = numbers(self.axis)
         rotation = hanging_rotation(self.model_in, self.parent_choice.currentText())
-        if kind == "revolute" and joint["axis"] == [0, 0, 1] and rotation is not None:
+        if jt.single_turn and joint["axis"] == [0, 0, 1] and rotation is not None:
             joint["rotation"] = rotation  # hangs straight down at angle 0, as Add child body's
-        if kind in ("spherical", "free"):
+        if jt.orientation:
             joint["orientation"] = self.orientation.currentData()
             if joint["orientation"] == "angles":
                 joint["sequence"] = self.sequence.text().strip()
-        if kind == "fixed" or not joint["q0"]:
+        if not jt.dof or not joint["q0"]:
             del joint["q0"]
-        if kind == "fixed" or not joint["u0"]:
+        if not jt.dof or not joint["u0"]:
             del joint["u0"]
         body = {"name": self.name.text().strip(), "parent": self.parent_choice.currentText(), "joint": joint,
                 "mass": mass[0] if isinstance(mass, list) and len(mass) == 1 else mass,

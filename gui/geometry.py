@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from eomlab.engine.model import GROUND, Model
+from eomlab.engine.model import GROUND, Model, joint_type
 
 _CIRCLE = np.linspace(0.0, 2.0 * np.pi, 33)
 #: mass-centre markers grow with the cube root of the mass up to this size (px; 27 kg reaches it):
@@ -54,8 +54,8 @@ def drawing(model: Model, rotations: np.ndarray, origins: np.ndarray, mass_centr
     index = {b.name: i for i, b in enumerate(bodies)}
     on_ground = np.array([b.parent == GROUND for b in bodies], dtype=bool)
     parent = np.array([-1 if b.parent == GROUND else index.get(b.parent, -1) for b in bodies], dtype=int)
-    fixed = np.array([b.joint.type == "fixed" for b in bodies], dtype=bool)
-    free = np.array([b.joint.type == "free" for b in bodies], dtype=bool)
+    fixed = np.array([not joint_type(b.joint.type).dof for b in bodies], dtype=bool)
+    free = np.array([joint_type(b.joint.type).constrains_nothing(False) for b in bodies], dtype=bool)
     shapes = [b.shape for b in bodies]
     kinds = [shape.kind if shape is not None else "point" for shape in shapes]
     mass = np.array([b.mass for b in bodies], dtype=float)
@@ -82,7 +82,7 @@ def drawing(model: Model, rotations: np.ndarray, origins: np.ndarray, mass_centr
         elif kind == "box" and any(shape.size):
             outlines.extend(_box_edges(c, R, np.asarray(shape.size, dtype=float)))
     hinges = origins[~on_ground & ~fixed]
-    slide = on_ground & np.array([b.joint.type == "prismatic" for b in bodies], dtype=bool)
+    slide = on_ground & np.array([joint_type(b.joint.type).rail for b in bodies], dtype=bool)
     ground = origins[on_ground & ~free & ~slide]
     if slide.any():  # a slide's ground point stays at its anchor; the rail runs from it to the body
         anchors = np.array([bodies[i].joint.at for i in np.flatnonzero(slide)], dtype=float).reshape(-1, 3)
@@ -122,7 +122,7 @@ def reach(model: Model) -> float:
     furthest = 0.0
     for body in model.bodies:  # parents come first
         hinge = to_hinge.get(body.parent, 0.0) + float(np.linalg.norm(body.joint.at))
-        if body.joint.type in ("prismatic", "planar", "free"):
+        if joint_type(body.joint.type).lengths:
             hinge += 1.0  # sliding joints: allow a metre of travel
         to_hinge[body.name] = hinge
         shape = body.shape
@@ -138,7 +138,7 @@ def zero_direction(model: Model, rotations: np.ndarray, origins: np.ndarray, nam
     from (its joint frame's x axis, carried by its parent's pose), about the body's size long;
     None for other joints."""
     index = {b.name: i for i, b in enumerate(model.bodies)}
-    if name not in index or model.bodies[index[name]].joint.type != "revolute":
+    if name not in index or not joint_type(model.bodies[index[name]].joint.type).single_turn:
         return None
     body = model.bodies[index[name]]
     parent = np.eye(3) if body.parent == GROUND else np.asarray(rotations[index[body.parent]], dtype=float)

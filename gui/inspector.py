@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (QComboBox, QFrame, QGridLayout, QLabel, QLineEdit
 
 from eomlab.engine.methods import METHODS
 from eomlab.engine.model import (COORDINATES, GROUND, INTEGRATORS, JOINT_TYPES, SHAPE_KINDS, STABILIZATIONS,
-                          Model, ModelError)
+                          Model, ModelError, joint_type)
 from eomlab.engine.modelfile import model_to_dict
 from eomlab.engine.modelfile.edit_rules import angle_zero_words
 from eomlab.gui import edits
@@ -32,9 +32,6 @@ class Field:
     options: tuple = ()
     tip: str = ""
 
-
-Q_UNITS = {"revolute": ("rad", "rad/s"), "prismatic": ("m", "m/s"), "spherical": ("rad", "rad/s"),
-           "planar": ("m, m, rad", "m/s, m/s, rad/s"), "free": ("m×3, rad×3", "m/s×3, rad/s×3"), "fixed": ("", "")}
 
 #: units of the constraint and force fields, by field name
 ITEM_UNITS = {"point": "m", "length": "m", "radius": "m", "rest_length": "m", "damping": "N·s/m (N·m·s/rad)",
@@ -53,9 +50,8 @@ INERTIA_TIP = ("about the mass centre, body axes: [Ixx, Iyy, Izz] or a symmetric
 def body_fields(model: Model, body) -> list[Field]:
     others = [GROUND] + [b.name for b in model.bodies
                          if b.name != body.name and b.name not in edits.descendants(model, body.name)]
-    q_unit, u_unit = Q_UNITS[body.joint.type]
-    if body.joint.quaternion:
-        q_unit = "m×3, Euler parameters ×4" if body.joint.type == "free" else "Euler parameters e0..e3"
+    jt = joint_type(body.joint.type)
+    q_unit, u_unit = jt.q_unit(body.joint), jt.label_units[1]
     fields = [
         Field(("name",), "name", kind="name"),
         Field(("parent",), "parent", kind="choice", options=tuple(others)),
@@ -78,9 +74,11 @@ def body_fields(model: Model, body) -> list[Field]:
         Field(("joint", "rotation"), "joint rotation", "", "json",
               tip='3×3 matrix or {"axis": [...], "angle": a}'),
     ]
-    if body.joint.type in ("revolute", "prismatic"):
+    if jt.uses_axis:
         fields.append(Field(("joint", "axis"), "joint axis", "unit vector", "vector"))
-    if body.joint.type in ("spherical", "free"):
+    if jt.uses_axis2:
+        fields.append(Field(("joint", "axis2"), "second axis", "unit vector, after the first turn", "vector"))
+    if jt.orientation:
         fields.append(Field(("joint", "orientation"), "orientation", "", "choice", ("angles", "quaternion")))
         if not body.joint.quaternion:
             fields.append(Field(("joint", "sequence"), "Euler sequence", "", "text"))

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pyqtgraph as pg
 
+from eomlab.engine.model import joint_type
+
 #: what stands for the cut end of a label that fits no other way
 ELLIPSIS = "…"
 
@@ -19,10 +21,9 @@ def coordinate_unit(name: str, model=None) -> str:
         for body in model.bodies:
             if name in body.joint.names:
                 i = body.joint.names.index(name)
-                kind = body.joint.type
                 if body.joint.quaternion and i >= len(body.joint.names) - 4:
                     return "1"  # Euler parameters are pure numbers
-                if kind == "prismatic" or (kind == "planar" and i < 2) or (kind == "free" and i < 3):
+                if joint_type(body.joint.type).length_coordinate(body.joint, i):
                     return "m"
                 return "rad"
     tail = name.rsplit("_", 1)[-1]

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..joints import joint_type
 from ..model import GROUND, Model, is_planar
 from ..rotations import EulerSequence, cross
 from .layout import GimbalLock, JointLayout, KinematicState, path_matrix
@@ -67,9 +68,10 @@ class TreeKinematics(KinematicEquations):
                     at=np.array(j.at, dtype=float),
                     rotation=rot,
                     fixed_rotation_is_identity=bool(np.allclose(rot, np.eye(3), atol=0.0, rtol=0.0)),
-                    euler=EulerSequence(j.sequence) if j.type in ("spherical", "free") and not j.quaternion else None,
+                    euler=EulerSequence(j.sequence) if joint_type(j.type).orientation and not j.quaternion else None,
                     body_rates=j.speeds == "body" or j.quaternion,
                     quaternion=j.quaternion,
+                    axis2=np.array(j.axis2, dtype=float),
                 )
             )
             self.coordinate_names.extend(j.names)

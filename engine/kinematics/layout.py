@@ -25,6 +25,7 @@ class JointLayout:
     euler: EulerSequence | None  # Euler-angle joints only
     body_rates: bool  # spherical/free rotation speeds are body-axis ω components
     quaternion: bool = False  # spherical/free joint in Euler parameters (4 coordinates, 3 speeds)
+    axis2: np.ndarray | None = None  # the second axis of a type that has one
 
     @property
     def turns_with_body_rates(self) -> bool:

@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 
+from ..joints import joint_type
 from .layout import KinematicState, parent_values, parent_values_complex, with_fields
 
 
@@ -50,15 +51,7 @@ class PlanarKinematics:
             F = jl.rotation
             i, k = jl.body, jl.q_slice.start
             beta[i] = math.atan2(F[1, 0], F[0, 0])
-            if jl.type == "revolute":
-                theta_map[i, k] = rot_sign[k] = math.copysign(1.0, jl.axis[2])
-            elif jl.type == "prismatic":
-                dx_map[i, k], dy_map[i, k] = jl.axis[0], jl.axis[1]
-                slide[k] = jl.axis[:2]
-            elif jl.type == "planar":
-                dx_map[i, k] = dy_map[i, k + 1] = 1.0
-                theta_map[i, k + 2] = rot_sign[k + 2] = 1.0
-                slide[k], slide[k + 1] = (1.0, 0.0), (0.0, 1.0)
+            joint_type(jl.type).planar_layout(jl, i, k, theta_map, dx_map, dy_map, rot_sign, slide)
         return beta, theta_map, dx_map, dy_map, rot_sign, slide
 
     def _complex_poses(self, q: np.ndarray):

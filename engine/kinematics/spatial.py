@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..rotations import AxisRotation, axis_angle_matrix, cross, quaternion_matrix
+from ..joints import joint_type
+from ..rotations import cross
 from .layout import EYE3, JointLayout, KinematicState, parent_rows, with_fields
 
 
@@ -22,7 +23,8 @@ class SpatialKinematics:
         self._speed_incidence = np.zeros((self.n_bodies, self.n_u))
         self._speed_incidence[self.speed_body, np.arange(self.n_u)] = 1.0
         self._Hw_const, self._Hv_const = self._constant_columns()
-        self._revolute_rotations = {jl.body: AxisRotation(jl.axis) for jl in self.joints if jl.type == "revolute"}
+        # each joint's type and what it keeps (read once: positions runs at every evaluation)
+        self._prepared = {jl.body: (kind, kind.prepare(jl)) for jl in self.joints for kind in (joint_type(jl.type),)}
 
     def _joint_motion(self, jl: JointLayout, q: np.ndarray, u: np.ndarray):
         """Relative rotation, translation, speed columns (joint frame) and bias terms of a joint.
@@ -30,36 +32,7 @@ class SpatialKinematics:
         Returns R_rel, d, Hw (3, k), Hv (3, k), bias_w (3,), where omega_rel = Hw u_j and
         d_dot = Hv u_j in joint-frame components, and bias_w = (dHw/dt) u_j.
         """
-        t = jl.type
-        zero3 = np.zeros(3)
-        if t == "revolute":
-            return axis_angle_matrix(jl.axis, q[0]), zero3, jl.axis[:, None], np.zeros((3, 1)), zero3
-        if t == "prismatic":
-            return np.eye(3), jl.axis * q[0], np.zeros((3, 1)), jl.axis[:, None], zero3
-        if t == "planar":
-            c, s = np.cos(q[2]), np.sin(q[2])
-            R = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
-            Hv = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 0.0]])
-            Hw = np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 1.0]])
-            return R, np.array([q[0], q[1], 0.0]), Hw, Hv, zero3
-        if t in ("spherical", "free"):
-            rates_or_w = u[-3:]
-            if jl.quaternion:
-                R = quaternion_matrix(q[-4:])
-            else:
-                ra, rb, rc = jl.euler.parts(q[-3:])
-                R = ra @ rb @ rc
-            if jl.body_rates:
-                Hw_rot, bias = R, zero3  # d/dt(R w_body) = R w_body_dot: no bias
-            else:
-                Hw_rot = jl.euler.rate_matrix_parent(ra, rb)
-                bias = jl.euler.rate_bias_parent(ra, rb, rates_or_w)
-            if t == "spherical":
-                return R, zero3, Hw_rot, np.zeros((3, 3)), bias
-            Hw = np.hstack((np.zeros((3, 3)), Hw_rot))
-            Hv = np.hstack((np.eye(3), np.zeros((3, 3))))
-            return R, q[:3].copy(), Hw, Hv, bias
-        return np.eye(3), zero3, np.zeros((3, 0)), np.zeros((3, 0)), zero3  # fixed
+        return joint_type(jl.type).motion(jl, q, u)
 
     def poses(self, q: np.ndarray):
         """World rotation (nb, 3, 3) and hinge origin (nb, 3) of every body."""
@@ -77,18 +50,7 @@ class SpatialKinematics:
         return R, origin
 
     def _joint_pose(self, jl: JointLayout, qj: np.ndarray):
-        t = jl.type
-        if t == "revolute":
-            return axis_angle_matrix(jl.axis, qj[0]), np.zeros(3)
-        if t == "prismatic":
-            return np.eye(3), jl.axis * qj[0]
-        if t == "planar":
-            c, s = np.cos(qj[2]), np.sin(qj[2])
-            return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]]), np.array([qj[0], qj[1], 0.0])
-        if t in ("spherical", "free"):
-            R = quaternion_matrix(qj[-4:]) if jl.quaternion else jl.euler.matrix(qj[-3:])
-            return R, (qj[:3].copy() if t == "free" else np.zeros(3))
-        return np.eye(3), np.zeros(3)
+        return joint_type(jl.type).pose(jl, qj)
 
     def _constant_columns(self):
         """Speed columns (joint frame) that do not depend on q: sliding always, turning for
@@ -106,7 +68,7 @@ class SpatialKinematics:
                 q_neutral[-4] = 1.0
             _, _, hw, hv, _ = self._joint_motion(jl, q_neutral, zero_u[jl.u_slice])
             Hv[jl.u_slice] = hv.T
-            if jl.type in ("revolute", "prismatic", "planar"):
+            if joint_type(jl.type).constant_turning:
                 Hw[jl.u_slice] = hw.T
         return Hw, Hv
 
@@ -119,7 +81,7 @@ class SpatialKinematics:
         d_local = np.zeros((nb, 3))
         Hw_cols = self._Hw_const.copy()
         Hv_cols = self._Hv_const
-        euler_parts = {}  # body -> (joint, R_a, R_b) for Euler-rate joints, whose bias needs u
+        euler_parts = {}  # body -> (bias, its parts) for joints whose speed columns turn with q: the bias needs u
         eye = EYE3
         # the one sequential part: the chain of rotations
         for jl in self.joints:
@@ -128,34 +90,11 @@ class SpatialKinematics:
             Rp_all[i] = Rp
             RJi = Rp if jl.fixed_rotation_is_identity else Rp @ jl.rotation
             RJ[i] = RJi
-            t = jl.type
-            if t == "revolute":
-                R[i] = RJi @ self._revolute_rotations[i](q[jl.q_slice.start])
-            elif t == "fixed":
-                R[i] = RJi
-            elif t == "prismatic":
-                R[i] = RJi
-                d_local[i] = jl.axis * q[jl.q_slice.start]
-            elif t == "planar":
-                R_rel, d = self._joint_pose(jl, q[jl.q_slice])
-                R[i] = RJi @ R_rel
+            kind, prepared = self._prepared[i]
+            R_rel, d = kind.place(jl, q[jl.q_slice], prepared, Hw_cols, euler_parts)
+            R[i] = RJi if R_rel is None else RJi @ R_rel
+            if d is not None:
                 d_local[i] = d
-            else:  # spherical, free
-                qj = q[jl.q_slice]
-                if jl.quaternion:
-                    R_rel = quaternion_matrix(qj[-4:])
-                else:
-                    ra, rb, rc = jl.euler.parts(qj[-3:])
-                    R_rel = ra @ rb @ rc
-                R[i] = RJi @ R_rel
-                if t == "free":
-                    d_local[i] = qj[:3]
-                s = jl.u_slice
-                if jl.body_rates:
-                    Hw_cols[s.stop - 3 : s.stop] = R_rel.T  # ω_rel = R_rel ω_body
-                else:
-                    Hw_cols[s.stop - 3 : s.stop] = jl.euler.rate_matrix_parent(ra, rb).T
-                    euler_parts[i] = (jl, ra, rb)
         r_rel = (Rp_all @ self._at[:, :, None])[:, :, 0] + (RJ @ d_local[:, :, None])[:, :, 0]
         origin = self.path_matrix.T @ r_rel
         rho = (R @ self.com_body[:, :, None])[:, :, 0]
@@ -181,9 +120,8 @@ class SpatialKinematics:
         nb = self.n_bodies
         T_t = self.path_matrix.T
         bias_w_J = np.zeros((nb, 3))
-        for i, (jl, ra, rb) in euler_parts.items():
-            s = jl.u_slice
-            bias_w_J[i] = jl.euler.rate_bias_parent(ra, rb, u[s.stop - 3 : s.stop])
+        for i, (bias, parts) in euler_parts.items():  # joints whose speed columns turn with q
+            bias_w_J[i] = bias(*parts, u)
         # joint-frame relative rates per body: Σ over its speeds of column · u
         w_rel_J = self._sum_per_body(Hw_cols * u[:, None])
         dd_J = self._sum_per_body(Hv_cols * u[:, None])

@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 from ..model import (
-    GROUND, JOINT_DOFS, JOINT_TYPES, SHAPE_KINDS, Body, Joint, ModelError, Shape, default_coordinate_names,
-    shape_inertia,
+    GROUND, JOINT_TYPES, SHAPE_KINDS, Body, Joint, ModelError, Shape, default_coordinate_names,
+    joint_type, shape_inertia,
 )
 from ..limits import check_mass_and_shape
 from .fields import (
@@ -16,7 +16,7 @@ from .schema import _BODY_FIELDS, _JOINT_FIELDS, _SHAPE_DIMENSION, _SHAPE_FIELDS
 def _joint(data: object, path: str, body_name: str) -> Joint:
     data = _fields(data, path, _JOINT_FIELDS, ("type",))
     kind = _choice(data["type"], f"{path}.type", JOINT_TYPES)
-    dof = JOINT_DOFS[kind]
+    dof = joint_type(kind).dof
     orientation = _orientation(data, path, kind)
     defaults = Joint(type=kind, orientation=orientation)
     n_q = defaults.n_coordinates
@@ -40,9 +40,10 @@ def _joint(data: object, path: str, body_name: str) -> Joint:
         q0 = (0.0,) * (n_q - 4) + (1.0, 0.0, 0.0, 0.0) if defaults.quaternion else (0.0,) * dof
     if defaults.quaternion and not sum(v * v for v in q0[-4:]) > 1e-24:
         raise ModelError(f"{path}.q0", "the four Euler parameters are all zero (the identity is [1, 0, 0, 0])")
-    return Joint(
+    joint = Joint(
         type=kind,
         axis=read("axis", _unit_vec3),
+        axis2=read("axis2", _unit_vec3),
         at=read("at", _vec3),
         rotation=read("rotation", _rotation),
         q0=q0,
@@ -53,13 +54,15 @@ def _joint(data: object, path: str, body_name: str) -> Joint:
         orientation=orientation,
         limits=_numbers(data["limits"], f"{path}.limits", 2 * dof, " (lower, upper per speed)") if "limits" in data else (),
     )
+    joint_type(kind).check(joint, path)
+    return joint
 
 
 def _orientation(data: dict, path: str, kind: str) -> str:
     if "orientation" not in data:
         return "angles"
     value = _choice(data["orientation"], f"{path}.orientation", ("angles", "quaternion"))
-    if value == "quaternion" and kind not in ("spherical", "free"):
+    if value == "quaternion" and not joint_type(kind).orientation:
         raise ModelError(f"{path}.orientation", f"\"quaternion\" applies to spherical and free joints, not {kind}")
     return value
 

@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from ..model import GROUND, Model, inertia_follows_shape
+from ..model import GROUND, Model, inertia_follows_shape, joint_type
 
 #: a mass centre or joint counts as the rod's own to this share of the old length
 SAME_PLACE = 1e-9
@@ -103,7 +103,7 @@ def _clean(x: float) -> float:
 def angle_zero_words(model: Model, name: str) -> str:
     """What a revolute joint's angle is measured from, in words, for the inspector."""
     body = model.body(name)
-    if body.joint.type != "revolute":
+    if not joint_type(body.joint.type).single_turn:
         return ""
     x = zero_coordinate_rotation(model, name)[:, 0]  # the zero direction with every angle above at 0
     g = np.asarray(model.gravity, dtype=float)

@@ -11,6 +11,7 @@ from typing import Any, Iterable
 from ..model import (
     IDENTITY3, Body, BodyTorque, Coincident, Distance, ExpressionConstraint, Joint, JointEffort, JointSpring,
     KnifeEdge, Mat3, Model, ModelError, PointForce, PointRef, Prescribed, RollingDisk, Settings, Shape, Spring,
+    joint_type,
 )
 from .reading import model_from_dict
 from .schema import _SHAPE_DIMENSION
@@ -34,8 +35,11 @@ def _inertia_out(matrix: Mat3) -> list:
 def _joint_out(joint: Joint) -> dict:
     out: dict[str, Any] = {"type": joint.type}
     defaults = Joint(type=joint.type)
-    if joint.type in ("revolute", "prismatic") or joint.axis != defaults.axis:
+    kind = joint_type(joint.type)
+    if kind.uses_axis or joint.axis != defaults.axis:
         out["axis"] = _floats(joint.axis)
+    if kind.uses_axis2 or joint.axis2 != defaults.axis2:
+        out["axis2"] = _floats(joint.axis2)
     out["at"] = _floats(joint.at)
     if joint.rotation != IDENTITY3:
         out["rotation"] = _matrix_out(joint.rotation)
@@ -43,7 +47,7 @@ def _joint_out(joint: Joint) -> dict:
         out["q0"] = _floats(joint.q0)
     if joint.u0 or not joint.dof:
         out["u0"] = _floats(joint.u0)
-    angular = joint.type in ("spherical", "free")
+    angular = kind.orientation
     if joint.quaternion:
         out["orientation"] = joint.orientation
     elif angular or joint.sequence != defaults.sequence:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ..model import GROUND, Coincident, Joint, JointSpring, Model, ModelError, PointRef, Settings
+from ..model import GROUND, Coincident, Joint, JointSpring, Model, ModelError, PointRef, Settings, joint_type
 from ..rotations import axis_angle_matrix, elementary, quaternion_matrix
 from .building import Identifiers, Unmapped, body, checked_inertia, checked_mass, numbers, shape_for, unit_axis
 from .mjcf_inertia import InertiaRules, body_mass_properties, mesh_mass_properties, scale_to_total
@@ -33,6 +33,10 @@ BODY_EXTRAS = {"site": "markers only", "camera": "not drawn", "light": "not draw
                "frame": "not expanded: put the bodies in a <body>"}
 QPOS_SIZE = {"hinge": 1, "slide": 1, "ball": 4, "free": 7}
 QVEL_SIZE = {"hinge": 1, "slide": 1, "ball": 3, "free": 6}
+#: the eomlab joint type of each MuJoCo joint type (engine.joints builds it: JointType.mjcf_joint)
+JOINT_TYPES = {"hinge": "revolute", "slide": "prismatic", "ball": "spherical", "free": "free"}
+#: MuJoCo joint types whose qpos is the body's pose in the world (no anchor, the only joint of a root body)
+WORLD_POSE = ("free",)
 
 
 def _expand_includes(root: ET.Element, folder: str) -> None:
@@ -209,30 +213,28 @@ class Reader:
             raise ModelError(f"{where} type", f"unknown joint type {kind!r}; expected hinge, slide, ball or free")
         name = self.ids.claim(element.get("name") or f"{body_name}_{kind}")
         get = lambda key, default=None: self.defaults.get(element, key, active, default)  # noqa: E731
-        anchor = numbers(get("pos"), 3, f"{where} pos", (0.0, 0.0, 0.0)) if kind != "free" else np.zeros(3)
+        anchor = numbers(get("pos"), 3, f"{where} pos", (0.0, 0.0, 0.0)) if kind not in WORLD_POSE else np.zeros(3)
         for key in ("armature", "frictionloss", "ref"):
             if scalar(get(key), f"{where} {key}") != 0:
                 self.unmapped.add(f"joint {key}", where, "eomlab joints are ideal")
-        if kind == "free":
-            return kind, Joint("free", orientation="quaternion",
-                               names=tuple(f"{name}_{d}" for d in ("x", "y", "z", "e0", "e1", "e2", "e3"))), anchor
-        if kind == "ball":
-            return kind, Joint("spherical", orientation="quaternion",
-                               names=tuple(f"{name}_{d}" for d in ("e0", "e1", "e2", "e3"))), anchor
+        return kind, joint_type(JOINT_TYPES[kind]).mjcf_joint(self, name, get, where), anchor
+
+    def axis_joint(self, kind: str, name: str, get, where: str) -> Joint:
+        """A hinge's or a slide's eomlab joint (`kind` the eomlab type), its limits and its spring."""
+        hinge = joint_type(kind).single_turn
         axis = unit_axis(numbers(get("axis"), 3, f"{where} axis", (0.0, 0.0, 1.0)), f"{where} axis")
         limits = ()
         limited = get("limited", "auto")
         if get("range") is not None and limited in ("true", "auto"):
             low, high = numbers(get("range"), 2, f"{where} range")
-            limits = (self.angle(low), self.angle(high)) if kind == "hinge" else (low, high)
+            limits = (self.angle(low), self.angle(high)) if hinge else (low, high)
         stiffness, damping = scalar(get("stiffness"), f"{where} stiffness"), scalar(get("damping"), f"{where} damping")
         if stiffness < 0 or damping < 0:
             raise ModelError(f"{where} {'stiffness' if stiffness < 0 else 'damping'}", "must be >= 0")
         if stiffness or damping:
             rest = scalar(get("springref"), f"{where} springref")
-            self.springs[name] = (stiffness, self.angle(rest) if kind == "hinge" else rest, damping)
-        joint = Joint("revolute" if kind == "hinge" else "prismatic", axis=tuple(axis), names=(name,), limits=limits)
-        return kind, joint, anchor
+            self.springs[name] = (stiffness, self.angle(rest) if hinge else rest, damping)
+        return Joint(kind, axis=tuple(axis), names=(name,), limits=limits)
 
     def read_bodies(self, element: ET.Element) -> None:
         """The bodies under `element` (<worldbody>), depth first in document order, by a loop: a
@@ -256,14 +258,14 @@ class Reader:
         world_R, world_p = parent_R @ R, parent_p + parent_R @ pos
         joints = [(j, self.joint(j, name, f'{where}/joint "{j.get("name", "")}"', active))
                   for j in element if j.tag in ("joint", "freejoint")]
-        if any(kind == "free" for _, (kind, _, _) in joints) and (parent != GROUND or len(joints) > 1):
+        if any(kind in WORLD_POSE for _, (kind, _, _) in joints) and (parent != GROUND or len(joints) > 1):
             raise ModelError(where, "a free joint must be the only joint of a body in <worldbody>")
         at, rotation, shift, last = pos - parent_shift, R, np.zeros(3), parent
         q0 = {}
         for k, (_, (kind, joint, anchor)) in enumerate(joints):
             frame_name = name if k == len(joints) - 1 else self.ids.claim(f"{name}_{joint.names[0]}")
             at = at + rotation @ (anchor - shift)
-            if kind == "free":  # MuJoCo's qpos of a free joint is the body's pose in the world
+            if kind in WORLD_POSE:  # MuJoCo's qpos of a free joint is the body's pose in the world
                 q0 = {"q0": (*at, *_quaternion(rotation)), "u0": (0.0,) * 6}
                 at, rotation = np.zeros(3), np.eye(3)
             joint = replace(joint, **q0)

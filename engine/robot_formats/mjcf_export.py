@@ -15,7 +15,7 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 
-from ..model import GROUND, Body, Model
+from ..model import GROUND, Body, Model, joint_type
 from ..rotations import EulerSequence, quaternion_from_matrix
 
 # MuJoCo refuses moving bodies without mass or with a zero principal moment (a rod, a point mass):
@@ -97,37 +97,15 @@ class Exporter:
         return ET.SubElement(parent, "joint", attrs)
 
     def joints(self, element: ET.Element, body: Body) -> None:
-        joint, q, u = body.joint, body.joint.q0, body.joint.u0
-        names = joint.names
-        if joint.type in ("revolute", "prismatic"):
-            hinge = self.joint(element, "hinge" if joint.type == "revolute" else "slide", names[0], joint.axis)
-            self.spring(hinge, body)
-            self.qpos += q
-            self.qvel += u
-        elif joint.type == "planar":
-            for name, kind, axis in zip(names, ("slide", "slide", "hinge"), np.eye(3)):
-                self.joint(element, kind, name, axis)
-            self.qpos += q
-            self.qvel += u
-        elif joint.type == "spherical":
-            self.joint(element, "ball", f"{body.name}_ball")
-            quaternion, rates = _rotation_state(joint, q, u)
-            self.qpos += list(quaternion)
-            self.qvel += list(rates)
-        elif joint.type == "free":
-            quaternion, rates = _rotation_state(joint, q, u)
-            R, at = np.array(joint.rotation), np.array(joint.at)
-            if body.parent == GROUND and np.allclose(R, np.eye(3)) and not np.any(at):
-                ET.SubElement(element, "freejoint", name=f"{body.name}_free")
-            else:
-                for name, axis in zip(names[:3], np.eye(3)):
-                    self.joint(element, "slide", name, axis)
-                self.joint(element, "ball", f"{body.name}_ball")
-            self.qpos += [*q[:3], *quaternion]
-            self.qvel += [*u[:3], *rates]
+        joint = body.joint
+        joint_type(joint.type).mjcf_joints(self, element, body)
         if body.name in self.springs and joint.dof != 1:
             self.notes.append(f"joint spring {self.springs[body.name].name} on a {joint.type} joint not exported "
                               "(MuJoCo's joint stiffness is per hinge or slide)")
+
+    def rotation_state(self, joint) -> tuple[np.ndarray, np.ndarray]:
+        """(quaternion, body rates) of a spherical or free joint's orientation part (for its type)."""
+        return _rotation_state(joint, joint.q0, joint.u0)
 
     def spring(self, element: ET.Element, body: Body) -> None:
         spring = self.springs.get(body.name)

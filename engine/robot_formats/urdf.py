@@ -13,13 +13,15 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 
-from ..model import GROUND, Joint, Model, ModelError, Settings
+from ..model import GROUND, Joint, Model, ModelError, Settings, joint_type
 from .building import Identifiers, Unmapped, body, checked_inertia, checked_mass, numbers, rpy_matrix, shape_for, unit_axis
 from .xml_files import inside_folder, mesh_bounds
 
 GRAVITY = (0.0, 0.0, -9.81)
 JOINT_KINDS = {"revolute": "revolute", "continuous": "revolute", "prismatic": "prismatic", "fixed": "fixed",
                "floating": "free", "planar": "planar"}
+#: the URDF joint types whose axis must be a unit vector (a planar joint's is its normal)
+UNIT_AXES = ("revolute", "continuous", "prismatic", "planar")
 IGNORED = {"transmission": "eomlab has no actuators", "gazebo": "simulator-specific",
            "material": "colours are not kept"}
 
@@ -143,27 +145,20 @@ def _joint(element: ET.Element, coordinate: str, where: str, unmapped: Unmapped)
         raise ModelError(where, f"unknown joint type {kind!r}; expected one of {', '.join(JOINT_KINDS)}")
     axis_element = element.find("axis")
     axis = numbers(None if axis_element is None else axis_element.get("xyz"), 3, f"{where}/axis xyz", (1.0, 0.0, 0.0))
-    if kind in ("revolute", "continuous", "prismatic", "planar"):
+    if kind in UNIT_AXES:
         axis = unit_axis(axis, f"{where}/axis")
     for tag in ("dynamics", "mimic", "safety_controller", "calibration"):
         if element.find(tag) is not None:
             unmapped.add(f"joint <{tag}>", where, "eomlab joints are ideal")
-    eom_kind = JOINT_KINDS[kind]
-    if eom_kind == "free":
-        return Joint("free", orientation="quaternion",
-                     names=tuple(f"{coordinate}_{d}" for d in ("x", "y", "z", "e0", "e1", "e2", "e3")))
-    if eom_kind == "planar":
-        if abs(axis[2]) < 1 - 1e-12:
-            raise ModelError(f"{where}/axis", "a planar joint is imported with its normal along the joint frame's z only")
-        return Joint("planar", names=tuple(f"{coordinate}_{d}" for d in ("x", "y", "theta")))
-    if eom_kind == "fixed":
-        return Joint("fixed")
-    limits = ()
-    limit = element.find("limit")
-    if kind != "continuous" and limit is not None and limit.get("lower") is not None and limit.get("upper") is not None:
-        limits = (numbers(limit.get("lower"), 1, f"{where}/limit lower")[0],
-                  numbers(limit.get("upper"), 1, f"{where}/limit upper")[0])
-    return Joint(eom_kind, axis=tuple(float(a) for a in axis), names=(coordinate,), limits=limits)
+
+    def limits() -> tuple[float, ...]:
+        limit = element.find("limit")
+        if kind != "continuous" and limit is not None and limit.get("lower") is not None and limit.get("upper") is not None:
+            return (numbers(limit.get("lower"), 1, f"{where}/limit lower")[0],
+                    numbers(limit.get("upper"), 1, f"{where}/limit upper")[0])
+        return ()
+
+    return joint_type(JOINT_KINDS[kind]).urdf_joint(axis, coordinate, where, limits)
 
 
 def model_from_urdf(root: ET.Element, path: str) -> tuple[Model, list[str]]:

@@ -12,7 +12,7 @@ from functools import lru_cache
 import numpy as np
 from scipy.optimize import minimize
 
-from eomlab.engine.model import Model, initial_coordinates
+from eomlab.engine.model import Model, initial_coordinates, joint_type
 from eomlab.engine.system import build_system
 
 #: starts of the search besides q0: zero and quarter turns of every angle (one of them is downhill
@@ -21,7 +21,7 @@ TURNS = (0.0, 0.5 * math.pi, -0.5 * math.pi, math.pi)
 
 
 def _revolute(model: Model) -> list[bool]:
-    return [b.joint.type == "revolute" for b in model.bodies for _ in b.joint.names]
+    return [joint_type(b.joint.type).single_turn for b in model.bodies for _ in b.joint.names]
 
 
 def turning_chain(model: Model, name: str) -> tuple[int, ...]:
@@ -30,18 +30,19 @@ def turning_chain(model: Model, name: str) -> tuple[int, ...]:
     sliding about one axis. ValueError, saying why, for anything else."""
     bodies = {b.name: b for b in model.bodies}
     body = next((b for b in model.bodies if name in b.joint.names), None)
-    if body is None or body.joint.type != "revolute":
+    if body is None or not joint_type(body.joint.type).single_turn:
         raise ValueError(f"{name!r} is not the angle of a revolute joint")
     axis = np.asarray(body.joint.axis, float)
     chain = []
     while body is not None:
         joint = body.joint
         rotation = np.asarray(joint.rotation, float)
-        if joint.type not in ("revolute", "prismatic", "fixed") or not np.allclose(rotation @ axis, axis, atol=1e-12) \
-                or (joint.type == "revolute" and not np.allclose(joint.axis, axis, atol=1e-12)):
+        kind = joint_type(joint.type)
+        if not (kind.one_axis or not kind.dof) or not np.allclose(rotation @ axis, axis, atol=1e-12) \
+                or (kind.single_turn and not np.allclose(joint.axis, axis, atol=1e-12)):
             raise ValueError(f"{name!r}: the joints from the ground to {body.name!r} do not all turn about one axis "
                              "(over_top measures a planar chain)")
-        if joint.type == "revolute":
+        if kind.single_turn:
             chain.append(model.coordinate_names.index(joint.names[0]))
         body = bodies.get(body.parent)
     return tuple(sorted(chain))

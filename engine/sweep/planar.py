@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from eomlab.engine.kinematics import path_matrix
-from eomlab.engine.model import JointSpring, Model, is_planar
+from eomlab.engine.model import JointSpring, Model, is_planar, joint_type
 
 
 def unsupported_reason(model: Model) -> str | None:
@@ -29,7 +29,7 @@ def unsupported_reason(model: Model) -> str | None:
         return "constraints (the batched path runs unconstrained trees)"
     for i, b in enumerate(model.bodies):
         j = b.joint
-        if j.type != "revolute":
+        if not joint_type(j.type).single_turn:
             return f"bodies[{i}].joint is {j.type} (the batched path runs revolute joints)"
     if not is_planar(model):
         return "a joint axis or frame leaves the x-y plane (engine.model.is_planar)"

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import sympy as sp
 from sympy.simplify.fu import TR10i
 
+from eomlab.engine.joints import symbolic_joint
 from eomlab.engine.model import GROUND, Model, speed_names
 
 from .errors import SIMPLIFY_DOF_LIMIT, Progress, check_dof, check_operations, operation_count
@@ -300,38 +301,11 @@ class SymbolicTree:
 
     def _joint_pose(self, joint, q):
         """R_rel and the translation (joint frame) of a joint."""
-        kind = joint.type
-        if kind == "revolute":
-            return axis_rotation(exact_vector(joint.axis), q[0]), sp.zeros(3, 1)
-        if kind == "prismatic":
-            return sp.eye(3), exact_vector(joint.axis) * q[0]
-        if kind == "planar":
-            return elementary("z", q[2]), sp.Matrix([q[0], q[1], 0])
-        if kind in ("spherical", "free"):
-            if joint.quaternion:
-                R_rel = quaternion_matrix(q[-4:])
-            else:
-                a, b, c = joint.sequence
-                R_rel = elementary(a, q[-3]) * elementary(b, q[-2]) * elementary(c, q[-1])
-            translation = sp.Matrix(q[:3]) if kind == "free" else sp.zeros(3, 1)
-            return R_rel, translation
-        return sp.eye(3), sp.zeros(3, 1)
+        return symbolic_joint(joint.type).pose(self, joint, q)
 
     def _kinematic_equations(self, joint, q, qd, u):
         """Record q̇ = W(q) u for the joint; return the body-axis relative ω in rates and speeds."""
-        zero = sp.zeros(3, 1)
-        kind = joint.type
-        if kind in ("spherical", "free"):
-            if joint.quaternion:
-                return self._quaternion_rates(joint, q, qd, u)
-            return self._euler_rates(joint, q, qd, u)
-        self._rate_speeds(qd, u)
-        if kind == "revolute":
-            axis = exact_vector(joint.axis)
-            return axis * qd[0], axis * u[0]
-        if kind == "planar":
-            return UNIT["z"] * qd[2], UNIT["z"] * u[2]
-        return zero, zero
+        return symbolic_joint(joint.type).rates(self, joint, q, qd, u)
 
     def _rate_speeds(self, qd, u) -> None:
         for rate, speed in zip(qd, u):
@@ -339,9 +313,8 @@ class SymbolicTree:
             self.speeds_in_rates[speed] = rate
 
     def _quaternion_rates(self, joint, q, qd, u):
-        """Euler parameters: ṗ = ½ Q(p) ω_body with body-rate speeds, ω_body = 2 G(p) ṗ."""
-        if joint.type == "free":
-            self._rate_speeds(qd[:3], u[:3])
+        """Euler parameters: ṗ = ½ Q(p) ω_body with body-rate speeds, ω_body = 2 G(p) ṗ (the
+        rotation part: a free joint's slides are its type's, engine.symbolic.joint_types)."""
         Q, G = quaternion_rate_matrices(q[-4:])
         w = sp.Matrix(u[-3:])
         w_rates = 2 * G * sp.Matrix(qd[-4:])
@@ -353,8 +326,6 @@ class SymbolicTree:
 
     def _euler_rates(self, joint, q, qd, u):
         """ω_body = E(θ, φ) (ψ̇, θ̇, φ̇); body-rate speeds are ω_body itself, so q̇ = E⁻¹ u."""
-        if joint.type == "free":
-            self._rate_speeds(qd[:3], u[:3])
         E = self.simplify(euler_body_rate_matrix(joint.sequence, q[-2], q[-1]))
         w_rates = E * sp.Matrix(qd[-3:])
         if joint.speeds != "body":

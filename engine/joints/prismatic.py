@@ -1,0 +1,63 @@
+"""A prismatic joint: a slide s along its `axis`."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..rotations import perpendiculars
+from ..model import Joint
+from .base import EX, EY, EZ, JointType
+
+Z = np.array([0.0, 0.0, 1.0])
+
+
+class Prismatic(JointType):
+    name = "prismatic"
+    dof = 1
+    suffixes = ("s",)
+    lengths = 1
+    uses_axis = True
+    constant_turning = True
+    label_units = ("m", "m/s")
+    rail = True
+    one_axis = True
+
+    def in_plane(self, joint, tolerance):
+        return abs(joint.axis[2]) <= tolerance
+
+    def pose(self, jl, q):
+        return np.eye(3), jl.axis * q[0]
+
+    def motion(self, jl, q, u):
+        return np.eye(3), jl.axis * q[0], np.zeros((3, 1)), jl.axis[:, None], np.zeros(3)
+
+    def place(self, jl, qj, prepared, Hw_cols, euler_parts):
+        return None, jl.axis * qj[0]
+
+    def planar_layout(self, jl, i, k, theta_map, dx_map, dy_map, rot_sign, slide):
+        dx_map[i, k], dy_map[i, k] = jl.axis[0], jl.axis[1]
+        slide[k] = jl.axis[:2]
+
+    def joint_values(self, reader, jl, R, d, ref):
+        return [float(jl.axis @ d) / float(jl.axis @ jl.axis)]
+
+    def absolute_rows(self, joint, planar):
+        a = np.array(joint.axis, float)
+        if planar:
+            return [np.cross(Z, a)], [(EX, EY)], ["lateral", "angle"]
+        n1, n2 = perpendiculars(a)
+        return [n1, n2], [(EY, EZ), (EZ, EX), (EX, EY)], ["lateral1", "lateral2", "rx", "ry", "rz"]
+
+    def pinocchio_chain(self, pin, jl, unit_axes):
+        return [(pin.JointModelPrismaticUnaligned(np.array(jl.axis, dtype=float)), [jl.q_slice.start])]
+
+    def urdf_joint(self, axis, coordinate, where, limits):
+        return Joint(self.name, axis=tuple(float(a) for a in axis), names=(coordinate,), limits=limits())
+
+    def mjcf_joint(self, importer, name, get, where):
+        return importer.axis_joint(self.name, name, get, where)
+
+    def mjcf_joints(self, writer, element, body):
+        joint = body.joint
+        writer.spring(writer.joint(element, "slide", joint.names[0], joint.axis), body)
+        writer.qpos += joint.q0
+        writer.qvel += joint.u0
