@@ -79,7 +79,9 @@ class RunActions(QObject):
         self.session.set_compare(on)
 
     def show_time(self, t: float, t_end: float) -> None:
-        self.time_label.setText(f"t = {t:8.3f} s / {t_end:g} s")
+        # a window run goes on past t_end: "9.6 s / 5 s" would read as a fault on a projector
+        ending = f"/ {t_end:g} s" if t <= t_end else f"(past {t_end:g} s)"
+        self.time_label.setText(f"t = {t:8.3f} s {ending}")
 
     def _show_state(self, state: str) -> None:
         self.state_label.setText(STATE_TEXT[state])

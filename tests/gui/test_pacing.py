@@ -81,3 +81,11 @@ def test_a_window_run_goes_on_past_t_end_until_paused(qtbot, make_window):
     window.pause()
     qtbot.waitUntil(lambda: window.state == "paused", timeout=5000)
     assert window.session.cursor_time() > 0.9
+
+
+def test_the_clock_says_when_a_run_is_past_t_end(make_window):
+    window = make_window(preset("four_bar").with_settings(t_end=5.0))
+    window.run_actions.show_time(4.5, 5.0)
+    assert window.run_actions.time_label.text().split() == ["t", "=", "4.500", "s", "/", "5", "s"]
+    window.run_actions.show_time(9.608, 5.0)
+    assert window.run_actions.time_label.text().split() == ["t", "=", "9.608", "s", "(past", "5", "s)"]
