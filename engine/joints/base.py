@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..model import Joint
+
 QUATERNION_NAMES = ("e0", "e1", "e2", "e3")
 EX, EY, EZ = np.eye(3)
 
@@ -121,3 +123,21 @@ class JointType:
     def dialog_start(self, quaternion: bool) -> list[str]:
         """The initial q the new-body dialog fills in."""
         return ["0"] * self.dof
+
+
+class AxisJoint(JointType):
+    """One coordinate about or along `axis` (revolute, prismatic): the file formats map it alike."""
+
+    mjcf_kind = ""  # MuJoCo's name for it
+
+    def urdf_joint(self, axis, coordinate, where, limits):
+        return Joint(self.name, axis=tuple(float(a) for a in axis), names=(coordinate,), limits=limits())
+
+    def mjcf_joint(self, importer, name, get, where):
+        return importer.axis_joint(self.name, name, get, where)
+
+    def mjcf_joints(self, writer, element, body):
+        joint = body.joint
+        writer.spring(writer.joint(element, self.mjcf_kind, joint.names[0], joint.axis), body)
+        writer.qpos += joint.q0
+        writer.qvel += joint.u0

@@ -4,13 +4,12 @@ from __future__ import annotations
 import numpy as np
 
 from ..rotations import perpendiculars
-from ..model import Joint
-from .base import EX, EY, EZ, JointType
+from .base import EX, EY, EZ, AxisJoint
 
 Z = np.array([0.0, 0.0, 1.0])
 
 
-class Prismatic(JointType):
+class Prismatic(AxisJoint):
     name = "prismatic"
     dof = 1
     suffixes = ("s",)
@@ -20,6 +19,7 @@ class Prismatic(JointType):
     label_units = ("m", "m/s")
     rail = True
     one_axis = True
+    mjcf_kind = "slide"
 
     def in_plane(self, joint, tolerance):
         return abs(joint.axis[2]) <= tolerance
@@ -50,14 +50,3 @@ class Prismatic(JointType):
     def pinocchio_chain(self, pin, jl, unit_axes):
         return [(pin.JointModelPrismaticUnaligned(np.array(jl.axis, dtype=float)), [jl.q_slice.start])]
 
-    def urdf_joint(self, axis, coordinate, where, limits):
-        return Joint(self.name, axis=tuple(float(a) for a in axis), names=(coordinate,), limits=limits())
-
-    def mjcf_joint(self, importer, name, get, where):
-        return importer.axis_joint(self.name, name, get, where)
-
-    def mjcf_joints(self, writer, element, body):
-        joint = body.joint
-        writer.spring(writer.joint(element, "slide", joint.names[0], joint.axis), body)
-        writer.qpos += joint.q0
-        writer.qvel += joint.u0

@@ -6,11 +6,10 @@ import math
 import numpy as np
 
 from ..rotations import AxisRotation, axis_angle_matrix, perpendiculars
-from ..model import Joint
-from .base import EX, EY, EZ, JointType
+from .base import EX, EY, EZ, AxisJoint
 
 
-class Revolute(JointType):
+class Revolute(AxisJoint):
     name = "revolute"
     dof = 1
     suffixes = ("theta",)
@@ -19,6 +18,7 @@ class Revolute(JointType):
     label_units = ("rad", "rad/s")
     single_turn = True
     one_axis = True
+    mjcf_kind = "hinge"
 
     def in_plane(self, joint, tolerance):
         return abs(abs(joint.axis[2]) - 1.0) <= tolerance
@@ -58,14 +58,3 @@ class Revolute(JointType):
         model = getattr(pin, f"JointModel{aligned}")() if aligned else pin.JointModelRevoluteUnaligned(axis)
         return [(model, [jl.q_slice.start])]
 
-    def urdf_joint(self, axis, coordinate, where, limits):
-        return Joint(self.name, axis=tuple(float(a) for a in axis), names=(coordinate,), limits=limits())
-
-    def mjcf_joint(self, importer, name, get, where):
-        return importer.axis_joint(self.name, name, get, where)
-
-    def mjcf_joints(self, writer, element, body):
-        joint = body.joint
-        writer.spring(writer.joint(element, "hinge", joint.names[0], joint.axis), body)
-        writer.qpos += joint.q0
-        writer.qvel += joint.u0

@@ -33,7 +33,7 @@ import numpy as np
 from ..model import ModelError
 from ..rotations import axis_angle_matrix, quaternion_matrix
 from .building import numbers
-from .xml_files import MAX_MESH_BYTES, inside_folder
+from .xml_files import inside_folder, mesh_bytes
 
 MJ_EPS = 1e-14  # MuJoCo's mjEPS: lighter geoms are left out, smaller volumes take no given mass
 MJ_MINVAL = 1e-15  # MuJoCo's mjMINVAL: smaller triangles, areas and volumes count as none
@@ -380,13 +380,7 @@ def _single(values: np.ndarray) -> np.ndarray:
 
 def read_mesh(path: str, where: str) -> tuple[np.ndarray, np.ndarray]:
     """(vertices, triangles) of an STL (binary or ASCII) or OBJ file (polygons cut into fans)."""
-    try:
-        if os.path.getsize(path) > MAX_MESH_BYTES:
-            raise ModelError(where, f"mesh {os.path.basename(path)} is larger than {MAX_MESH_BYTES // 2**20} MB")
-        with open(path, "rb") as fh:
-            data = fh.read()
-    except OSError as err:
-        raise ModelError(where, f"cannot read mesh: {err.strerror or err}") from None
+    data = mesh_bytes(path, where)
     try:
         if path.lower().endswith(".obj"):
             vertices, faces = _obj(data)

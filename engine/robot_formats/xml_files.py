@@ -48,15 +48,20 @@ def inside_folder(folder: str, relative: str, element: str) -> str:
     return target
 
 
-def mesh_bounds(path: str, element: str) -> tuple[np.ndarray, np.ndarray]:
-    """(lower, upper) corners of the box around an STL (binary or ASCII) or OBJ mesh's vertices."""
+def mesh_bytes(path: str, where: str) -> bytes:
+    """A mesh file's contents, refused in one line when too large or unreadable."""
     try:
         if os.path.getsize(path) > MAX_MESH_BYTES:
-            raise ModelError(element, f"mesh {os.path.basename(path)} is larger than {MAX_MESH_BYTES // 2**20} MB")
+            raise ModelError(where, f"mesh {os.path.basename(path)} is larger than {MAX_MESH_BYTES // 2**20} MB")
         with open(path, "rb") as fh:
-            data = fh.read()
+            return fh.read()
     except OSError as err:
-        raise ModelError(element, f"cannot read mesh: {err.strerror or err}") from None
+        raise ModelError(where, f"cannot read mesh: {err.strerror or err}") from None
+
+
+def mesh_bounds(path: str, element: str) -> tuple[np.ndarray, np.ndarray]:
+    """(lower, upper) corners of the box around an STL (binary or ASCII) or OBJ mesh's vertices."""
+    data = mesh_bytes(path, element)
     vertices = _obj_vertices(data) if path.lower().endswith(".obj") else _stl_vertices(data)
     if not len(vertices) or not np.all(np.isfinite(vertices)):
         raise ModelError(element, f"mesh {os.path.basename(path)} has no (finite) vertices")
