@@ -24,6 +24,23 @@ def x_display_command() -> list[str] | None:
     return None
 
 
+def run_gl_script(script: str, *args: str, timeout: float = 240) -> dict:
+    """Run a window script on a real X display (not offscreen) from the project's root; it must end
+    cleanly with no GL error, and its last printed line is its result as JSON."""
+    import json
+    import subprocess
+    import sys
+
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = dict(os.environ, PYTHONPATH=root)
+    env.pop("QT_QPA_PLATFORM", None)  # a real display, not offscreen
+    command = x_display_command() + [sys.executable, "-c", script, *args]
+    done = subprocess.run(command, cwd=root, env=env, capture_output=True, text=True, timeout=timeout)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "GLError" not in done.stderr and "Error while drawing" not in done.stderr, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
 def pytest_collection_modifyitems(config, items):
     if x_display_command() is None:
         skip = pytest.mark.skip(reason="needs an X display: no DISPLAY and no xvfb-run")

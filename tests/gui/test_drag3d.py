@@ -2,17 +2,11 @@
 paused mechanism towards the mouse (one undo step), a plain drag still turns the camera."""
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-
 import pytest
 
-from conftest import x_display_command
+from conftest import run_gl_script
 from gui_helpers import WINDOW_SCRIPT_START
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SCRIPT = r"""
 import json, sys, time
 import numpy as np
@@ -54,13 +48,7 @@ window.close()
 
 @pytest.mark.xvfb
 def test_shift_drag_poses_the_mechanism_and_a_plain_drag_turns_the_camera(tmp_path):
-    env = dict(os.environ, PYTHONPATH=ROOT)
-    env.pop("QT_QPA_PLATFORM", None)  # a real display, not offscreen
-    command = x_display_command() + [sys.executable, "-c", SCRIPT, str(tmp_path / "settings.ini")]
-    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=240)
-    assert done.returncode == 0, done.stderr[-3000:]
-    assert "GLError" not in done.stderr and "Error while drawing" not in done.stderr, done.stderr[-3000:]
-    result = json.loads(done.stdout.strip().splitlines()[-1])
+    result = run_gl_script(SCRIPT, str(tmp_path / "settings.ini"))
     gap = lambda p: sum((a - b) ** 2 for a, b in zip(p, result["target"])) ** 0.5  # noqa: E731
     assert result["posed"] == 1
     assert gap(result["now"]) < 0.25 * gap(result["start"])  # the grabbed point came to the mouse

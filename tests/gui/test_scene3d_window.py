@@ -5,17 +5,11 @@ Shift + press on it reaches the drag's event filter, and the window's and the vi
 the GL picture and its clock, as the screen shows it."""
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-
 import pytest
 
-from conftest import x_display_command
+from conftest import run_gl_script
 from gui_helpers import WINDOW_SCRIPT_START
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SCRIPT = r"""
 import json, sys, time
 from PySide6.QtCore import QCoreApplication, QObject, QEvent, QPoint, QSettings, Qt
@@ -85,13 +79,7 @@ window.close()
 
 @pytest.mark.xvfb
 def test_the_3d_view_is_a_native_gl_window_that_still_takes_the_mouse_and_shows_in_grabs(tmp_path):
-    env = dict(os.environ, PYTHONPATH=ROOT)
-    env.pop("QT_QPA_PLATFORM", None)  # a real display, not offscreen
-    command = x_display_command() + [sys.executable, "-c", SCRIPT, str(tmp_path / "settings.ini")]
-    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=240)
-    assert done.returncode == 0, done.stderr[-3000:]
-    assert "GLError" not in done.stderr and "Error while drawing" not in done.stderr, done.stderr[-3000:]
-    r = json.loads(done.stdout.strip().splitlines()[-1])
+    r = run_gl_script(SCRIPT, str(tmp_path / "settings.ini"))
     assert r["gl_widgets"] == 0 and r["gl_windows"] == 1, r  # the window itself stays raster
     assert r["turned"] and r["user_camera"], r  # a drag on the GL window orbits
     assert r["menus"] == 1, r  # one right-click, one menu
