@@ -5,6 +5,7 @@ The watch reads a clock of its own: these tests step it by hand (2 s = STALL_SEC
 the runs still by leaving their workers paused while the session says it runs."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from eomlab.engine.modelfile import load_model
@@ -91,5 +92,6 @@ def test_a_run_that_crawls_is_called_stuck(qtbot, make_window):
     clock.now += STALL_SECONDS
     watch.check()
     assert watch.stalled and window.session.latest_common_time() < 0.01
-    assert watch.label.text().startswith("No progress for 2 s at t = 0.000 s")
+    # the instant the run has reached: under 0.01 s, but how far under depends on the machine's pace
+    assert re.match(r"No progress for 2 s at t = 0\.00\d s: the run is stuck", watch.label.text())
 
