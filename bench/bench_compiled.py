@@ -1,4 +1,4 @@
-"""The compiled tree-dynamics path (engine.tree_backend, pinocchio) against pinocchio and MuJoCo
+"""The compiled tree-dynamics path (engine.compiled.tree_backend, pinocchio) against pinocchio and MuJoCo
 (measurement, never a test). Planar chains of uniform rods, 0.5 rad per joint, released at rest.
 
     .venv/bin/python bench/bench_compiled.py            # every section (about 6 minutes on a free machine)
@@ -15,7 +15,7 @@
 5. the drift floor at n = 50: max |E − E₀| / |E₀| over 10 s on the compiled path (kane, DOP853) for rtol = atol
    from 1e-9 down to 3e-14 (scipy's floor is 100 ε), the loosest meeting 1e-10 and its simulated seconds per wall
    second; beside it the round-off of one sampled E (pinocchio's against the numpy path's at the same state);
-6. the compiled DOP853 step (engine.compiled_step, numba) against scipy's Python step: simulated seconds per
+6. the compiled DOP853 step (engine.compiled.compiled_step, numba) against scipy's Python step: simulated seconds per
    wall second at n = 10, 50 (rtol = atol = 1e-9) and 200 (1e-8), interleaved, ratios inside each round.
 """
 from __future__ import annotations
@@ -38,7 +38,7 @@ from bench_common import BLAS, chain_model, fmt_time, table  # noqa: E402
 from eomlab.engine.modelfile import save_model  # noqa: E402
 from eomlab.engine.robot_formats import export_mjcf  # noqa: E402
 from eomlab.engine.simulation import Simulation  # noqa: E402
-from eomlab.engine.tree_backend import FAST_PATH_VARIABLE  # noqa: E402
+from eomlab.engine.compiled.tree_backend import FAST_PATH_VARIABLE  # noqa: E402
 
 MARK_BEGIN, MARK_END = "<!-- bench_compiled: begin -->", "<!-- bench_compiled: end -->"
 DRIFT_BOUND = 1e-8
@@ -236,7 +236,7 @@ import time, sys
 t0 = time.perf_counter()
 from eomlab.engine.modelfile import load_model
 from eomlab.engine.simulation import Simulation
-from eomlab.engine.compiled_step import wait_until_compiled
+from eomlab.engine.compiled.compiled_step import wait_until_compiled
 t1 = time.perf_counter()
 sim = Simulation(load_model(sys.argv[1]), method="kane", integrator="DOP853", rtol=1e-8, atol=1e-8, t_end=1.0)
 sim.stepper.step()
@@ -269,7 +269,7 @@ def first_step_section(sizes, repeats: int) -> list[list[str]]:
     return rows
 
 
-# --- the compiled DOP853 step (engine.compiled_step) against scipy's Python step ----------------
+# --- the compiled DOP853 step (engine.compiled.compiled_step) against scipy's Python step ----------------
 
 STEP_CASES = ((10, 1e-9, 10.0), (50, 1e-9, 10.0), (200, 1e-8, 3.0))  # n, rtol = atol, simulated seconds
 STEP_BEGIN, STEP_END = "<!-- bench_compiled step: begin -->", "<!-- bench_compiled step: end -->"
@@ -291,7 +291,7 @@ def step_run(n: int, tol: float, t_end: float, compiled: bool):
 def compiled_step_section(rounds: int, quick: bool) -> list[list[str]]:
     """Simulated seconds per wall second with and without the compiled step, interleaved; the
     speed-up is the median of the per-round ratios; CPU per RHS counts everything (samples too)."""
-    from eomlab.engine.compiled_step import wait_until_compiled
+    from eomlab.engine.compiled.compiled_step import wait_until_compiled
 
     if wait_until_compiled() is None:
         raise SystemExit("the compiled step needs numba: pip install 'eomlab[fast]'")

@@ -1,7 +1,7 @@
 """Time to the equations: the four-bar in every formulation, a 6-link and a 10-link planar chain.
 
 Each case runs in a fresh process, through the panel's own two worker processes
-(gui/equations_workers.py: the deriver and the typesetter, spawned as the panel spawns them):
+(gui/equations/equations_workers.py: the deriver and the typesetter, spawned as the panel spawns them):
   ready    the workers' start (spawn, sympy and the fonts loaded); 0 when prewarmed,
   page     asking → the symbolic page back from the deriver (derivation and LaTeX of every formula),
   screen   asking → the first SCREEN formulas typeset (what the panel shows first, its top),
@@ -60,8 +60,8 @@ def _wait(workers, until, timeout=600.0) -> list:
 def pipeline(name: str, method: str, warm: bool) -> dict:
     """The panel's pipeline: the deriver sends the numbers, the general part and then the page;
     the typesetter typesets the numbers' formulas, the general part's and then the page's, in page order."""
-    from eomlab.gui.equations_render import DEFERRED_CHARS
-    from eomlab.gui.equations_workers import Workers
+    from eomlab.gui.equations.equations_render import DEFERRED_CHARS
+    from eomlab.gui.equations.equations_workers import Workers
 
     workers = Workers()
     model = model_of(name)

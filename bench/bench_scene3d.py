@@ -28,7 +28,7 @@ QCoreApplication.setAttribute(Qt.AA_ShareOpenGLContexts)
 app = QApplication(sys.argv[:1])
 from eomlab.engine.presets import preset
 from eomlab.engine.simulation import Simulation
-from eomlab.gui.scene3d import make_scene3d
+from eomlab.gui.scene.scene3d import make_scene3d
 
 links, count, width, height = (int(v) for v in sys.argv[1:5])
 model = preset("spatial_chain", n=links)

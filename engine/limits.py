@@ -25,7 +25,7 @@ from typing import Iterable
 
 import numpy as np
 
-from .model import (Body, Coincident, Distance, JointSpring, KnifeEdge, Model, ModelError, PointForce, PointRef,
+from eomlab.engine.model import (Body, Coincident, Distance, JointSpring, KnifeEdge, Model, ModelError, PointForce, PointRef,
                     RollingDisk, Settings, Shape, Spring, shape_inertia)
 
 MAX_MAGNITUDE = 1e12  # SI units: m, kg, kg·m², m/s², N/m, rad, m/s, rad/s, ...

@@ -25,8 +25,8 @@ class Method:
 
     key: str  # model files, the command line and settings.method spell it so
     label: str  # what the window and the compare legend show
-    numeric: str  # "module:Class" of its engine.formulations.base.Formulation
-    symbolic: str  # "module:function" deriving its engine.symbolic.base.Equations (sympy)
+    numeric: str  # "module:Class" of its engine.formulations.formulation.Formulation
+    symbolic: str  # "module:function" deriving its engine.symbolic.derived_equations.Equations (sympy)
     integrates: str  # what it integrates, in a few words
     #: why its constraint drift looks as it does (the window's compare table says it in words)
     drift: str = ""
@@ -50,24 +50,24 @@ _F = "eomlab.engine.formulations."
 _S = "eomlab.engine.symbolic."
 
 REGISTRY: dict[str, Method] = {m.key: m for m in (
-    Method("lagrange", "Lagrange multipliers", _F + "lagrange:Lagrange", _S + "lagrange:lagrange_equations",
+    Method("lagrange", "Lagrange multipliers", _F + "lagrange:Lagrange", _S + "lagrange_equations:lagrange_equations",
            "q and the rates q̇; the multipliers λ from the saddle-point system",
            drift="the constraints hold only at the acceleration level, so position and velocity drift grow unless "
                  "stabilised"),
-    Method("maggi", "Maggi", _F + "maggi:Maggi", _S + "maggi:maggi_equations",
+    Method("maggi", "Maggi", _F + "maggi:Maggi", _S + "maggi_equations:maggi_equations",
            "q and independent quasi-velocities; λ from the second group",
            drift="first-order rows hold by construction (independent quasi-velocities); holonomic rows hold at the "
                  "acceleration level, so they drift at the position and the velocity level as in Lagrange's",
            variants={"partitioning": _F + "maggi:MaggiPartitioned"}, eliminates=("velocity",)),
     Method("udwadia_kalaba", "Udwadia–Kalaba", _F + "udwadia_kalaba:UdwadiaKalaba",
-           _S + "udwadia_kalaba:udwadia_kalaba_equations",
+           _S + "udwadia_kalaba_equations:udwadia_kalaba_equations",
            "q and u; the constraint force from a Moore–Penrose inverse",
            drift="like Lagrange it drifts at the position and the velocity level (acceleration rows only)"),
-    Method("kane", "Kane", _F + "kane:Kane", _S + "kane:kane_equations",
+    Method("kane", "Kane", _F + "kane:Kane", _S + "kane_equations:kane_equations",
            "q and the independent speeds; F_r + F_r* = 0", symbolic_in_speeds=True,
            eliminates=("holonomic", "velocity"),
            drift="velocity-level rows hold by construction: only the position level drifts"),
-    Method("gibbs_appell", "Gibbs–Appell", _F + "gibbs_appell:GibbsAppell", _S + "gibbs_appell:gibbs_appell_equations",
+    Method("gibbs_appell", "Gibbs–Appell", _F + "gibbs_appell:GibbsAppell", _S + "gibbs_appell_equations:gibbs_appell_equations",
            "q and the independent speeds; ∂S/∂u̇ = F from the Gibbs function S", symbolic_in_speeds=True,
            eliminates=("holonomic", "velocity"),
            drift="as in Kane's equations the velocity-level rows hold by construction: only the position level "

@@ -1,7 +1,7 @@
 """The model: immutable plain data, as `shared/MODEL_FORMAT.md` describes it.
 
 Nothing here computes mechanics. `engine.modelfile` turns JSON into these objects (and validates
-them); `engine.system` turns a Model into numeric callables.
+them); `engine.mechanics.system` turns a Model into numeric callables.
 
 Vectors are tuples of floats, matrices tuples of row tuples, so models compare equal by value and
 can be hashed, copied and shared between threads freely. Edits make new objects with
@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Optional, Union
 
-from .joints.registry import JOINT_TYPES, joint_type  # noqa: F401  (the joint types; their registry owns them)
-from .methods import METHODS  # noqa: F401  (the formulations' keys; the registry owns them)
+from eomlab.engine.joints.registry import JOINT_TYPES, joint_type  # noqa: F401  (the joint types; their registry owns them)
+from eomlab.engine.methods import METHODS  # noqa: F401  (the formulations' keys; the registry owns them)
 
 Vec3 = tuple[float, float, float]
 Mat3 = tuple[Vec3, Vec3, Vec3]

@@ -11,10 +11,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .constraints import ACCELERATION, HOLONOMIC, VELOCITY
-from .formulations import make_formulation
-from .model import Model
-from .system import build_system
+from eomlab.engine.constraints import ACCELERATION, HOLONOMIC, VELOCITY
+from eomlab.engine.formulations import make_formulation
+from eomlab.engine.model import Model
+from eomlab.engine.mechanics.system import build_system
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@
     sim = Simulation(model)            # settings from the model, overrides as keywords
     rows = sim.advance(2.0)            # new sample rows up to t = 2 s (columns: sim.columns)
     sim.failure                        # None, or when and why the run stopped
-    sim.set_parameter("gravity", [0, -1.62, 0]); sim.advance(3.0)   # edits: engine.run_edits
+    sim.set_parameter("gravity", [0, -1.62, 0]); sim.advance(3.0)   # edits: engine.run.run_edits
 
 A run that blows up (NaN, overflow, singular matrix, step-size collapse, gimbal lock) stops with
 a one-line message and keeps every sample it had.
@@ -18,22 +18,22 @@ from dataclasses import replace
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
-from .formulations import ConstraintFailure, make_formulation
-from .frames import DenseInstants, Frame, PoseMap, frame_at, initial_frame  # noqa: F401  (PoseMap, initial_frame: for the window)
-from .integrate import Stepper
-from .kinematics import GimbalLock
-from .limits import check_settings
-from .model import Model, ModelError, Stabilization
-from .projection import ProjectionFailure, project_positions, project_velocities
-from .manipulation import Manipulation
-from .oscillation import Oscillation, measure_oscillation, small_oscillation_period  # noqa: F401  (for the window)
-from .quantities import RunQuantities, SampleQuantities, csv_columns, state_columns  # noqa: F401  (RunQuantities: for the window)
-from .model_history import ModelHistory  # the window keeps its runs' parameter history with it too
-from .energy_account import SAME_TIME, EnergyAccount  # noqa: F401  (for the window: W and the drift between edits)
-from .model_facts import ModelFacts, conservative, model_facts  # noqa: F401  (for the window's words)
-from .run_edits import RunEdits, expression_constants, model_with_parameter  # noqa: F401  (for the window)
-from .start_checks import StartChecks
-from .system import SingularMassMatrix, build_system
+from eomlab.engine.formulations import ConstraintFailure, make_formulation
+from eomlab.engine.run.frames import DenseInstants, Frame, PoseMap, frame_at, initial_frame  # noqa: F401  (PoseMap, initial_frame: for the window)
+from eomlab.engine.run.integrate import Stepper
+from eomlab.engine.kinematics import GimbalLock
+from eomlab.engine.limits import check_settings
+from eomlab.engine.model import Model, ModelError, Stabilization
+from eomlab.engine.mechanics.projection import ProjectionFailure, project_positions, project_velocities
+from eomlab.engine.run.manipulation import Manipulation
+from eomlab.engine.run.oscillation import Oscillation, measure_oscillation, small_oscillation_period  # noqa: F401  (for the window)
+from eomlab.engine.run.quantities import RunQuantities, SampleQuantities, csv_columns, state_columns  # noqa: F401  (RunQuantities: for the window)
+from eomlab.engine.run.model_history import ModelHistory  # the window keeps its runs' parameter history with it too
+from eomlab.engine.run.energy_account import SAME_TIME, EnergyAccount  # noqa: F401  (for the window: W and the drift between edits)
+from eomlab.engine.model_facts import ModelFacts, conservative, model_facts  # noqa: F401  (for the window's words)
+from eomlab.engine.run.run_edits import RunEdits, expression_constants, model_with_parameter  # noqa: F401  (for the window)
+from eomlab.engine.run.start_checks import StartChecks
+from eomlab.engine.mechanics.system import SingularMassMatrix, build_system
 
 # inspecting the loaded BLAS libraries costs milliseconds: do it once, then limiting is cheap
 _BLAS = ThreadpoolController()

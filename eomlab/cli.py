@@ -17,12 +17,12 @@ EXIT_BAD_INPUT = 2
 
 # subcommand name → module in eomlab.commands; the first is the default when no subcommand is given
 COMMANDS = {
-    "gui": "gui",
-    "run": "run",
-    "equations": "equations",
+    "gui": "open_window",
+    "run": "run_model",
+    "equations": "show_equations",
     "import": "import_model",
     "export": "export_model",
-    "sweep": "sweep",
+    "sweep": "sweep_model",
 }
 
 

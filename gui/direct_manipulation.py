@@ -1,17 +1,17 @@
-"""Puts the direct-manipulation tools into a main window: dragging bodies (gui/drag.py), the
+"""Puts the direct-manipulation tools into a main window: dragging bodies (gui/scene/drag.py), the
 timeline under the mechanism (gui/timeline.py), the live parameters with the period read-out in a
-dock beside the inspector (gui/parameter_panel.py, gui/readouts.py), and the marks and mouse
-read-outs on the plots (gui/plot_marks.py)."""
+dock beside the inspector (gui/editing/parameter_panel.py, gui/plots/readouts.py), and the marks and mouse
+read-outs on the plots (gui/plots/plot_marks.py)."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QToolBar, QVBoxLayout, QWidget
 
-from eomlab.gui import drag
-from eomlab.gui.energy_book import EnergyBook
-from eomlab.gui.parameter_panel import ParameterPanel
-from eomlab.gui.plot_marks import PlotMarks
-from eomlab.gui.readouts import CursorReadout, OscillationReadout
+from eomlab.gui.scene import drag
+from eomlab.gui.runs.energy_book import EnergyBook
+from eomlab.gui.editing.parameter_panel import ParameterPanel
+from eomlab.gui.plots.plot_marks import PlotMarks
+from eomlab.gui.plots.readouts import CursorReadout, OscillationReadout
 from eomlab.gui.timeline import Timeline
 
 

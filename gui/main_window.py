@@ -1,9 +1,9 @@
 """The main window: model tree (left), inspector (right), the mechanism (centre), plots (bottom),
 the toolbar and the menus — the layout, and the parts put together.
 
-Each job has its own module: the runs and the time cursor (gui/session.py), the run commands and
-the speed (gui/run_actions.py), the model's settings in the toolbar (gui/settings_bar.py), editing
-(gui/edit_actions.py), files (gui/file_actions.py) and drawing (gui/redraw.py: one QTimer draws
+Each job has its own module: the runs and the time cursor (gui/runs/session.py), the run commands and
+the speed (gui/actions/run_actions.py), the model's settings in the toolbar (gui/editing/settings_bar.py), editing
+(gui/editing/edit_actions.py), files (gui/actions/file_actions.py) and drawing (gui/redraw.py: one QTimer draws
 the scene and the plots at most 60 times a second from the session's samples).
 """
 from __future__ import annotations
@@ -18,23 +18,23 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMessageBox, QSizePolicy, QStackedWidget, QToolBar, QWidget
 
 from eomlab.engine.model import Model, is_planar
-from eomlab.gui import recovery
-from eomlab.gui.arrows import Arrows
-from eomlab.gui.document import ModelDocument
-from eomlab.gui.edit_actions import EditActions
-from eomlab.gui.file_actions import FileActions
-from eomlab.gui.inspector import Inspector
-from eomlab.gui.model_tree import ModelTree
-from eomlab.gui.plots import PlotPanel, configure_pyqtgraph
+from eomlab.gui.editing import recovery
+from eomlab.gui.arrows.arrows_view import Arrows
+from eomlab.gui.editing.document import ModelDocument
+from eomlab.gui.editing.edit_actions import EditActions
+from eomlab.gui.actions.file_actions import FileActions
+from eomlab.gui.editing.inspector import Inspector
+from eomlab.gui.editing.model_tree import ModelTree
+from eomlab.gui.plots.plot_panel import PlotPanel, configure_pyqtgraph
 from eomlab.gui.redraw import PLOTS_PER_TICK, REDRAW_MS, Redraw  # noqa: F401 - the drawing rate, for tests
-from eomlab.gui.stall_watch import StallWatch
-from eomlab.gui.ring_buffer import DEFAULT_CAPACITY
-from eomlab.gui.run_actions import SPEEDS, RunActions  # noqa: F401 - SPEEDS: for bench_gui
-from eomlab.gui.scene2d import Scene2D
-from eomlab.gui.scene3d import make_scene3d, opengl_available
-from eomlab.gui.session import Session
-from eomlab.gui.settings_bar import SettingsBar
-from eomlab.gui.sweep_panel import open_for as open_sweep_panel
+from eomlab.gui.runs.stall_watch import StallWatch
+from eomlab.gui.runs.ring_buffer import DEFAULT_CAPACITY
+from eomlab.gui.actions.run_actions import SPEEDS, RunActions  # noqa: F401 - SPEEDS: for bench_gui
+from eomlab.gui.scene.scene2d import Scene2D
+from eomlab.gui.scene.scene3d import make_scene3d, opengl_available
+from eomlab.gui.runs.session import Session
+from eomlab.gui.editing.settings_bar import SettingsBar
+from eomlab.gui.sweeps.sweep_panel import open_for as open_sweep_panel
 
 #: seconds (Python's default is 0.005): see MainWindow.__init__
 GIL_SWITCH_INTERVAL = 0.0002
@@ -67,7 +67,7 @@ class MainWindow(QMainWindow):
         self._build_toolbar()
         self._build_menus()
         self.statusBar().addPermanentWidget(self.run_actions.state_label)
-        self.path_label = QLabel("")  # which tree-dynamics path the run uses (engine.tree_backend)
+        self.path_label = QLabel("")  # which tree-dynamics path the run uses (engine.compiled.tree_backend)
         self.path_label.setContentsMargins(16, 0, 4, 0)  # apart from the run state beside it
         self.statusBar().addPermanentWidget(self.path_label)
         self.session.run_ready.connect(
@@ -190,11 +190,12 @@ class MainWindow(QMainWindow):
     def _build_teaching_tools(self) -> None:
         """Compare mode, the equations panel, presentation mode, recordings and the keyboard
         (each in its own module)."""
-        from eomlab.gui import direct_manipulation, shortcuts
-        from eomlab.gui.compare import CompareView
-        from eomlab.gui.equations_view import EquationsView
-        from eomlab.gui.presentation import Presentation
-        from eomlab.gui.recording import Recording
+        from eomlab.gui import direct_manipulation
+        from eomlab.gui.actions import shortcuts
+        from eomlab.gui.compare.compare_mode import CompareView
+        from eomlab.gui.equations.equations_view import EquationsView
+        from eomlab.gui.actions.presentation import Presentation
+        from eomlab.gui.actions.recording import Recording
 
         self.compare_view = CompareView(self.session, self)
         self.equations_view = EquationsView(self)
@@ -346,12 +347,12 @@ class MainWindow(QMainWindow):
         self._release_scene3d()
 
     def grab(self, rectangle: QRect | None = None):
-        """As QWidget.grab, with the 3-D view painted in (a native GL window, gui/scene3d_view.py)."""
+        """As QWidget.grab, with the 3-D view painted in (a native GL window, gui/scene/scene3d_view.py)."""
         rectangle = QRect(QPoint(0, 0), QSize(-1, -1)) if rectangle is None else rectangle
         pixmap = super().grab(rectangle)
         if self.scene3d is None:
             return pixmap
-        from eomlab.gui.scene3d_view import grab_with_gl
+        from eomlab.gui.scene.scene3d_view import grab_with_gl
 
         return grab_with_gl(self, rectangle, pixmap)
 

@@ -13,9 +13,9 @@ import time
 import numpy as np
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, QTimer, Signal
 
-from eomlab.gui.plots import PLOT_TITLES
-from eomlab.gui.scene2d import TRAIL_LENGTH
-from eomlab.gui.session import RUNNING
+from eomlab.gui.plots.plot_panel import PLOT_TITLES
+from eomlab.gui.scene.scene2d import TRAIL_LENGTH
+from eomlab.gui.runs.session import RUNNING
 
 #: the redraw timer's period: 16 ms ≈ 60 Hz
 REDRAW_MS = 16
@@ -75,7 +75,7 @@ class Redraw(QObject):
         self._next_plot = 0
         self._shown_time = None
         self.scene_ms = 0.0  # CPU time of the last drawing of the mechanism
-        #: called at each tick before the picture (a recording draws its instants there, gui/recording.py)
+        #: called at each tick before the picture (a recording draws its instants there, gui/actions/recording.py)
         self.before_draw = None
         self._plot_tick = 0  # the tick at which a plot last took its turn while a run went
         self.session.advanced.connect(self.mark_dirty)

@@ -15,33 +15,19 @@ the one before; over that many wall seconds); "t_end_passed": the instant shown 
 model's t_end."""
 from __future__ import annotations
 
-import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPoint, QRect, QRectF
+from PySide6.QtCore import QRect
 
-from eomlab.gui.scene2d import Scene2D
+from eomlab.gui.scene.scene2d import Scene2D
+from eomlab.gui.style.widget_pixels import scene_rect
 
 
 def _rect(widget, window, rect: QRect | None = None) -> list[int]:
     rect = widget.rect() if rect is None else rect
     corner = widget.mapTo(window, rect.topLeft())
     return [corner.x(), corner.y(), rect.width(), rect.height()]
-
-
-def scene_rect(plot: pg.PlotWidget, window, rect: QRectF, inward: bool = False) -> list[int]:
-    """A rectangle of the plot's graphics scene in window pixels: the whole pixels it touches, or
-    (`inward`) only those it covers, so that two items that merely touch do not overlap."""
-    mapped = plot.viewportTransform().mapRect(rect)
-    if inward:
-        left, top = math.ceil(mapped.left()), math.ceil(mapped.top())
-        right, bottom = math.floor(mapped.right()), math.floor(mapped.bottom())
-    else:
-        left, top = math.floor(mapped.left()), math.floor(mapped.top())
-        right, bottom = math.ceil(mapped.right()), math.ceil(mapped.bottom())
-    corner = plot.mapTo(window, QPoint(left, top))
-    return [corner.x(), corner.y(), max(0, right - left), max(0, bottom - top)]
 
 
 def _box_of_curves(curves) -> tuple[float, float, float, float] | None:

@@ -2,7 +2,7 @@
 
 Scrubbing holds the session's time cursor at a kept sample (every method at that instant in
 compare mode): the mechanism is drawn at that sample's pose and every time plot shows a cursor
-line (gui/plot_marks.py). Left/Right step one sample while paused. "Continue from here" drops the
+line (gui/plots/plot_marks.py). Left/Right step one sample while paused. "Continue from here" drops the
 later samples and runs on from the shown one (one undoable step: undo puts them back); "Live"
 follows the run again.
 """
@@ -14,8 +14,8 @@ from PySide6.QtGui import QUndoCommand
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSlider, QWidget
 
 from eomlab.engine.simulation import ModelHistory
-from eomlab.gui.session import RUNNING, Session
-from eomlab.gui.steady_label import SteadyLabel
+from eomlab.gui.runs.session import RUNNING, Session
+from eomlab.gui.style.steady_label import SteadyLabel
 
 
 class ContinueFromHere(QUndoCommand):

@@ -12,7 +12,7 @@ from eomlab.engine.model import Model
 from eomlab.engine.modelfile.edit_rules import angle_zero_words, hanging_rotation, zero_coordinate_rotation
 from eomlab.engine.presets import preset
 from eomlab.engine.simulation import initial_frame, model_with_parameter
-from eomlab.gui import edits
+from eomlab.gui.editing import edits
 
 
 def _lengthened(model, length):

@@ -162,8 +162,8 @@ def test_the_panel_lays_out_every_page_without_markup_or_missing_glyphs(qtbot, s
     import latex2mathml.converter
     from PySide6.QtWidgets import QLabel
 
-    from eomlab.gui.equations_page import PageView
-    from eomlab.gui.equations_render import missing_glyphs
+    from eomlab.gui.equations.equations_page import PageView
+    from eomlab.gui.equations.equations_render import missing_glyphs
 
     glyphs_checked = set()  # a formula on several pages (the general forms) is looked up once
     for preset, method, shown in all_pages(scope):
@@ -190,7 +190,7 @@ def test_side_by_side_never_calls_a_long_term_absent(qtbot, left, right):
 
     from eomlab.engine.symbolic import page_data
     from eomlab.engine.symbolic.page import ROLE_CHARS
-    from eomlab.gui.equations_page import CompareView
+    from eomlab.gui.equations.equations_page import CompareView
 
     pages = {side: page("four_bar.eom.json", method) for side, method in (("left", left), ("right", right))}
     view = CompareView()

@@ -52,12 +52,12 @@ def test_the_import_contracts_hold(tmp_path):
 
 def test_a_window_import_of_the_kinematics_breaks_a_contract(tmp_path):
     tree = _installed_layout(tmp_path)
-    scene = tree / "eomlab" / "gui" / "scene2d.py"
+    scene = tree / "eomlab" / "gui" / "scene" / "scene2d.py"
     scene.write_text(scene.read_text(encoding="utf-8") + "\nfrom eomlab.engine import kinematics  # noqa\n",
                      encoding="utf-8")
     proc = _lint_imports(tree)
     assert proc.returncode != 0
-    assert "eomlab.gui.scene2d -> eomlab.engine.kinematics" in proc.stdout
+    assert "eomlab.gui.scene.scene2d -> eomlab.engine.kinematics" in proc.stdout
 
 
 def test_the_contracts_name_every_engine_module():
@@ -76,3 +76,39 @@ def test_ruff_finds_nothing():
     if proc.returncode != 0 and "No module named ruff" in proc.stderr:
         pytest.skip("ruff is not installed (pip install -e '.[test]')")
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_a_run_module_importing_a_drawing_breaks_the_layers(tmp_path):
+    tree = _installed_layout(tmp_path)
+    session = tree / "eomlab" / "gui" / "runs" / "session.py"
+    session.write_text(session.read_text(encoding="utf-8") + "\nfrom eomlab.gui.scene import scene2d  # noqa\n",
+                       encoding="utf-8")
+    proc = _lint_imports(tree)
+    assert proc.returncode != 0
+    assert "eomlab.gui.runs.session -> eomlab.gui.scene.scene2d" in proc.stdout
+
+
+def _modules(folder: Path) -> list[Path]:
+    return [p for p in folder.rglob("*.py") if "__pycache__" not in p.parts]
+
+
+@pytest.mark.parametrize("folder, most", [("gui", 12), ("engine", 15)])
+def test_few_modules_lie_loose(folder, most):
+    """The packages show the architecture: a folder's own modules are its entry points, the rest live in rooms."""
+    loose = sorted(p.stem for p in (ROOT / folder).glob("*.py") if p.stem != "__init__")
+    assert len(loose) <= most, f"{folder}/ holds {len(loose)} loose modules: {loose}"
+
+
+def test_no_module_name_is_used_twice():
+    """One name, one module: a reader (and a traceback) never has to ask which `planar.py` is meant."""
+    seen: dict[str, Path] = {}
+    twice = []
+    for folder in ("engine", "gui", "eomlab"):
+        for path in _modules(ROOT / folder):
+            if path.stem == "__main__" or (path.stem == "__init__" and path.parent == ROOT / folder):
+                continue
+            name = path.parent.name if path.stem == "__init__" else path.stem
+            if name in seen:
+                twice.append(f"{seen[name].relative_to(ROOT)} and {path.relative_to(ROOT)}")
+            seen.setdefault(name, path)
+    assert not twice, "module names used twice: " + "; ".join(twice)

@@ -379,7 +379,7 @@ def test_udwadia_kalaba_tensor_split_on_a_small_constrained_model():
 
 def test_holonomic_rows_follow_the_theory_formula():
     """b = −(Φ_q q̇)_q q̇ − 2 Φ_qt q̇ − Φ_tt for a rheonomic holonomic constraint."""
-    from eomlab.engine.symbolic.constraints import acceleration_rows, constraint_rows
+    from eomlab.engine.symbolic.constraint_terms import acceleration_rows, constraint_rows
     model = Model(bodies=cart_pendulum().bodies, constraints=(Prescribed("servo", "theta", "0.5*t**2 + sin(t)"),))
     tree = SymbolicTree(model)
     rows = acceleration_rows(tree, constraint_rows(tree), speeds=False)
@@ -466,7 +466,7 @@ def test_cancel_stops_the_derivation():
 def test_the_numeric_engine_does_not_import_the_symbolic_side():
     import subprocess
     import sys
-    code = ("import sys, engine.system, engine.simulation, engine.formulations; "
+    code = ("import sys, engine.mechanics.system, engine.simulation, engine.formulations; "
             "print(any(m.startswith('eomlab.engine.symbolic') for m in sys.modules))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "False"
@@ -476,7 +476,7 @@ def test_the_numeric_engine_does_not_import_the_symbolic_side():
 
 def numeric_system(model):
     """The numeric engine in joint coordinates (the symbolic view always uses them)."""
-    system = pytest.importorskip("eomlab.engine.system")
+    system = pytest.importorskip("eomlab.engine.mechanics.system")
     return system.build_system(model, coordinates="joint")
 
 
@@ -532,7 +532,7 @@ def test_small_presets_match_the_numeric_engine(name):
 
 @pytest.mark.parametrize("name", ["four_bar", "knife_edge"])
 def test_constraint_rows_match_the_numeric_engine(name):
-    from eomlab.engine.symbolic.constraints import acceleration_rows, constraint_rows
+    from eomlab.engine.symbolic.constraint_terms import acceleration_rows, constraint_rows
     constraints = pytest.importorskip("eomlab.engine.constraints")
     model = HAND_MODELS[name]()
     system = numeric_system(model)

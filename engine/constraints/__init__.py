@@ -10,14 +10,14 @@ differentiated by sympy once and compiled. No finite differences.
 """
 from __future__ import annotations
 
-from ..kinematics import TreeKinematics
-from ..model import Coincident, Distance, ExpressionConstraint, KnifeEdge, Model, Prescribed, RollingDisk
-from ..state import StateContext
-from .expression import ExpressionRows, PrescribedRows
-from .geometric import CoincidentRows, DistanceRows, KnifeEdgeRows, RollingDiskRows
-from .joints import JointRows, PlanarPins, SpatialPins
-from .rows import ACCELERATION, HOLONOMIC, VELOCITY, ConstraintKind, ConstraintRows, RowBlock
-from .stack import ConstraintSet, SplitRows
+from eomlab.engine.kinematics import TreeKinematics
+from eomlab.engine.model import Coincident, Distance, ExpressionConstraint, KnifeEdge, Model, Prescribed, RollingDisk
+from eomlab.engine.mechanics.state import StateContext
+from eomlab.engine.constraints.expression import ExpressionRows, PrescribedRows
+from eomlab.engine.constraints.geometric import CoincidentRows, DistanceRows, KnifeEdgeRows, RollingDiskRows
+from eomlab.engine.constraints.joint_rows import JointRows, PlanarPins, SpatialPins
+from eomlab.engine.constraints.rows import ACCELERATION, HOLONOMIC, VELOCITY, ConstraintKind, ConstraintRows, RowBlock
+from eomlab.engine.constraints.stack import ConstraintSet, SplitRows
 
 __all__ = ["ACCELERATION", "HOLONOMIC", "VELOCITY", "CoincidentRows", "ConstraintKind", "ConstraintRows",
            "ConstraintSet", "DistanceRows", "ExpressionRows", "JointRows", "KnifeEdgeRows", "PlanarPins",

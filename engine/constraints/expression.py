@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..actions import joint_action
-from ..expressions import compile_expressions, parse_expression, symbol
-from ..lazy_imports import sympy
-from ..model import ExpressionConstraint, ModelError, Prescribed
-from .rows import HOLONOMIC, ConstraintKind, RowBlock
+from eomlab.engine.forcing.action import joint_action
+from eomlab.engine.expressions import compile_expressions, parse_expression, symbol
+from eomlab.engine.lazy_imports import sympy
+from eomlab.engine.model import ExpressionConstraint, ModelError, Prescribed
+from eomlab.engine.constraints.rows import HOLONOMIC, ConstraintKind, RowBlock
 
 
 class PrescribedRows(ConstraintKind):

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..model import Coincident, Distance, KnifeEdge, RollingDisk
-from ..rotations import cross
-from ..actions import Action
-from .rows import AXES, HOLONOMIC, VELOCITY, ConstraintKind, LinearKind, RowBlock, between, body_index, world_point
+from eomlab.engine.model import Coincident, Distance, KnifeEdge, RollingDisk
+from eomlab.engine.rotations import cross
+from eomlab.engine.forcing.action import Action
+from eomlab.engine.constraints.rows import AXES, HOLONOMIC, VELOCITY, ConstraintKind, LinearKind, RowBlock, between, body_index, world_point
 
 
 class CoincidentRows(LinearKind):

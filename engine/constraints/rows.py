@@ -6,10 +6,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..actions import Action
-from ..kinematics import TreeKinematics
-from ..model import GROUND, ModelError
-from ..state import StateContext
+from eomlab.engine.forcing.action import Action
+from eomlab.engine.kinematics import TreeKinematics
+from eomlab.engine.model import GROUND, ModelError
+from eomlab.engine.mechanics.state import StateContext
 
 HOLONOMIC, VELOCITY, ACCELERATION = 0, 1, 2
 AXES = {"x": 0, "y": 1, "z": 2}
@@ -85,7 +85,7 @@ class ConstraintKind:
 
     def actions(self, ks, lam: np.ndarray) -> list[Action]:
         """The forces and couples its multipliers λ (its rows of M u̇ = f + Aᵀλ) exert, at the
-        points where it acts: `engine.actions.generalized_force` of them is A_kindᵀ λ."""
+        points where it acts: `engine.forcing.action.generalized_force` of them is A_kindᵀ λ."""
         raise ModelError("constraints", f"constraint {self.name!r} is an equation in the coordinates: its force "
                          "has no point of action to show")
 

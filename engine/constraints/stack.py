@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..state import StateContext
-from .rows import ConstraintKind, ConstraintRows, RowBlock
+from eomlab.engine.mechanics.state import StateContext
+from eomlab.engine.constraints.rows import ConstraintKind, ConstraintRows, RowBlock
 
 
 class ConstraintSet:

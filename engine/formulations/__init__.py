@@ -1,7 +1,7 @@
-"""The formulations behind one interface (engine.formulations.base.Formulation); which ones
+"""The formulations behind one interface (engine.formulations.formulation.Formulation); which ones
 exist, and their classes, the registry engine.methods says."""
-from ..methods import REGISTRY, method
-from .base import ConstraintFailure, Evaluation, Formulation
+from eomlab.engine.methods import REGISTRY, method
+from eomlab.engine.formulations.formulation import ConstraintFailure, Evaluation, Formulation
 
 #: key → numeric class, for every registered formulation
 FORMULATIONS = {key: entry.formulation_class() for key, entry in REGISTRY.items()}

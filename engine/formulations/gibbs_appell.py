@@ -24,7 +24,7 @@ solution, λ by the second group as for Maggi and Kane.
 
 Expanded in u̇, S = ½ u̇ᵀ M u̇ + Cᵀ u̇ + (terms free of u̇): its Hessian is the tree's mass matrix
 M = Σ_B m_B J_vᵀ J_v + J_ωᵀ I_B J_ω and its gradient at u̇ = 0 the velocity-product terms
-C = Σ_B m_B J_vᵀ a_bias + J_ωᵀ (I_B α_bias + ω_B × I_B ω_B). On the compiled path (engine.tree_backend)
+C = Σ_B m_B J_vᵀ a_bias + J_ωᵀ (I_B α_bias + ω_B × I_B ω_B). On the compiled path (engine.compiled.tree_backend)
 S is taken in that form (`TreeGibbsFunction`): M by the composite-rigid-body recursion, C by the
 recursive Newton–Euler one on the tree without gravity, F's gravity part by pinocchio's generalized
 gravity; without constraints ∂S/∂u̇ = F is solved by the articulated-body recursion, which solves
@@ -34,9 +34,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..constraints import HOLONOMIC, VELOCITY
-from ..rotations import cross
-from .reduced import ReducedFormulation
+from eomlab.engine.constraints import HOLONOMIC, VELOCITY
+from eomlab.engine.rotations import cross
+from eomlab.engine.formulations.reduced import ReducedFormulation
 
 
 class GibbsFunction:

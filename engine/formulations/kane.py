@@ -10,8 +10,8 @@ acceleration-level rows enter through quasi-accelerations (the null space of the
 from __future__ import annotations
 
 
-from ..constraints import HOLONOMIC, VELOCITY
-from .reduced import ReducedFormulation
+from eomlab.engine.constraints import HOLONOMIC, VELOCITY
+from eomlab.engine.formulations.reduced import ReducedFormulation
 
 
 class Kane(ReducedFormulation):

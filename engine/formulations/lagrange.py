@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import ConstraintFailure, Formulation
-from .rank import describe_dependent_rows
+from eomlab.engine.formulations.formulation import ConstraintFailure, Formulation
+from eomlab.engine.formulations.rank import describe_dependent_rows
 
 
 class Lagrange(Formulation):

@@ -10,8 +10,8 @@ orthonormal null-space basis (default) or coordinate partitioning (`Maggi.accele
 """
 from __future__ import annotations
 
-from ..constraints import VELOCITY
-from .reduced import ReducedFormulation
+from eomlab.engine.constraints import VELOCITY
+from eomlab.engine.formulations.reduced import ReducedFormulation
 
 
 class Maggi(ReducedFormulation):

@@ -24,10 +24,10 @@ from abc import abstractmethod
 import numpy as np
 import scipy.linalg
 
-from ..constraints import StateContext
-from ..system import SingularMassMatrix
-from .base import Evaluation, Formulation
-from .rank import RANK_RTOL, independent_partition, numerical_rank
+from eomlab.engine.constraints import StateContext
+from eomlab.engine.mechanics.system import SingularMassMatrix
+from eomlab.engine.formulations.formulation import Evaluation, Formulation
+from eomlab.engine.formulations.rank import RANK_RTOL, independent_partition, numerical_rank
 
 _GETRF, _GETRS, _POTRF, _POTRS, _GEQRF, _ORGQR, _TRTRS = scipy.linalg.get_lapack_funcs(
     ("getrf", "getrs", "potrf", "potrs", "geqrf", "orgqr", "trtrs"), dtype=np.float64)

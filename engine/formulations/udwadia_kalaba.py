@@ -26,8 +26,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg
 
-from ..system import SingularMassMatrix
-from .base import Formulation
+from eomlab.engine.mechanics.system import SingularMassMatrix
+from eomlab.engine.formulations.formulation import Formulation
 
 PINV_RTOL = 1e-10
 #: M counts as singular when its smallest Cholesky pivot² < SINGULAR_RTOL × max diag M (docstring)

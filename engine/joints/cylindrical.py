@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..rotations import axis_angle_matrix, perpendiculars
-from .base import JointType
+from eomlab.engine.rotations import axis_angle_matrix, perpendiculars
+from eomlab.engine.joints.joint_type import JointType
 
 
 class Cylindrical(JointType):

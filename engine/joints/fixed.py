@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..model import Joint
-from .base import EX, EY, EZ, JointType
+from eomlab.engine.model import Joint
+from eomlab.engine.joints.joint_type import EX, EY, EZ, JointType
 
 
 class Fixed(JointType):

@@ -5,8 +5,8 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 
-from ..model import GROUND, Joint
-from .oriented import Oriented
+from eomlab.engine.model import GROUND, Joint
+from eomlab.engine.joints.oriented import Oriented
 
 
 class Free(Oriented):

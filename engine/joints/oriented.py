@@ -7,9 +7,9 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..model import Joint
-from ..rotations import quaternion_matrix
-from .base import QUATERNION_NAMES, JointType
+from eomlab.engine.model import Joint
+from eomlab.engine.rotations import quaternion_matrix
+from eomlab.engine.joints.joint_type import QUATERNION_NAMES, JointType
 
 
 class Oriented(JointType):

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..rotations import perpendiculars
-from .base import EX, EY, EZ, AxisJoint
+from eomlab.engine.rotations import perpendiculars
+from eomlab.engine.joints.joint_type import EX, EY, EZ, AxisJoint
 
 Z = np.array([0.0, 0.0, 1.0])
 

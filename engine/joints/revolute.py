@@ -5,8 +5,8 @@ import math
 
 import numpy as np
 
-from ..rotations import AxisRotation, axis_angle_matrix, perpendiculars
-from .base import EX, EY, EZ, AxisJoint
+from eomlab.engine.rotations import AxisRotation, axis_angle_matrix, perpendiculars
+from eomlab.engine.joints.joint_type import EX, EY, EZ, AxisJoint
 
 
 class Revolute(AxisJoint):

@@ -1,8 +1,8 @@
 """A spherical (ball) joint: a rotation about its centre, three Euler angles or four Euler parameters."""
 from __future__ import annotations
 
-from .base import EX, EY, EZ
-from .oriented import Oriented
+from eomlab.engine.joints.joint_type import EX, EY, EZ
+from eomlab.engine.joints.oriented import Oriented
 
 
 class Spherical(Oriented):

@@ -7,9 +7,9 @@ import math
 
 import numpy as np
 
-from ..model import ModelError
-from ..rotations import axis_angle_matrix, cross
-from .base import EX, EY, EZ, JointType
+from eomlab.engine.model import ModelError
+from eomlab.engine.rotations import axis_angle_matrix, cross
+from eomlab.engine.joints.joint_type import EX, EY, EZ, JointType
 
 
 class Universal(JointType):

@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..joints import joint_type
-from ..model import GROUND, Model, is_planar
-from ..rotations import EulerSequence, cross
-from .layout import GimbalLock, JointLayout, KinematicState, path_matrix
-from .planar import PlanarKinematics
-from .rates import KinematicEquations
-from .spatial import SpatialKinematics
+from eomlab.engine.joints import joint_type
+from eomlab.engine.model import GROUND, Model, is_planar
+from eomlab.engine.rotations import EulerSequence, cross
+from eomlab.engine.kinematics.layout import GimbalLock, JointLayout, KinematicState, path_matrix
+from eomlab.engine.kinematics.planar_kinematics import PlanarKinematics
+from eomlab.engine.kinematics.rates import KinematicEquations
+from eomlab.engine.kinematics.spatial_kinematics import SpatialKinematics
 
 __all__ = ["GimbalLock", "JointLayout", "KinematicState", "PlanarKinematics", "SpatialKinematics", "TreeKinematics",
            "choose_strategy", "path_matrix"]

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..rotations import EulerSequence
+from eomlab.engine.rotations import EulerSequence
 
 
 @dataclass

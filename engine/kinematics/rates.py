@@ -7,8 +7,8 @@ from functools import cached_property
 
 import numpy as np
 
-from ..rotations import gimbal_margin, quaternion_body_rates, quaternion_rate_matrix
-from .layout import GimbalLock, JointLayout
+from eomlab.engine.rotations import gimbal_margin, quaternion_body_rates, quaternion_rate_matrix
+from eomlab.engine.kinematics.layout import GimbalLock, JointLayout
 
 
 class KinematicEquations:
@@ -65,7 +65,7 @@ class KinematicEquations:
         """W(q) as `rate_matrix` (which stays the reference), each block in closed form: the
         Euler-parameter blocks of all joints in two numpy operations, each Euler-angle block E_b⁻¹
         from plain floats (`_body_rates_to_angle_rates`) instead of three turns, a stack and an
-        inverse in numpy. The compiled path's (engine.system)."""
+        inverse in numpy. The compiled path's (engine.mechanics.system)."""
         layout = self._closed_form_layout
         W = layout["plain"].copy()
         if layout["quaternion_q"] is not None:

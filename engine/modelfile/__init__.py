@@ -30,9 +30,9 @@ carries with it, where a new body hangs).
 """
 from __future__ import annotations
 
-from .reading import load_model, loads_model, model_from_dict
-from .schema import FORMAT_VERSION, MAX_BODIES, MAX_CONSTRAINTS, MAX_FILE_BYTES, MAX_FORCES
-from .writing import dumps_model, model_to_dict, save_model
+from eomlab.engine.modelfile.reading import load_model, loads_model, model_from_dict
+from eomlab.engine.modelfile.schema import FORMAT_VERSION, MAX_BODIES, MAX_CONSTRAINTS, MAX_FILE_BYTES, MAX_FORCES
+from eomlab.engine.modelfile.writing import dumps_model, model_to_dict, save_model
 
 __all__ = ["FORMAT_VERSION", "MAX_BODIES", "MAX_CONSTRAINTS", "MAX_FILE_BYTES", "MAX_FORCES", "dumps_model",
            "load_model", "loads_model", "model_from_dict", "model_to_dict", "save_model"]

@@ -1,16 +1,16 @@
 """The bodies section: joints, shapes and bodies, put in tree order (parents first)."""
 from __future__ import annotations
 
-from ..model import (
+from eomlab.engine.model import (
     GROUND, JOINT_TYPES, SHAPE_KINDS, Body, Joint, ModelError, Shape, default_coordinate_names,
     joint_type, shape_inertia,
 )
-from ..limits import check_mass_and_shape
-from .fields import (
+from eomlab.engine.limits import check_mass_and_shape
+from eomlab.engine.modelfile.fields import (
     _array, _choice, _diagonal, _fields, _identifier, _inertia, _number, _numbers, _rotation, _show, _string,
     _unit_vec3, _vec3,
 )
-from .schema import _BODY_FIELDS, _JOINT_FIELDS, _SHAPE_DIMENSION, _SHAPE_FIELDS
+from eomlab.engine.modelfile.schema import _BODY_FIELDS, _JOINT_FIELDS, _SHAPE_DIMENSION, _SHAPE_FIELDS
 
 
 def _joint(data: object, path: str, body_name: str) -> Joint:

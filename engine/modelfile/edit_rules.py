@@ -1,7 +1,7 @@
 """What an edit made by hand carries with it, in the file form, and where a new body hangs.
 
-One place for these rules: the window's edits (gui/edits.py) and `Simulation.set_parameter`
-(engine/run_edits.py) both ask them.
+One place for these rules: the window's edits (gui/editing/edits.py) and `Simulation.set_parameter`
+(engine/run/run_edits.py) both ask them.
 
 - A body whose inertia is its shape's keeps it so when its mass or shape changes
   (`model.inertia_follows_shape`).
@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from ..model import GROUND, Model, inertia_follows_shape, joint_type
+from eomlab.engine.model import GROUND, Model, inertia_follows_shape, joint_type
 
 #: a mass centre or joint counts as the rod's own to this share of the old length
 SAME_PLACE = 1e-9

@@ -7,12 +7,12 @@ from typing import Iterable
 
 import numpy as np
 
-from ..expressions import excerpt
-from ..limits import check_direction
-from ..model import Mat3, ModelError, Vec3, as_mat3
-from ..rotations import axis_angle_matrix
-from .json_text import _DuplicateKey, _NonFinite
-from .schema import _IDENTIFIER, ROTATION_TOLERANCE, UNIT_TOLERANCE
+from eomlab.engine.expressions import excerpt
+from eomlab.engine.limits import check_direction
+from eomlab.engine.model import Mat3, ModelError, Vec3, as_mat3
+from eomlab.engine.rotations import axis_angle_matrix
+from eomlab.engine.modelfile.json_text import _DuplicateKey, _NonFinite
+from eomlab.engine.modelfile.schema import _IDENTIFIER, ROTATION_TOLERANCE, UNIT_TOLERANCE
 
 
 def _join(path: str, key: object) -> str:

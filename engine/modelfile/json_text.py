@@ -6,8 +6,8 @@ import json
 import math
 from typing import Any
 
-from ..expressions import excerpt
-from ..model import ModelError
+from eomlab.engine.expressions import excerpt
+from eomlab.engine.model import ModelError
 
 
 class _NonFinite:

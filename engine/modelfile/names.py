@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..model import GROUND, Body, ModelError, PointRef, speed_names
-from .fields import _array, _choice, _fields, _identifier, _kind, _vec3
-from .schema import _AXES, _REQUIRED, _RESERVED_COORDINATES
+from eomlab.engine.model import GROUND, Body, ModelError, PointRef, speed_names
+from eomlab.engine.modelfile.fields import _array, _choice, _fields, _identifier, _kind, _vec3
+from eomlab.engine.modelfile.schema import _AXES, _REQUIRED, _RESERVED_COORDINATES
 
 
 @dataclass

@@ -5,16 +5,16 @@ import os
 
 import numpy as np
 
-from ..limits import check_limits
-from ..model import Model, ModelError, Settings
-from .bodies import _body, _tree_order
-from .constraints import _check_prescribed_once, _constraint
-from .fields import _fields, _integer, _limited_list, _string, _vec3
-from .forces import _force
-from .json_text import _decode_json
-from .names import _claim_body_names, _claim_coordinates, _Context, _Names
-from .schema import _TOP_FIELDS, FORMAT_VERSION, MAX_BODIES, MAX_CONSTRAINTS, MAX_FILE_BYTES, MAX_FORCES
-from .settings import _settings
+from eomlab.engine.limits import check_limits
+from eomlab.engine.model import Model, ModelError, Settings
+from eomlab.engine.modelfile.bodies import _body, _tree_order
+from eomlab.engine.modelfile.constraint_fields import _check_prescribed_once, _constraint
+from eomlab.engine.modelfile.fields import _fields, _integer, _limited_list, _string, _vec3
+from eomlab.engine.modelfile.force_fields import _force
+from eomlab.engine.modelfile.json_text import _decode_json
+from eomlab.engine.modelfile.names import _claim_body_names, _claim_coordinates, _Context, _Names
+from eomlab.engine.modelfile.schema import _TOP_FIELDS, FORMAT_VERSION, MAX_BODIES, MAX_CONSTRAINTS, MAX_FILE_BYTES, MAX_FORCES
+from eomlab.engine.modelfile.settings import _settings
 
 
 def model_from_dict(data: dict, source: str | None = None) -> Model:

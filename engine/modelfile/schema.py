@@ -4,7 +4,7 @@ from __future__ import annotations
 import keyword
 import re
 
-from ..expressions import FUNCTIONS
+from eomlab.engine.expressions import FUNCTIONS
 
 FORMAT_VERSION = 1
 MAX_FILE_BYTES = 10 * 1024 * 1024

@@ -1,10 +1,10 @@
 """The settings section."""
 from __future__ import annotations
 
-from ..methods import METHODS
-from ..model import COORDINATES, INTEGRATORS, MAGGI_BASES, STABILIZATIONS, Settings, Stabilization
-from .fields import _choice, _fields, _number
-from .schema import _SETTINGS_FIELDS, _STABILIZATION_FIELDS
+from eomlab.engine.methods import METHODS
+from eomlab.engine.model import COORDINATES, INTEGRATORS, MAGGI_BASES, STABILIZATIONS, Settings, Stabilization
+from eomlab.engine.modelfile.fields import _choice, _fields, _number
+from eomlab.engine.modelfile.schema import _SETTINGS_FIELDS, _STABILIZATION_FIELDS
 
 
 def _settings(data: object, path: str) -> Settings:

@@ -8,13 +8,13 @@ import stat
 import tempfile
 from typing import Any, Iterable
 
-from ..model import (
+from eomlab.engine.model import (
     IDENTITY3, Body, BodyTorque, Coincident, Distance, ExpressionConstraint, Joint, JointEffort, JointSpring,
     KnifeEdge, Mat3, Model, ModelError, PointForce, PointRef, Prescribed, RollingDisk, Settings, Shape, Spring,
     joint_type,
 )
-from .reading import model_from_dict
-from .schema import _SHAPE_DIMENSION
+from eomlab.engine.modelfile.reading import model_from_dict
+from eomlab.engine.modelfile.schema import _SHAPE_DIMENSION
 
 
 def _floats(values: Iterable[float]) -> list[float]:

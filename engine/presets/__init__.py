@@ -20,15 +20,15 @@ import argparse
 import os
 from typing import Callable, Sequence
 
-from ..model import Model
-from ..modelfile import save_model
-from .constrained import (
+from eomlab.engine.model import Model
+from eomlab.engine.modelfile import save_model
+from eomlab.engine.presets.constrained import (
     acceleration_constraint_particle, cartesian_pendulum, chaplygin_sleigh, driven_crank, four_bar, knife_edge,
     rolling_disk_leaning, rolling_disk_vertical, spherical_pendulum_cartesian,
 )
-from .parts import euler_matrix
-from .planar import cart_pendulum, double_compound_pendulum, double_pendulum_absolute, planar_chain, simple_pendulum
-from .spatial import heavy_top, rigid_body_fixed_point, spatial_chain, tumbling_box
+from eomlab.engine.presets.parts import euler_matrix
+from eomlab.engine.presets.planar_presets import cart_pendulum, double_compound_pendulum, double_pendulum_absolute, planar_chain, simple_pendulum
+from eomlab.engine.presets.spatial_presets import heavy_top, rigid_body_fixed_point, spatial_chain, tumbling_box
 
 __all__ = ["DEFAULT_PRESET", "PRESETS", "euler_matrix", "main", "preset", "write_presets", "planar_chain"]
 

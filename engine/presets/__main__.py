@@ -1,4 +1,4 @@
 """python -m eomlab.engine.presets [--write DIRECTORY]"""
-from . import main
+from eomlab.engine.presets import main
 
 raise SystemExit(main())

@@ -6,10 +6,10 @@ import math
 
 import numpy as np
 
-from ..model import (
+from eomlab.engine.model import (
     GROUND, Coincident, Distance, ExpressionConstraint, KnifeEdge, Model, PointRef, Prescribed, RollingDisk, Shape,
 )
-from .parts import (
+from eomlab.engine.presets.parts import (
     PLANAR_GRAVITY, SPATIAL_GRAVITY, X_AXIS, Y_AXIS, Z_AXIS, _body, _box, _joint, _point, _rod, euler_matrix,
 )
 

@@ -7,8 +7,8 @@ from typing import Sequence
 
 import numpy as np
 
-from ..model import Body, Joint, Shape, as_mat3, default_coordinate_names, shape_inertia
-from ..rotations import EulerSequence, axis_angle_matrix
+from eomlab.engine.model import Body, Joint, Shape, as_mat3, default_coordinate_names, shape_inertia
+from eomlab.engine.rotations import EulerSequence, axis_angle_matrix
 
 PLANAR_GRAVITY = (0.0, -9.81, 0.0)
 SPATIAL_GRAVITY = (0.0, 0.0, -9.81)

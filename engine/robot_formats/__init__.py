@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from dataclasses import replace
 
-from ..model import Model, ModelError
+from eomlab.engine.model import Model, ModelError
 
 
 def import_model(path: str | os.PathLike) -> tuple[Model, list[str]]:
@@ -35,8 +35,8 @@ def massless_refusal(model: Model) -> str | None:
     once at its start, on the numpy path (pinocchio's Data would cost nv³ memory for one check)."""
     import numpy as np
 
-    from ..formulations import make_formulation
-    from ..system import MechanicalSystem, SingularMassMatrix
+    from eomlab.engine.formulations import make_formulation
+    from eomlab.engine.mechanics.system import MechanicalSystem, SingularMassMatrix
 
     try:
         with np.errstate(all="ignore"):
@@ -58,15 +58,15 @@ def one_line(text: str) -> str:
 
 
 def _read(path: str | os.PathLike) -> tuple[Model, list[str]]:
-    from .xml_files import parse_xml
+    from eomlab.engine.robot_formats.xml_files import parse_xml
 
     root = parse_xml(path)
     if root.tag == "robot":
-        from .urdf import model_from_urdf
+        from eomlab.engine.robot_formats.urdf import model_from_urdf
 
         return model_from_urdf(root, path)
     if root.tag == "mujoco":
-        from .mjcf import model_from_mjcf
+        from eomlab.engine.robot_formats.mjcf import model_from_mjcf
 
         return model_from_mjcf(root, path)
     raise ModelError(f"<{root.tag}>", "not a robot model: expected URDF <robot> or MJCF <mujoco> as the root element")
@@ -74,6 +74,6 @@ def _read(path: str | os.PathLike) -> tuple[Model, list[str]]:
 
 def export_mjcf(model: Model) -> tuple[str, list[str]]:
     """MJCF text for `model` and notes on what MuJoCo cannot express."""
-    from .mjcf_export import mjcf_text
+    from eomlab.engine.robot_formats.mjcf_export import mjcf_text
 
     return mjcf_text(model)

@@ -6,8 +6,8 @@ import re
 
 import numpy as np
 
-from ..limits import MAX_MAGNITUDE
-from ..model import GROUND, Body, Joint, ModelError, Shape
+from eomlab.engine.limits import MAX_MAGNITUDE
+from eomlab.engine.model import GROUND, Body, Joint, ModelError, Shape
 
 _NOT_IDENTIFIER = re.compile(r"[^A-Za-z0-9_]")
 
@@ -84,7 +84,7 @@ def unit_axis(axis: np.ndarray, where: str) -> np.ndarray:
 
 def rpy_matrix(rpy: np.ndarray) -> np.ndarray:
     """URDF's roll-pitch-yaw: R = Rz(yaw) Ry(pitch) Rx(roll) (fixed axes x, y, z)."""
-    from ..rotations import elementary
+    from eomlab.engine.rotations import elementary
 
     return elementary("z", rpy[2]) @ elementary("y", rpy[1]) @ elementary("x", rpy[0])
 

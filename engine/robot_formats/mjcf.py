@@ -16,12 +16,12 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ..model import GROUND, Coincident, Joint, JointSpring, Model, ModelError, PointRef, Settings, joint_type
-from ..rotations import axis_angle_matrix, elementary, quaternion_matrix
-from .building import Identifiers, Unmapped, body, checked_inertia, checked_mass, numbers, shape_for, unit_axis
-from .mjcf_inertia import InertiaRules, body_mass_properties, mesh_mass_properties, scale_to_total
-from .mjcf_options import option_gravity
-from .xml_files import inside_folder, mesh_bounds, parse_xml
+from eomlab.engine.model import GROUND, Coincident, Joint, JointSpring, Model, ModelError, PointRef, Settings, joint_type
+from eomlab.engine.rotations import axis_angle_matrix, elementary, quaternion_matrix
+from eomlab.engine.robot_formats.building import Identifiers, Unmapped, body, checked_inertia, checked_mass, numbers, shape_for, unit_axis
+from eomlab.engine.robot_formats.mjcf_inertia import InertiaRules, body_mass_properties, mesh_mass_properties, scale_to_total
+from eomlab.engine.robot_formats.mjcf_options import option_gravity
+from eomlab.engine.robot_formats.xml_files import inside_folder, mesh_bounds, parse_xml
 
 MAX_INCLUDE_DEPTH = 10
 NOT_MAPPED = {"tendon": "eomlab has no tendons", "actuator": "eomlab has no actuators (add joint efforts)",
@@ -346,7 +346,7 @@ def scalar(text: str | None, where: str) -> float:
 
 
 def _quaternion(R: np.ndarray) -> tuple:
-    from ..rotations import quaternion_from_matrix
+    from eomlab.engine.rotations import quaternion_from_matrix
 
     return tuple(float(v) for v in quaternion_from_matrix(R))
 

@@ -15,8 +15,8 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 
-from ..model import GROUND, Body, Model, joint_type
-from ..rotations import EulerSequence, quaternion_from_matrix
+from eomlab.engine.model import GROUND, Body, Model, joint_type
+from eomlab.engine.rotations import EulerSequence, quaternion_from_matrix
 
 # MuJoCo refuses moving bodies without mass or with a zero principal moment (a rod, a point mass):
 # they get this much (noted), negligible beside the bodies' own

@@ -30,10 +30,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..model import ModelError
-from ..rotations import axis_angle_matrix, quaternion_matrix
-from .building import numbers
-from .xml_files import inside_folder, mesh_bytes
+from eomlab.engine.model import ModelError
+from eomlab.engine.rotations import axis_angle_matrix, quaternion_matrix
+from eomlab.engine.robot_formats.building import numbers
+from eomlab.engine.robot_formats.xml_files import inside_folder, mesh_bytes
 
 MJ_EPS = 1e-14  # MuJoCo's mjEPS: lighter geoms are left out, smaller volumes take no given mass
 MJ_MINVAL = 1e-15  # MuJoCo's mjMINVAL: smaller triangles, areas and volumes count as none

@@ -6,8 +6,8 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 
-from ..model import ModelError
-from .building import Unmapped, numbers
+from eomlab.engine.model import ModelError
+from eomlab.engine.robot_formats.building import Unmapped, numbers
 
 
 def option_gravity(root: ET.Element, unmapped: Unmapped) -> np.ndarray:

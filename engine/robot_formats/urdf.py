@@ -13,9 +13,9 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 
-from ..model import GROUND, Joint, Model, ModelError, Settings, joint_type
-from .building import Identifiers, Unmapped, body, checked_inertia, checked_mass, numbers, rpy_matrix, shape_for, unit_axis
-from .xml_files import inside_folder, mesh_bounds
+from eomlab.engine.model import GROUND, Joint, Model, ModelError, Settings, joint_type
+from eomlab.engine.robot_formats.building import Identifiers, Unmapped, body, checked_inertia, checked_mass, numbers, rpy_matrix, shape_for, unit_axis
+from eomlab.engine.robot_formats.xml_files import inside_folder, mesh_bounds
 
 GRAVITY = (0.0, 0.0, -9.81)
 JOINT_KINDS = {"revolute": "revolute", "continuous": "revolute", "prismatic": "prismatic", "fixed": "fixed",

@@ -10,8 +10,8 @@ import numpy as np
 from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import fromstring
 
-from ..limits import MAX_MAGNITUDE
-from ..model import ModelError
+from eomlab.engine.limits import MAX_MAGNITUDE
+from eomlab.engine.model import ModelError
 
 MAX_XML_BYTES = 50 * 2**20  # a robot description is far smaller
 MAX_MESH_BYTES = 200 * 2**20

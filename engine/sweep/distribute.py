@@ -15,7 +15,7 @@ from typing import Callable
 
 from eomlab.engine.model import ModelError
 
-from .runner import describe_fallbacks, run_chunk
+from eomlab.engine.sweep.chunk_runs import describe_fallbacks, run_chunk
 
 MAX_CHUNK, MIN_CHUNK = 1000, 16
 CONNECT_TIMEOUT = "5s"

@@ -13,7 +13,7 @@ import numpy as np
 from scipy.optimize import minimize
 
 from eomlab.engine.model import Model, initial_coordinates, joint_type
-from eomlab.engine.system import build_system
+from eomlab.engine.mechanics.system import build_system
 
 #: starts of the search besides q0: zero and quarter turns of every angle (one of them is downhill
 #: from wherever a start at an unstable equilibrium would stall)

@@ -13,7 +13,7 @@ import numpy as np
 
 from eomlab.engine.model import Model, ModelError
 
-from .measures import measure_columns
+from eomlab.engine.sweep.measures import measure_columns
 
 _TOKEN = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)|\[([0-9]+)\]")
 RUN_COLUMNS = ("engine", "failure")  # how each run was made, and why it stopped early ("" if it did not)

@@ -28,7 +28,7 @@ import numpy as np
 from eomlab.engine.methods import METHODS
 from eomlab.engine.model import COORDINATES, INTEGRATORS, Model, ModelError, speed_names
 
-from .measures import Measure, parse_measure
+from eomlab.engine.sweep.measures import Measure, parse_measure
 
 MAX_RUNS = 10**7  # a sweep beyond this would not finish on any machine here (and fills the disk)
 MODES = ("grid", "list", "random")
@@ -225,7 +225,7 @@ def make_sweep(model: Model, vary: dict | list, measures: list[str], mode: str =
         raise ModelError("--measure", "a measure is given twice")
     sweep = Sweep(model=model, varies=varies, measures=parsed, mode=mode, samples=samples, seed=seed, t_end=t_end,
                   model_source=model_source)
-    from .members import check_parameters, output_columns
+    from eomlab.engine.sweep.members import check_parameters, output_columns
 
     check_parameters(sweep)
     return Sweep(**{**sweep.__dict__, "columns": tuple(output_columns(sweep))})

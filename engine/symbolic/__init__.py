@@ -8,12 +8,12 @@ Never on the path from Run to motion: nothing in the numeric engine imports this
     html_document(page) -> str  # the page as HTML with MathML (page_data(page, html=False) leaves it out)
     SymbolicTree(model, parameters="numbers")  # the tree kinematics as sympy expressions
 """
-from .base import Equations, Item, Section
-from .derive import FORMULATIONS, SYMBOLIC_METHODS, derive, symbolic_tree
-from .errors import DOF_LIMIT, DerivationCancelled, SymbolicTooLarge
-from .kinematics import SymbolicTree
-from .page import build_page, general_page, html_document, numeric_page, page_data
-from .render import display_names, equations_text, latex_item, pretty, render
+from eomlab.engine.symbolic.derived_equations import Equations, Item, Section
+from eomlab.engine.symbolic.derive import FORMULATIONS, SYMBOLIC_METHODS, derive, symbolic_tree
+from eomlab.engine.symbolic.errors import DOF_LIMIT, DerivationCancelled, SymbolicTooLarge
+from eomlab.engine.symbolic.tree_kinematics import SymbolicTree
+from eomlab.engine.symbolic.page import build_page, general_page, html_document, numeric_page, page_data
+from eomlab.engine.symbolic.render import display_names, equations_text, latex_item, pretty, render
 
 __all__ = [
     "DOF_LIMIT",

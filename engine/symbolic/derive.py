@@ -7,10 +7,10 @@ from collections import OrderedDict
 from eomlab.engine.methods import METHODS, REGISTRY
 from eomlab.engine.model import Model, ModelError
 
-from .base import Equations
-from .errors import Progress
-from .kinematics import SymbolicTree
-from .roberson_wittenburg import tree_view
+from eomlab.engine.symbolic.derived_equations import Equations
+from eomlab.engine.symbolic.errors import Progress
+from eomlab.engine.symbolic.tree_kinematics import SymbolicTree
+from eomlab.engine.symbolic.roberson_wittenburg import tree_view
 
 #: every registered formulation's derivation, and the tree view (symbolic only)
 FORMULATIONS = {**{key: entry.derivation() for key, entry in REGISTRY.items()}, "roberson_wittenburg": tree_view}

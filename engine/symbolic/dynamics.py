@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import sympy as sp
 
-from .base import Tex
-from .forces import partial
-from .kinematics import SymbolicTree
+from eomlab.engine.symbolic.derived_equations import Tex
+from eomlab.engine.symbolic.force_terms import partial
+from eomlab.engine.symbolic.tree_kinematics import SymbolicTree
 
 
 def partial_velocities(tree: SymbolicTree, speeds: bool) -> dict[str, tuple[sp.Matrix, sp.Matrix]]:

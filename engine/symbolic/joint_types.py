@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import sympy as sp
 
-from .kinematics import UNIT, axis_rotation, elementary, quaternion_matrix
-from .parameters import exact_vector
+from eomlab.engine.symbolic.tree_kinematics import UNIT, axis_rotation, elementary, quaternion_matrix
+from eomlab.engine.symbolic.parameters import exact_vector
 
 
 class SymbolicJoint:

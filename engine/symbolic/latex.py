@@ -11,7 +11,7 @@ import re
 
 import sympy as sp
 
-from .errors import operation_count
+from eomlab.engine.symbolic.errors import operation_count
 
 GREEK = ("alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa", "lambda",
          "mu", "nu", "xi", "pi", "rho", "sigma", "tau", "upsilon", "phi", "chi", "psi", "omega")

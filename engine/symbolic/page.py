@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import sympy as sp
 
-from .about import ABOUTS, ROLES, about_of
-from .base import Equations, Item, Tex
-from .errors import operation_count
-from .latex import display_latex, expression_latex, symbol_names, text_latex, too_long
+from eomlab.engine.symbolic.about import ABOUTS, ROLES, about_of
+from eomlab.engine.symbolic.derived_equations import Equations, Item, Tex
+from eomlab.engine.symbolic.errors import operation_count
+from eomlab.engine.symbolic.latex import display_latex, expression_latex, symbol_names, text_latex, too_long
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ import sympy as sp
 
 from eomlab.engine.model import ModelError
 
-from .kinematics import SymbolicTree
+from eomlab.engine.symbolic.tree_kinematics import SymbolicTree
 
 
 @dataclass

@@ -17,11 +17,11 @@ import sympy as sp
 
 from eomlab.engine.model import Model, ModelError
 
-from .base import Equations, Item
-from .derive import derive
-from .errors import operation_count
-from .latex import display_latex, symbol_names, text_latex as latex_text
-from .page import build_page, html_document, latex_document
+from eomlab.engine.symbolic.derived_equations import Equations, Item
+from eomlab.engine.symbolic.derive import derive
+from eomlab.engine.symbolic.errors import operation_count
+from eomlab.engine.symbolic.latex import display_latex, symbol_names, text_latex as latex_text
+from eomlab.engine.symbolic.page import build_page, html_document, latex_document
 
 FORMATS = ("text", "latex", "html", "json")
 

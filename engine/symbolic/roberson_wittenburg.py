@@ -5,10 +5,10 @@ import sympy as sp
 
 from eomlab.engine.model import GROUND
 
-from .about import ROBERSON_WITTENBURG
-from .base import Equations, Tex
-from .kinematics import SymbolicTree
-from .lagrange import lagrange_core
+from eomlab.engine.symbolic.about import ROBERSON_WITTENBURG
+from eomlab.engine.symbolic.derived_equations import Equations, Tex
+from eomlab.engine.symbolic.tree_kinematics import SymbolicTree
+from eomlab.engine.symbolic.lagrange_equations import lagrange_core
 
 
 def path_matrix(tree: SymbolicTree) -> sp.Matrix:

@@ -11,7 +11,7 @@ import tempfile
 
 from eomlab.engine.model import ModelError
 
-from .arguments import load, with_source
+from eomlab.commands.arguments import load, with_source
 
 
 def add_parser(sub) -> None:

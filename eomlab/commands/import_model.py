@@ -8,7 +8,7 @@ import sys
 
 from eomlab.engine.model import ModelError
 
-from .arguments import with_source
+from eomlab.commands.arguments import with_source
 
 
 def add_parser(sub) -> None:

@@ -2,11 +2,11 @@
 import numpy as np
 import pytest
 
-from eomlab.engine.absolute import is_planar, to_absolute
+from eomlab.engine.mechanics.absolute import is_planar, to_absolute
 from eomlab.engine.constraints import JointRows, PlanarPins, SpatialPins, StateContext
 from eomlab.engine.presets import preset
 from eomlab.engine.simulation import Simulation
-from eomlab.engine.system import build_system
+from eomlab.engine.mechanics.system import build_system
 
 TIGHT = dict(rtol=1e-11, atol=1e-11)
 

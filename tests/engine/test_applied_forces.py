@@ -1,15 +1,15 @@
-"""Applied forces where they act (engine.applied_forces, engine.actions): their generalized force
+"""Applied forces where they act (engine.forcing.applied_forces, engine.forcing.action): their generalized force
 is the model's Q (gravity plus every force element and push) to 1e-12, in every formulation."""
 from dataclasses import replace
 
 import numpy as np
 import pytest
 
-from eomlab.engine.actions import generalized_force
+from eomlab.engine.forcing.action import generalized_force
 from eomlab.engine.model import BodyTorque, JointEffort, JointSpring, PointForce, PointRef, Spring
 from eomlab.engine.presets import double_compound_pendulum, heavy_top, simple_pendulum
 from eomlab.engine.simulation import RunQuantities, Simulation
-from eomlab.engine.state import StateContext
+from eomlab.engine.mechanics.state import StateContext
 
 
 def loaded_pendulum():

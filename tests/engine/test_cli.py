@@ -51,7 +51,7 @@ def test_verbose_names_the_path_and_the_cost_and_the_path_taken_over_later(tmp_p
     said = capsys.readouterr().err.strip().splitlines()
     assert said[0].startswith("kane: tree dynamics: ") and len(said[0]) > len("kane: tree dynamics: ")
     assert "right-hand sides" in said[-1] and "s per simulated second" in said[-1]
-    from eomlab.commands.run import cost_line
+    from eomlab.commands.run_model import cost_line
 
     stats = {"rhs_evals": 120, "steps": 10, "wall_time": 0.5, "wall_per_sim_second": 0.05,
              "dynamics_path": "pinocchio + numba DOP853 step"}

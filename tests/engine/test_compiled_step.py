@@ -1,4 +1,4 @@
-"""engine.compiled_step: the compiled DOP853 step takes the same steps as scipy's Python step (the
+"""engine.compiled.compiled_step: the compiled DOP853 step takes the same steps as scipy's Python step (the
 runs agree to 1e-12 of each column's scale after 1 s at rtol = atol = 1e-10, with the same step and
 right-hand-side counts), hands a step to scipy's step while a push acts (and takes over again after
 it) and when its kernel meets a NaN (which the checked right-hand side then names, as without it), and without numba the run is
@@ -11,14 +11,14 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from eomlab.engine import compiled_step
-from eomlab.engine.compiled_step import COMPILED_STEP_PATH, CompiledDOP853
+from eomlab.engine.compiled import compiled_step
+from eomlab.engine.compiled.compiled_step import COMPILED_STEP_PATH, CompiledDOP853
 from eomlab.engine.formulations import make_formulation
 from eomlab.engine.model import JointEffort
 from eomlab.engine.presets import preset
 from eomlab.engine.simulation import Simulation
-from eomlab.engine.system import build_system
-from eomlab.engine.tree_backend import FAST_PATH_VARIABLE
+from eomlab.engine.mechanics.system import build_system
+from eomlab.engine.compiled.tree_backend import FAST_PATH_VARIABLE
 
 pytest.importorskip("pinocchio")
 
@@ -153,7 +153,7 @@ def test_a_run_compiles_nothing_the_background_warm_up_did_not(kernels):
 
 COLD_START = """
 import time
-from eomlab.engine import compiled_step
+from eomlab.engine.compiled import compiled_step
 from eomlab.engine.presets import preset
 from eomlab.engine.simulation import Simulation
 sim = Simulation(preset("planar_chain", n=3).with_settings(t_end=10.0))

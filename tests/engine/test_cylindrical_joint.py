@@ -62,7 +62,7 @@ def test_the_symbolic_kinematics_agree_with_the_numeric_ones():
     import sympy as sp
 
     from eomlab.engine.kinematics import TreeKinematics
-    from eomlab.engine.symbolic.kinematics import SymbolicTree
+    from eomlab.engine.symbolic.tree_kinematics import SymbolicTree
 
     model = sleeve_model()
     tree = SymbolicTree(model)

@@ -1,5 +1,5 @@
 """Simulation.watch_instants: the coordinates at origin + k·spacing from each step's dense output
-(what the window draws between two samples, gui/pacing.py)."""
+(what the window draws between two samples, gui/runs/pacing.py)."""
 from __future__ import annotations
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""The energy balance of an edited run (engine/energy_account.py) and the model facts the window
+"""The energy balance of an edited run (engine/run/energy_account.py) and the model facts the window
 puts into words (engine/model_facts.py)."""
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from engine_helpers import FORMULATIONS
 
-from eomlab.engine.energy_account import EnergyAccount
+from eomlab.engine.run.energy_account import EnergyAccount
 from eomlab.engine.model_facts import model_facts
 from eomlab.engine.presets import preset
 from eomlab.engine.simulation import Simulation

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from eomlab.engine.constraints import StateContext
-from eomlab.engine.formulations.base import Formulation
+from eomlab.engine.formulations.formulation import Formulation
 from eomlab.engine.model import Stabilization
 from eomlab.engine.presets import preset
 from eomlab.engine.simulation import Simulation

@@ -1,4 +1,4 @@
-"""Gibbs–Appell (engine.formulations.gibbs_appell, engine.symbolic.gibbs_appell): the equations
+"""Gibbs–Appell (engine.formulations.gibbs_appell, engine.symbolic.gibbs_appell_equations): the equations
 come from the Gibbs function S — its gradient, its Hessian, the minimum principle — and give
 Kane's motion and reactions. (Motion against closed forms and the other formulations: the
 tests parametrised over every registered formulation.)"""
@@ -57,7 +57,7 @@ def test_the_gradient_is_the_gradient_of_S(name):
 @pytest.mark.parametrize("name", SPATIAL)
 def test_the_hessian_in_quasi_accelerations_is_the_reduced_kinetic_metric(name, coordinates):
     """For u̇ = CN w + u_p: ∂²S/∂w² = (CN)ᵀ M (CN) with M the tree's mass matrix (built apart, by
-    engine.system), and ∂S/∂w at w = 0 = (CN)ᵀ ∂S/∂u̇(u_p) (chain rule) — to 1e-10 of the scale."""
+    engine.mechanics.system), and ∂S/∂w at w = 0 = (CN)ᵀ ∂S/∂u̇(u_p) (chain rule) — to 1e-10 of the scale."""
     rng = np.random.default_rng(5)
     sim = Simulation(preset(name), method="gibbs_appell", coordinates=coordinates)
     f, dyn, state = _gibbs_at(sim, *_random_state(sim, rng))
@@ -136,8 +136,8 @@ def test_the_recursions_give_the_bodies_gibbs_function(monkeypatch, name, coordi
     pinocchio: its Hessian, its gradient and its differences equal those of S formed from the bodies'
     accelerations, and F equals the bodies' Σ J_vᵀ m g (plus elements), to 1e-11 of the scale."""
     pytest.importorskip("pinocchio")
-    from eomlab.engine.system import build_system
-    from eomlab.engine.tree_backend import FAST_PATH_VARIABLE
+    from eomlab.engine.mechanics.system import build_system
+    from eomlab.engine.compiled.tree_backend import FAST_PATH_VARIABLE
 
     monkeypatch.setenv(FAST_PATH_VARIABLE, "1")
     system = build_system(preset(name), coordinates)

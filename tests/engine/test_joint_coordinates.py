@@ -1,4 +1,4 @@
-"""Joint coordinates in absolute coordinates (engine/joint_coordinates.py): recovered from the
+"""Joint coordinates in absolute coordinates (engine/mechanics/joint_coordinates.py): recovered from the
 poses, written under their own names, and acting through joint springs, efforts, expression
 forces and constraints written in them — the same motion as the joint-coordinate run."""
 import math
@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from eomlab.engine.joint_coordinates import JointCoordinates
+from eomlab.engine.mechanics.joint_coordinates import JointCoordinates
 from eomlab.engine.methods import METHODS
 from eomlab.engine.modelfile import model_from_dict
 from eomlab.engine.presets import PRESETS, preset

@@ -1,4 +1,4 @@
-"""Constraint forces where they act (engine.joint_forces), for every formulation and in joint and
+"""Constraint forces where they act (engine.forcing.joint_forces), for every formulation and in joint and
 absolute coordinates.
 
 Tolerances: Newton–Euler per body (Σ F = m a_G, Σ M_G = I α + ω × I ω) with the computed forces
@@ -12,7 +12,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from eomlab.engine.actions import generalized_force, joint_motion
+from eomlab.engine.forcing.action import generalized_force, joint_motion
 from eomlab.engine.model import (
     Body, ExpressionConstraint, Joint, JointEffort, JointSpring, Model, ModelError, Settings,
 )
@@ -223,7 +223,7 @@ def test_an_equation_constraint_is_named_not_drawn():
 def test_the_arrays_of_the_actions_are_the_actions(build):
     """`constraint_force_arrays` / `applied_force_arrays` (what the window draws) hold row for row
     the Actions of `constraint_forces` / `applied_forces`; bodies, points and None kept exactly."""
-    from eomlab.engine.actions import ActionArrays
+    from eomlab.engine.forcing.action import ActionArrays
 
     sim = Simulation(build())
     sim.advance(0.2)

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from eomlab.engine.joints import REGISTRY, UnknownJointType, joint_type
-from eomlab.engine.joints.base import JointType
+from eomlab.engine.joints.joint_type import JointType
 from eomlab.engine.model import GROUND, Body, Joint, Model, default_coordinate_names, is_planar, speed_names
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -43,22 +43,22 @@ def wobbly(monkeypatch):
 
 
 def _system(model):
-    from eomlab.engine.system import build_system
+    from eomlab.engine.mechanics.system import build_system
     return build_system(model)
 
 
 def _absolute(model):
-    from eomlab.engine.system import build_system
+    from eomlab.engine.mechanics.system import build_system
     return build_system(model, "absolute")
 
 
 def _joint_coordinates(model):
-    from eomlab.engine.joint_coordinates import JointCoordinates
+    from eomlab.engine.mechanics.joint_coordinates import JointCoordinates
     return JointCoordinates(model)
 
 
 def _symbolic(model):
-    from eomlab.engine.symbolic.kinematics import SymbolicTree
+    from eomlab.engine.symbolic.tree_kinematics import SymbolicTree
     return SymbolicTree(model)
 
 
@@ -75,7 +75,7 @@ def _mjcf(model):
 def _pinocchio(model):
     pin = pytest.importorskip("pinocchio")
     from eomlab.engine.kinematics import JointLayout
-    from eomlab.engine.tree_backend import PinocchioTree
+    from eomlab.engine.compiled.tree_backend import PinocchioTree
     jl = JointLayout(body=0, type=NAME, q_slice=slice(0, 1), u_slice=slice(0, 1), axis=np.array([0.0, 0, 1]),
                      at=np.zeros(3), rotation=np.eye(3), fixed_rotation_is_identity=True, euler=None,
                      body_rates=False)

@@ -23,7 +23,7 @@ def _general(kin):
 
 @pytest.mark.parametrize("name", PLANAR)
 def test_planar_path_equals_the_general_recursion(name):
-    from eomlab.engine.system import build_system
+    from eomlab.engine.mechanics.system import build_system
 
     kin = build_system(preset(name)).kin
     assert kin.planar
@@ -42,7 +42,7 @@ def test_planar_path_equals_the_general_recursion(name):
 def test_partial_velocities_and_bias_are_derivatives(name):
     """v_com = J_v u, and a_com = J_v u_dot + a_bias checked against a central difference of v_com
     along the motion (test only: the engine never differences)."""
-    from eomlab.engine.system import build_system
+    from eomlab.engine.mechanics.system import build_system
 
     system = build_system(preset(name))
     kin = system.kin

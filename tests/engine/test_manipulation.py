@@ -1,4 +1,4 @@
-"""A hand on a running mechanism (engine.manipulation): drag_to, pull/move_pull/release, continue_from.
+"""A hand on a running mechanism (engine.run.manipulation): drag_to, pull/move_pull/release, continue_from.
 
 Tolerances: a dragged simple pendulum points at the target to 1e-9 rad; a dragged four-bar stays
 closed to 1e-12; going on from a kept sample reproduces the original run to 1e-10 (rtol = 1e-12).
@@ -10,7 +10,7 @@ import pytest
 
 from eomlab.engine.model import ModelError
 from eomlab.engine.presets import four_bar, simple_pendulum
-from eomlab.engine.projection import _rows as constraint_rows
+from eomlab.engine.mechanics.projection import _rows as constraint_rows
 from eomlab.engine.simulation import Simulation
 
 TIGHT = dict(rtol=1e-12, atol=1e-12)
@@ -102,7 +102,7 @@ def test_continue_from_refuses_a_row_of_the_wrong_size():
         sim.continue_from([0.0, 1.0])
 
 
-# --- the constants of effort expressions (engine.run_edits: set_parameter "…constants[k]") -----------
+# --- the constants of effort expressions (engine.run.run_edits: set_parameter "…constants[k]") -----------
 
 
 def damped_pendulum(c: str = "0.3", extra: str = " + 0.1*sin(2*bob_theta)**2"):
@@ -122,7 +122,7 @@ def test_the_constants_of_an_expression_are_its_literals_but_not_exponents():
 
 
 def test_a_constant_changed_mid_run_continues_like_a_fresh_run_with_it(method):
-    from eomlab.engine.run_edits import model_with_parameter
+    from eomlab.engine.run.run_edits import model_with_parameter
 
     sim = Simulation(damped_pendulum(), method=method, t_end=2.0, **TIGHT)
     sim.advance(1.0)

@@ -12,10 +12,10 @@ import pytest
 
 from eomlab.engine import methods
 from eomlab.engine.formulations import FORMULATIONS, make_formulation
-from eomlab.engine.formulations.base import Formulation
+from eomlab.engine.formulations.formulation import Formulation
 from eomlab.engine.methods import METHODS, REGISTRY
 from eomlab.engine.presets import preset
-from eomlab.engine.system import build_system
+from eomlab.engine.mechanics.system import build_system
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -78,5 +78,5 @@ def test_no_list_of_formulations_outside_the_registry():
 
 
 def test_every_importer_reads_the_registry():
-    for module in ("eomlab.commands.run", "eomlab.commands.equations", "eomlab.engine.modelfile.settings"):
+    for module in ("eomlab.commands.run_model", "eomlab.commands.show_equations", "eomlab.engine.modelfile.settings"):
         assert importlib.import_module(module).METHODS is METHODS

@@ -1,6 +1,6 @@
-"""ModelHistory (engine.model_history): what is in force at each time of a run whose parameters
+"""ModelHistory (engine.run.model_history): what is in force at each time of a run whose parameters
 changed. Times are exact; an edit's own instant counts as the edit's (within 1e-9 s)."""
-from eomlab.engine.model_history import ModelHistory
+from eomlab.engine.run.model_history import ModelHistory
 
 
 def test_each_time_gets_the_stretch_it_falls_in():

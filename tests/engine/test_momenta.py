@@ -1,4 +1,4 @@
-"""Velocities and angular momenta of the bodies (engine.momenta) in world axes.
+"""Velocities and angular momenta of the bodies (engine.mechanics.momenta) in world axes.
 
 Tolerances: H_G = R (I ω_body) to 1e-12; the heavy top's vertical angular momentum about its
 fixed point is conserved along a run at rtol = atol = 1e-12 to 1e-8; v_G matches the mass-centre

@@ -1,4 +1,4 @@
-"""engine.numba_kernels: the compiled articulated-body algorithm equals pinocchio's `aba` to 1e-11
+"""engine.compiled.numba_kernels: the compiled articulated-body algorithm equals pinocchio's `aba` to 1e-11
 relative (of the largest acceleration) at random states and joint forces, and the sampled energies
 and mass centres pinocchio's to 1e-11 relative, on every preset tree and hidden-shape tree the kernel takes (revolute and prismatic joints on any axis, offset and turned
 joint frames, branches, fixed bodies riding on their parent); trees it cannot take are refused.
@@ -12,8 +12,8 @@ import pytest
 from eomlab.engine.model import GROUND, Model
 from eomlab.engine.presets import PRESETS, preset
 from eomlab.engine.presets.parts import _body, _joint
-from eomlab.engine.system import build_system
-from eomlab.engine.tree_backend import FAST_PATH_VARIABLE
+from eomlab.engine.mechanics.system import build_system
+from eomlab.engine.compiled.tree_backend import FAST_PATH_VARIABLE
 
 from test_tree_backend import planar_tree  # the same hidden tree the pinocchio path is checked on
 
@@ -72,7 +72,7 @@ def fast_path(monkeypatch):
 
 @pytest.fixture(scope="module")
 def kernels():
-    from eomlab.engine import numba_kernels
+    from eomlab.engine.compiled import numba_kernels
 
     return numba_kernels
 

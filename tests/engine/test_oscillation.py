@@ -1,4 +1,4 @@
-"""Period and amplitude measured from samples (engine.oscillation) and the small-oscillation period.
+"""Period and amplitude measured from samples (engine.run.oscillation) and the small-oscillation period.
 
 Tolerances: a sampled sine's period to 1e-4 relative, its amplitude to 1e-3; a small-amplitude
 pendulum's measured period within 0.1 % of 2π√(l/g) (the amplitude correction θ₀²/16 is 2e-4).
@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from eomlab.engine.oscillation import measure_oscillation, small_oscillation_period
+from eomlab.engine.run.oscillation import measure_oscillation, small_oscillation_period
 from eomlab.engine.presets import double_compound_pendulum, planar_chain, simple_pendulum
 from eomlab.engine.simulation import Simulation
 

@@ -15,7 +15,7 @@ from eomlab.engine.rotations import (
     quaternion_body_rates, quaternion_from_matrix, quaternion_matrix, quaternion_rate_matrix, skew,
 )
 from eomlab.engine.simulation import Simulation
-from eomlab.engine.system import build_system
+from eomlab.engine.mechanics.system import build_system
 
 from engine_helpers import FORMULATIONS, column, run
 from representatives import first_row_everywhere

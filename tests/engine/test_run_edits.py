@@ -1,4 +1,4 @@
-"""Edits of a running Simulation (engine.run_edits): restore, set_state, set_parameter, push.
+"""Edits of a running Simulation (engine.run.run_edits): restore, set_state, set_parameter, push.
 
 Tolerances: runs at rtol = atol = 1e-12 agree with their reference runs to 1e-10; projections
 reach 1e-12; the work of a push matches the energy change to 1e-9.
@@ -10,8 +10,8 @@ import pytest
 
 from eomlab.engine.model import ModelError
 from eomlab.engine.presets import double_compound_pendulum, four_bar, simple_pendulum
-from eomlab.engine.projection import _rows as constraint_rows
-from eomlab.engine.run_edits import model_with_parameter
+from eomlab.engine.mechanics.projection import _rows as constraint_rows
+from eomlab.engine.run.run_edits import model_with_parameter
 from eomlab.engine.simulation import Simulation
 
 TIGHT = dict(rtol=1e-12, atol=1e-12)

@@ -99,7 +99,7 @@ def test_run_parquet_without_pyarrow(tmp_path, capsys, monkeypatch):
     def missing():
         raise sample_files.MissingPackage("parquet output needs pyarrow: pip install pyarrow")
 
-    monkeypatch.setattr("eomlab.commands.run.pyarrow_modules", missing)
+    monkeypatch.setattr("eomlab.commands.run_model.pyarrow_modules", missing)
     out = tmp_path / "x.parquet"
     assert main(["run", "assets/models/simple_pendulum.eom.json", "--out", str(out)]) == 2
     err = capsys.readouterr().err.strip()
@@ -108,7 +108,7 @@ def test_run_parquet_without_pyarrow(tmp_path, capsys, monkeypatch):
 
 
 def test_progress_bar_on_a_terminal(monkeypatch, capsys, tmp_path):
-    from eomlab.commands import run
+    from eomlab.commands import run_model as run
 
     monkeypatch.setattr(run, "PROGRESS_AFTER", 0.0)
     monkeypatch.setattr("sys.stderr.isatty", lambda: True, raising=False)

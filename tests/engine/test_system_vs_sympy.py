@@ -10,7 +10,7 @@ from sympy.physics import mechanics as me
 
 from eomlab.engine.model import GROUND
 from eomlab.engine.presets import preset
-from eomlab.engine.system import build_system
+from eomlab.engine.mechanics.system import build_system
 
 TOL = 1e-12
 

@@ -1,4 +1,4 @@
-"""The compiled tree-dynamics path (engine.tree_backend, pinocchio) against the numpy reference.
+"""The compiled tree-dynamics path (engine.compiled.tree_backend, pinocchio) against the numpy reference.
 
 At random states of every preset (joint and absolute coordinates) and of hidden-shape trees (offset
 and turned joint frames, every joint type, Euler angles with body-rate and angle-rate speeds, Euler
@@ -22,8 +22,8 @@ from eomlab.engine.model import (
 from eomlab.engine.presets import PRESETS, preset
 from eomlab.engine.presets.parts import _body, _joint
 from eomlab.engine.rotations import axis_angle_matrix
-from eomlab.engine.system import build_system
-from eomlab.engine.tree_backend import FAST_PATH_VARIABLE
+from eomlab.engine.mechanics.system import build_system
+from eomlab.engine.compiled.tree_backend import FAST_PATH_VARIABLE
 
 pytest.importorskip("pinocchio")
 

@@ -1,4 +1,4 @@
-"""Whole runs on the compiled path (engine.tree_backend, pinocchio) against the numpy reference.
+"""Whole runs on the compiled path (engine.compiled.tree_backend, pinocchio) against the numpy reference.
 
 Every preset, every hidden-shape tree of test_tree_backend and test_numba_kernels (the 50-link
 chain among them) and the degenerate shapes below (point
@@ -20,7 +20,7 @@ from eomlab.engine.model import GROUND, Model, ModelError
 from eomlab.engine.presets import PRESETS, preset
 from eomlab.engine.presets.parts import HANG_DOWN, _body, _joint, _point
 from eomlab.engine.simulation import Simulation
-from eomlab.engine.tree_backend import FAST_PATH_VARIABLE
+from eomlab.engine.compiled.tree_backend import FAST_PATH_VARIABLE
 from representatives import without_same_path
 from test_tree_backend import HIDDEN, _turn
 

@@ -58,7 +58,7 @@ def test_it_moves_as_two_hinges_in_one_mujoco_body(method, coordinates):
 
 
 def test_its_coordinates_come_back_from_its_pose():
-    from eomlab.engine.joint_coordinates import JointCoordinates
+    from eomlab.engine.mechanics.joint_coordinates import JointCoordinates
     from eomlab.engine.kinematics import TreeKinematics
 
     model = hooke_model()
@@ -73,7 +73,7 @@ def test_the_symbolic_kinematics_agree_with_the_numeric_ones():
     import sympy as sp
 
     from eomlab.engine.kinematics import TreeKinematics
-    from eomlab.engine.symbolic.kinematics import SymbolicTree
+    from eomlab.engine.symbolic.tree_kinematics import SymbolicTree
 
     model = hooke_model()
     tree = SymbolicTree(model)

@@ -68,7 +68,7 @@ def collect_garbage_on_the_gui_thread():
 def session(qapp):
     """A session on the simple pendulum; its runs (gui_helpers.run_with_samples) have no real worker."""
     from eomlab.engine.presets import preset
-    from eomlab.gui.session import Session
+    from eomlab.gui.runs.session import Session
 
     s = Session(preset("simple_pendulum"))
     yield s
@@ -89,6 +89,6 @@ def make_window(qtbot, settings_store):
 @pytest.fixture
 def runs_end_at_t_end(monkeypatch):
     """The window's runs end at the model's t_end (they go on past it until paused otherwise)."""
-    from eomlab.gui.session import Session
+    from eomlab.gui.runs.session import Session
 
     monkeypatch.setattr(Session, "go_on_past_t_end", False)

@@ -4,9 +4,9 @@ from __future__ import annotations
 import numpy as np
 from PySide6.QtCore import Qt
 
-from eomlab.gui.ring_buffer import RingBuffer
-from eomlab.gui.runner import AS_FAST_AS_POSSIBLE, Frame, RunInfo
-from eomlab.gui.session import Run, RunSeries
+from eomlab.gui.runs.ring_buffer import RingBuffer
+from eomlab.gui.runs.run_thread import AS_FAST_AS_POSSIBLE, Frame, RunInfo
+from eomlab.gui.runs.session import Run, RunSeries
 
 #: the columns of a one-coordinate run (the session's tests)
 COLUMNS = ("t", "a", "a_dot", "T", "V", "E", "drift_pos", "drift_vel")

@@ -1,4 +1,4 @@
-"""View ▸ Arrows (gui/arrows.py): each kind draws at the right points of the pose shown — checked
+"""View ▸ Arrows (gui/arrows/arrows_view.py): each kind draws at the right points of the pose shown — checked
 against the engine at the same sample — with no NaN, nothing for a kind that does not apply, a
 legend of units away from the mechanism, and a length control."""
 from __future__ import annotations
@@ -14,9 +14,9 @@ import pytest
 
 from eomlab.engine.model import ExpressionConstraint
 from eomlab.engine.presets import double_compound_pendulum, driven_crank, four_bar, heavy_top, simple_pendulum
-from eomlab.engine.run_edits import model_with_parameter
+from eomlab.engine.run.run_edits import model_with_parameter
 from eomlab.engine.simulation import Simulation
-from eomlab.gui.arrow_sets import KINDS, Scales, nice_ceiling
+from eomlab.gui.arrows.arrow_sets import KINDS, Scales, nice_ceiling
 
 from conftest import x_display_command
 from gui_helpers import run_fast, wait_for_samples
@@ -160,7 +160,7 @@ def test_arrows_are_computed_once_per_sample_and_redrawn_only_where_they_changed
     """A repaint of the same sample asks the engine nothing and sets no item again; another sample
     is computed and drawn at its own pose; a kind switched off empties its item alone, and on
     again is drawn at the sample shown."""
-    import eomlab.gui.arrows as arrows_module
+    import eomlab.gui.arrows.arrows_view as arrows_module
 
     computed = []
     real = arrows_module.arrow_sets
@@ -258,7 +258,7 @@ def test_scales_follow_the_typical_magnitude_in_simulated_time():
 def test_a_settled_scale_is_revised_less_often_but_follows_a_lasting_change():
     """After SETTLED frames a kind's quantile (a sort) is taken every REVISE_LATER-th frame: within
     that many frames a lasting change still sets the scale."""
-    from eomlab.gui.arrow_sets import REVISE_LATER, SETTLED
+    from eomlab.gui.arrows.arrow_sets import REVISE_LATER, SETTLED
 
     scales = Scales()
     for _ in range(SETTLED + 50):
@@ -398,7 +398,8 @@ def test_what_a_run_could_not_compute_reaches_the_legend_as_the_engine_said_it()
     import pickle
 
     from eomlab.engine.model import ModelError
-    from eomlab.gui.arrow_sets import Refused, SentQuantities, arrow_sets, moving_and_spinning
+    from eomlab.gui.arrows.arrow_sets import arrow_sets, moving_and_spinning
+    from eomlab.gui.runs.run_records.sent_quantities import Refused, SentQuantities
 
     model = double_compound_pendulum()
     sim = Simulation(model)

@@ -69,7 +69,7 @@ from PySide6.QtWidgets import QApplication
 QCoreApplication.setAttribute(Qt.AA_ShareOpenGLContexts)  # as gui/app.py
 """ + WINDOW_SCRIPT_START + r"""
 def gl_alive():
-    # the 3-D view: a GL window embedded in the main window (gui/scene3d_view.py)
+    # the 3-D view: a GL window embedded in the main window (gui/scene/scene3d_view.py)
     return sum(isinstance(w, QOpenGLWidget) for w in QApplication.allWidgets()) + \
         sum(isinstance(w, QOpenGLWindow) for w in QGuiApplication.allWindows())
 

@@ -9,8 +9,8 @@ import numpy as np
 
 from eomlab.engine.methods import METHODS
 from eomlab.engine.modelfile import load_model
-from eomlab.gui.compare_panel import COST_COLUMNS
-from eomlab.gui.compare import (
+from eomlab.gui.compare.compare_panel import COST_COLUMNS
+from eomlab.gui.compare.compare_mode import (
     METHOD_STYLES,
     method_style,
     OKABE_ITO,
@@ -18,7 +18,7 @@ from eomlab.gui.compare import (
     coordinate_difference,
     run_models,
 )
-from eomlab.gui.runner import AS_FAST_AS_POSSIBLE
+from eomlab.gui.runs.run_thread import AS_FAST_AS_POSSIBLE
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FOUR_BAR = os.path.join(ROOT, "assets", "models", "four_bar.eom.json")

@@ -1,4 +1,4 @@
-"""GrowingM4 (gui/decimate.py): reducing a growing run refresh by refresh gives exactly what one
+"""GrowingM4 (gui/plots/decimate.py): reducing a growing run refresh by refresh gives exactly what one
 reduction of the same rows gives, reads only the new rows, keeps every run's extremes and the first
 and latest samples, follows rows falling out of a ring buffer and a time cursor, and starts afresh
 when its key or the run length changes."""
@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from eomlab.gui.decimate import GrowingM4, m4_decimate
-from eomlab.gui.ring_buffer import RingBuffer
+from eomlab.gui.plots.decimate import GrowingM4, m4_decimate
+from eomlab.gui.runs.ring_buffer import RingBuffer
 
 
 def _rows(n: int, seed: int = 4) -> np.ndarray:

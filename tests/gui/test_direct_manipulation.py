@@ -1,5 +1,5 @@
-"""Direct manipulation in the window (gui/drag.py, gui/timeline.py, gui/parameter_panel.py,
-gui/readouts.py), driven with QTest's mouse as a student would.
+"""Direct manipulation in the window (gui/scene/drag.py, gui/timeline.py, gui/editing/parameter_panel.py,
+gui/plots/readouts.py), driven with QTest's mouse as a student would.
 
 Tolerances: a dragged bob within 1° of the mouse's angle (the mouse moves in whole pixels); the
 measured period of a 0.05 rad swing within 0.5 % of 2π√(l/g).

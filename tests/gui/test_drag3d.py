@@ -1,4 +1,4 @@
-"""Dragging in the 3-D view (gui/drag.py, OpenGL on a real X display): Shift + drag poses the
+"""Dragging in the 3-D view (gui/scene/drag.py, OpenGL on a real X display): Shift + drag poses the
 paused mechanism towards the mouse (one undo step), a plain drag still turns the camera."""
 from __future__ import annotations
 

@@ -12,10 +12,10 @@ import pytest
 import eomlab.engine.simulation as engine_simulation
 from eomlab.engine.presets import preset
 from eomlab.gui import redraw as redraw_module
-from eomlab.gui.plot_data import time_curve
-from eomlab.gui.plots import PLOT_TITLES, PlotPanel, RunSeries, m4_decimate, pixel_decimate, plot_of
-from eomlab.gui.ring_buffer import RingBuffer
-from eomlab.gui.runner import PROCESS_WORKERS, AS_FAST_AS_POSSIBLE, RunInfo, RunThread
+from eomlab.gui.plots.plot_data import time_curve
+from eomlab.gui.plots.plot_panel import PLOT_TITLES, PlotPanel, RunSeries, m4_decimate, pixel_decimate, plot_of
+from eomlab.gui.runs.ring_buffer import RingBuffer
+from eomlab.gui.runs.run_thread import PROCESS_WORKERS, AS_FAST_AS_POSSIBLE, RunInfo, RunThread
 
 from gui_helpers import run_fast, wait_for_samples
 

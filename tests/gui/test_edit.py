@@ -6,7 +6,7 @@ from PySide6.QtGui import QAction
 
 from eomlab.engine.model import GROUND
 from eomlab.engine.presets import preset
-from eomlab.gui.dialogs import ItemDialog, RigidBodyDialog
+from eomlab.gui.editing.dialogs import ItemDialog, RigidBodyDialog
 
 
 def test_mass_edit_undo_redo_then_save_and_reopen(qtbot, make_window, tmp_path):
@@ -194,7 +194,7 @@ def test_a_point_mass_given_a_shape_takes_the_shapes_inertia(qtbot, make_window)
 def test_rigid_body_dialog_defaults_run_for_every_joint(qtbot, make_window, joint):
     """Only choosing the joint: the body is added and the model starts (no gimbal lock, no
     singular mass matrix); fields the joint does not use are disabled."""
-    from eomlab.gui.dialogs import start_problem
+    from eomlab.gui.editing.dialogs import start_problem
 
     window = make_window(preset("heavy_top"))
     dialog = RigidBodyDialog(window.model, "top")

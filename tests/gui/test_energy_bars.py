@@ -1,4 +1,4 @@
-"""The energy bars' axis (gui/energy_bars.py): through zero, holding every value the run showed,
+"""The energy bars' axis (gui/plots/energy_bars.py): through zero, holding every value the run showed,
 on a 1-2-5 ladder, growing now and then and never following a frame."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 from PySide6.QtWidgets import QApplication
 
 from eomlab.engine.presets import preset
-from eomlab.gui.energy_bars import bar_axis, ladder_ceiling
+from eomlab.gui.plots.energy_bars import bar_axis, ladder_ceiling
 
 from gui_helpers import run_fast, wait_for_samples
 

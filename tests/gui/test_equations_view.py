@@ -11,7 +11,7 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QLabel, QPushButton
 
 from eomlab.engine.presets import planar_chain, preset
-from eomlab.gui import equations_page, equations_render
+from eomlab.gui.equations import equations_page, equations_render
 
 MARKUP = re.compile(r"\\|\*\*|Matrix\(|\ufffd")
 

@@ -42,7 +42,7 @@ def test_worker_exception_is_shown_and_the_window_lives(qtbot, make_window, monk
 def test_blow_up_pauses_with_its_message_and_keeps_the_samples(qtbot, make_window):
     # RK4 with a huge fixed step on a stiff spring: the state explodes within a few steps
     model = preset("simple_pendulum").with_settings(integrator="RK4", dt=0.5, dt_out=0.5, t_end=1000.0)
-    from eomlab.gui import edits
+    from eomlab.gui.editing import edits
 
     model = edits.add_item(model, "forces", {"name": "stiff", "type": "joint_spring",
                                              "body": model.bodies[0].name, "stiffness": 1e4, "rest": [0.0]})

@@ -17,13 +17,13 @@ from PySide6.QtGui import QVector3D
 from eomlab.engine.modelfile import model_from_dict, model_to_dict
 from eomlab.engine.presets import preset
 from eomlab.engine.simulation import initial_frame
-from eomlab.gui.arrow_sets import ArrowSet
-from eomlab.gui.arrows_draw import LONGEST_ARROW_SHARE, FlatArrows, above_noise, capped, noise_floors
-from eomlab.gui.camera3d import keep_above
-from eomlab.gui.geometry import MAX_MASS_MARKER_PX, drawing
-from eomlab.gui.markers import MAX_SIZE_PX, Markers
-from eomlab.gui.presentation import NORMAL_FONT_PX, PRESENTATION_FONT_PX
-from eomlab.gui.scene2d import HINGE_PX, Scene2D
+from eomlab.gui.arrows.arrow_sets import ArrowSet
+from eomlab.gui.arrows.arrows_draw import LONGEST_ARROW_SHARE, FlatArrows, above_noise, capped, noise_floors
+from eomlab.gui.scene.camera3d import keep_above
+from eomlab.gui.scene.geometry import MAX_MASS_MARKER_PX, drawing
+from eomlab.gui.scene.markers import MAX_SIZE_PX, Markers
+from eomlab.gui.actions.presentation import NORMAL_FONT_PX, PRESENTATION_FONT_PX
+from eomlab.gui.scene.scene2d import HINGE_PX, Scene2D
 
 from conftest import x_display_command
 

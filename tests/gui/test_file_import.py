@@ -6,7 +6,7 @@ import numpy as np
 from gui_helpers import main_samples, run_fast, wait_for_samples
 
 from eomlab.engine.presets import preset
-from eomlab.gui.robot_import import import_robot
+from eomlab.gui.actions.robot_import import import_robot
 
 LINK = ('<link name="{name}"><inertial><origin xyz="0 0 -0.5"/><mass value="1"/>'
         '<inertia ixx="0.09" iyy="0.09" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>'

@@ -6,7 +6,7 @@ import pytest
 
 from eomlab.engine.model import Shape, shape_inertia
 from eomlab.engine.modelfile import model_from_dict
-from eomlab.gui import edits
+from eomlab.gui.editing import edits
 
 
 def rod_model(**body):

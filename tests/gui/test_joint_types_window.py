@@ -6,9 +6,9 @@ import pytest
 
 from eomlab.engine.model import JOINT_TYPES
 from eomlab.engine.presets import preset
-from eomlab.gui.dialogs import RigidBodyDialog
-from eomlab.gui.inspector import body_fields
-from eomlab.gui.plot_style import coordinate_unit
+from eomlab.gui.editing.dialogs import RigidBodyDialog
+from eomlab.gui.editing.inspector import body_fields
+from eomlab.gui.style.plot_style import coordinate_unit
 
 
 @pytest.mark.parametrize("kind", JOINT_TYPES)

@@ -1,4 +1,4 @@
-"""Markers (gui/markers.py) are drawn where their points are on the device, at their size in
+"""Markers (gui/scene/markers.py) are drawn where their points are on the device, at their size in
 pixels, whatever the view's scale; their bounds hold every marker; NaN points draw nothing; a
 restyle (presentation mode) shows at once."""
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 from PySide6.QtCore import QPointF
 from PySide6.QtGui import QColor
 
-from eomlab.gui.markers import Markers
+from eomlab.gui.scene.markers import Markers
 
 FILL = "#f28e2b"
 

@@ -8,10 +8,10 @@ import pytest
 
 from eomlab.engine.model import Shape
 from eomlab.engine.presets import preset
-from eomlab.gui.camera3d import anchors, floor_height, nice_spacing
+from eomlab.gui.scene.camera3d import anchors, floor_height, nice_spacing
 from eomlab.engine.simulation import initial_frame
-from eomlab.gui.geometry import drawing, reach, up_basis
-from eomlab.gui.meshes import ROD_RADIUS, ROUND_SEGMENTS, body_mesh, face_normals
+from eomlab.gui.scene.geometry import drawing, reach, up_basis
+from eomlab.gui.scene.meshes import ROD_RADIUS, ROUND_SEGMENTS, body_mesh, face_normals
 
 SHAPES = {
     "rod": (Shape("rod", length=2.0), math.pi * (ROD_RADIUS * 2.0) ** 2 * 2.0),

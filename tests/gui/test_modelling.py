@@ -11,8 +11,8 @@ from PySide6.QtWidgets import QLabel
 from eomlab.engine.model import Model
 from eomlab.engine.presets import preset
 from eomlab.engine.simulation import initial_frame
-from eomlab.gui import edits
-from eomlab.gui.dialogs import RigidBodyDialog, chain_model
+from eomlab.gui.editing import edits
+from eomlab.gui.editing.dialogs import RigidBodyDialog, chain_model
 
 from gui_helpers import wait_for_samples
 

@@ -1,4 +1,4 @@
-"""What a run sends when (gui/pacing.py): poses at the dense output's instants between the samples
+"""What a run sends when (gui/runs/pacing.py): poses at the dense output's instants between the samples
 as the wall clock reaches them, not one at the end of each integrator step; runs in the window go
 on past t_end."""
 from __future__ import annotations
@@ -10,9 +10,9 @@ import pytest
 from gui_helpers import run_fast
 
 from eomlab.engine.presets import preset
-from eomlab.gui.pacing import FRAME_RATE, HeldBack, instant_spacing, window_run_length
+from eomlab.gui.runs.pacing import FRAME_RATE, HeldBack, instant_spacing, window_run_length
 from eomlab.gui.report import layout_report
-from eomlab.gui.runner import PROCESS_WORKERS, RunThread
+from eomlab.gui.runs.run_thread import PROCESS_WORKERS, RunThread
 
 
 def test_instant_spacing_follows_the_speed_and_holds_every_recorded_instant():

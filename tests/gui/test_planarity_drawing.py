@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from eomlab.engine.presets import preset
-from eomlab.gui.scene2d import Scene2D
+from eomlab.gui.scene.scene2d import Scene2D
 
 XY = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
 

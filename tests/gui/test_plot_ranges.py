@@ -1,4 +1,4 @@
-"""The plots' ranges (gui/plot_ranges.py): data never sits on a plot's edge, the knife-edge's
+"""The plots' ranges (gui/plots/plot_ranges.py): data never sits on a plot's edge, the knife-edge's
 phase portrait included (its x came right up to the right edge: a range was kept as long as the
 data stayed inside it, however close)."""
 from __future__ import annotations
@@ -8,7 +8,7 @@ import pytest
 import pyqtgraph as pg
 
 from eomlab.engine.presets import preset
-from eomlab.gui.plot_ranges import EDGE_ROOM, MAX_TIME_GROWTH, TIME_AHEAD_WALL_S, TIME_GROWTH, PlotRanges
+from eomlab.gui.plots.plot_ranges import EDGE_ROOM, MAX_TIME_GROWTH, TIME_AHEAD_WALL_S, TIME_GROWTH, PlotRanges
 
 from gui_helpers import run_fast, wait_for_samples
 
@@ -56,7 +56,7 @@ class _Series:
     """What grow_time_axes reads of a run: its buffer."""
 
     def __init__(self, capacity: int):
-        from eomlab.gui.ring_buffer import RingBuffer
+        from eomlab.gui.runs.ring_buffer import RingBuffer
 
         self.buffer = RingBuffer(2, capacity=capacity)
 

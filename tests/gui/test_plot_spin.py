@@ -1,4 +1,4 @@
-"""A spinning angle (gui/plot_spin.py) is drawn wrapped against a right-hand axis of its own, so
+"""A spinning angle (gui/plots/plot_spin.py) is drawn wrapped against a right-hand axis of its own, so
 the coordinates that only swing keep the left axis to themselves."""
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 from PySide6.QtWidgets import QApplication
 
 from eomlab.engine.presets import preset
-from eomlab.gui.plot_data import WRAP_SPAN, spins, wrapped
+from eomlab.gui.plots.plot_data import WRAP_SPAN, spins, wrapped
 
 from gui_helpers import run_fast, wait_for_samples
 

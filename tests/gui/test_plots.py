@@ -1,7 +1,7 @@
 """Units on the plot axes, from the joints of the model."""
 from eomlab.engine.modelfile import loads_model
 from eomlab.engine.presets import preset
-from eomlab.gui.plots import coordinate_unit
+from eomlab.gui.plots.plot_panel import coordinate_unit
 
 
 def test_units_follow_the_joint_kinds():

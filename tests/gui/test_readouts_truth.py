@@ -9,11 +9,11 @@ import pytest
 from eomlab.engine.methods import METHODS
 from eomlab.engine.presets import double_compound_pendulum, four_bar
 from eomlab.engine.simulation import RunQuantities
-from eomlab.gui.compare_identical import group_words, identical_groups, widths
-from eomlab.gui.compare_math import largest_drifts
-from eomlab.gui.compare_panel import COST_COLUMNS
-from eomlab.gui.plot_data import LOG_FLOOR, curve_values
-from eomlab.gui.runner import AS_FAST_AS_POSSIBLE
+from eomlab.gui.compare.compare_identical import group_words, identical_groups, widths
+from eomlab.gui.compare.compare_math import largest_drifts
+from eomlab.gui.compare.compare_panel import COST_COLUMNS
+from eomlab.gui.plots.plot_data import LOG_FLOOR, curve_values
+from eomlab.gui.runs.run_thread import AS_FAST_AS_POSSIBLE
 
 from gui_helpers import main_samples, run_with_samples, wait_for_samples
 
@@ -162,7 +162,7 @@ def test_an_undone_drag_starts_its_stretch_again_from_the_state_put_back(qtbot, 
     qtbot.waitUntil(lambda: window.state == "paused", timeout=5000)
     iE = window.samples()[0].index("E")
     _until_still(qtbot, window)
-    window.session.follow_latest()  # as gui/drag.py does: the drag acts at the latest sample
+    window.session.follow_latest()  # as gui/scene/drag.py does: the drag acts at the latest sample
     before = window.session.rows_at(window.session.latest_common_time())  # what DragPose.undo puts back
     window.session.edit("drag_to", "lower", [1.0, 0.0, 0.0], [0.3, -1.6, 0.0])
     qtbot.waitUntil(lambda: abs(main_samples(window)[-1, iE] - before[0][iE]) > 0.5, timeout=5000)

@@ -7,8 +7,8 @@ from PIL import Image
 from PySide6.QtSvg import QSvgRenderer
 
 from eomlab.engine.presets import preset
-from eomlab.gui.runner import AS_FAST_AS_POSSIBLE
-from eomlab.gui.video import mp4_unavailable_reason
+from eomlab.gui.runs.run_thread import AS_FAST_AS_POSSIBLE
+from eomlab.gui.actions.video import mp4_unavailable_reason
 
 
 @pytest.mark.parametrize("kind", ["mp4", "gif"])
@@ -65,7 +65,7 @@ def test_scene_and_plot_figures_as_svg_and_png(qtbot, make_window, tmp_path):
     wait_for_samples(qtbot, window, 10)
     window.redraw.mark_dirty()
     window.redraw.tick()
-    from eomlab.gui.recording import export_scene
+    from eomlab.gui.actions.recording import export_scene
 
     export_scene(window, str(tmp_path / "scene.svg"))
     export_scene(window, str(tmp_path / "scene.png"))
@@ -80,7 +80,7 @@ def test_scene_and_plot_figures_as_svg_and_png(qtbot, make_window, tmp_path):
 
 
 def test_mp4_action_says_why_when_the_encoder_is_missing(make_window, monkeypatch, tmp_path):
-    import eomlab.gui.recording as recording_module
+    import eomlab.gui.actions.recording as recording_module
 
     why = "MP4 needs the imageio-ffmpeg package (pip install imageio-ffmpeg), which is not installed"
     monkeypatch.setattr(recording_module, "mp4_unavailable_reason", lambda: why)

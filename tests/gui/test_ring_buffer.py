@@ -1,9 +1,9 @@
-"""RingBuffer (gui/ring_buffer.py): the rows up to a time, found without copying the buffer,
+"""RingBuffer (gui/runs/ring_buffer.py): the rows up to a time, found without copying the buffer,
 equal those of the full view, before and after the buffer wraps (exact)."""
 import numpy as np
 import pytest
 
-from eomlab.gui.ring_buffer import RingBuffer
+from eomlab.gui.runs.ring_buffer import RingBuffer
 
 
 @pytest.mark.parametrize("appended", [0, 5, 10, 17, 23])

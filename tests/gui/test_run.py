@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from eomlab.engine.methods import METHODS
-from eomlab.gui.dialogs import ChainDialog
+from eomlab.gui.editing.dialogs import ChainDialog
 
 from gui_helpers import main_samples, relative_energy_drift, run_fast, wait_for_samples
 
@@ -31,7 +31,7 @@ def test_chain_dialog_run_fills_energy_plot_with_small_drift(qtbot, make_window)
     energy_curve = window.runs[0].series.curves["E"]
     x, y = energy_curve.getData()
     # the curve is reduced to about 4 points per pixel column of its axis, whose span follows the run's
-    # pace (gui/plot_ranges.py): count what it covers, not its points
+    # pace (gui/plots/plot_ranges.py): count what it covers, not its points
     assert x is not None and len(x) >= 40 and np.all(np.isfinite(y))
     assert x[0] == rows[0, 0] and x[-1] >= rows[149, 0]
     assert relative_energy_drift(window) < 1e-6
@@ -91,7 +91,7 @@ def test_compare_runs_every_formulation(qtbot, make_window):
 
 
 def test_the_status_bar_says_which_tree_dynamics_path_runs(qtbot, make_window):
-    from eomlab.engine.tree_backend import fast_path_wanted
+    from eomlab.engine.compiled.tree_backend import fast_path_wanted
 
     window = make_window(chain_from_dialog(2).with_settings(t_end=1.0))
     run_fast(window)
@@ -110,7 +110,7 @@ def test_the_status_bar_says_when_the_compiled_step_takes_over(qtbot, make_windo
     """An unconstrained chain runs scipy's step until numba's kernels are loaded (about 1.4 s with a
     warm cache), then the compiled step: the status bar follows the run's own account of its path."""
     pytest.importorskip("numba")
-    from eomlab.engine.tree_backend import fast_path_wanted
+    from eomlab.engine.compiled.tree_backend import fast_path_wanted
 
     if not fast_path_wanted():
         pytest.skip("the compiled path is switched off")

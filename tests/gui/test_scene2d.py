@@ -7,7 +7,7 @@ import numpy as np
 
 from eomlab.engine.presets import preset
 from eomlab.engine.simulation import Simulation, initial_frame
-from eomlab.gui.scene2d import Scene2D
+from eomlab.gui.scene.scene2d import Scene2D
 
 
 def drawn(qtbot, model) -> dict:

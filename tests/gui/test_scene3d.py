@@ -27,7 +27,7 @@ QCoreApplication.setAttribute(Qt.AA_ShareOpenGLContexts)  # as gui/app.py: one s
 app = QApplication(sys.argv[:1])
 from eomlab.engine.presets import preset
 from eomlab.engine.simulation import Simulation
-from eomlab.gui.scene3d import make_scene3d
+from eomlab.gui.scene.scene3d import make_scene3d
 
 def frames(model, t_end, step):
     sim = Simulation(model)
@@ -61,7 +61,7 @@ for name in sys.argv[1:]:
         scene.show_frame(frame)
         app.processEvents()
         turn = scene.turn
-        points = scene._extent_points(__import__("eomlab.gui.geometry", fromlist=["drawing"]).drawing(
+        points = scene._extent_points(__import__("eomlab.gui.scene.geometry", fromlist=["drawing"]).drawing(
             model, turn @ frame.rotations, frame.origins @ turn.T, frame.mass_centres @ turn.T, turn),
             frame.mass_centres @ turn.T, turn @ frame.rotations)
         box = scene.report_boxes()["mechanism"]  # how much of the view the mechanism takes now

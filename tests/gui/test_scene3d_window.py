@@ -1,4 +1,4 @@
-"""The 3-D view is a native GL child window (gui/scene3d_view.py, issue #25): the main window holds
+"""The 3-D view is a native GL child window (gui/scene/scene3d_view.py, issue #25): the main window holds
 no QOpenGLWidget (which made Qt compose the whole window through OpenGL at every update), the
 mouse on the GL window still orbits the camera and right-click opens the view's menu once, a
 Shift + press on it reaches the drag's event filter, and the window's and the view's grabs show
@@ -35,7 +35,7 @@ class Menu:
 
 scene.view_menu = lambda parent: Menu()
 
-class Presses(QObject):  # as gui/drag.py watches the scene
+class Presses(QObject):  # as gui/scene/drag.py watches the scene
     seen = []
     def eventFilter(self, obj, event):
         if event.type() == QEvent.MouseButtonPress:

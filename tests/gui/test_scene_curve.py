@@ -1,4 +1,4 @@
-"""SceneCurve (gui/scene_curve.py) has PlotCurveItem's bounding rectangle — the points' box grown by
+"""SceneCurve (gui/scene/scene_curve.py) has PlotCurveItem's bounding rectangle — the points' box grown by
 the cosmetic pen's padding in view pixels — for links, NaN-broken arcs, thick and thin pens, at
 any view scale, and finds it again after new points or a new view range."""
 from __future__ import annotations
@@ -8,7 +8,7 @@ import pyqtgraph as pg
 import pytest
 from PySide6.QtCore import Qt
 
-from eomlab.gui.scene_curve import SceneCurve
+from eomlab.gui.scene.scene_curve import SceneCurve
 
 #: the rectangles agree to this fraction of their size (float arithmetic in another order)
 REL = 1e-9

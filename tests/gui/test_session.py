@@ -1,4 +1,4 @@
-"""The run controller (gui/session.py): state changes, and the time cursor that shows every run at
+"""The run controller (gui/runs/session.py): state changes, and the time cursor that shows every run at
 one instant — following the slowest run, or held where a scrubber puts it."""
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from eomlab.engine.presets import preset
-from eomlab.gui.runner import AS_FAST_AS_POSSIBLE
+from eomlab.gui.runs.run_thread import AS_FAST_AS_POSSIBLE
 from gui_helpers import COLUMNS, frame, run_with_samples
 
 

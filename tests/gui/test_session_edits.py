@@ -1,4 +1,4 @@
-"""The session's side of run edits (gui/session.py): a held cursor poses every run's own kept
+"""The session's side of run edits (gui/runs/session.py): a held cursor poses every run's own kept
 sample (the timeline, compare mode too), and an edit's answer rewrites the kept samples — later
 rows dropped, the new row appended, the rows a "continue from here" dropped put back on undo."""
 from __future__ import annotations
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from eomlab.engine.presets import preset
-from eomlab.gui.session import ENDED, PAUSED
+from eomlab.gui.runs.session import ENDED, PAUSED
 from gui_helpers import COLUMNS, INFO, frame, run_with_samples
 
 POSED_INFO = replace(INFO, pose_columns=(1, 2))  # the coordinate "a" is what poses are drawn from

@@ -6,7 +6,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLineEdit
 
 from eomlab.engine.presets import preset
-from eomlab.gui import shortcuts
+from eomlab.gui.actions import shortcuts
 
 
 def window_on_pendulum(make_window):

@@ -9,8 +9,8 @@ import re
 from pathlib import Path
 
 from eomlab.engine.modelfile import load_model
-from eomlab.gui.session import PAUSED, RUNNING
-from eomlab.gui.stall_watch import STALL_SECONDS, StallWatch
+from eomlab.gui.runs.session import PAUSED, RUNNING
+from eomlab.gui.runs.stall_watch import STALL_SECONDS, StallWatch
 
 FOUR_BAR = Path(__file__).resolve().parents[2] / "assets" / "models" / "four_bar.eom.json"
 

@@ -7,7 +7,7 @@ from eomlab.engine.sweep import sweep
 
 def test_the_map_fills_and_a_click_opens_the_run(make_window, qtbot, tmp_path):
     window = make_window(preset("double_compound_pendulum"))
-    from eomlab.gui.sweep_panel import open_for
+    from eomlab.gui.sweeps.sweep_panel import open_for
 
     panel = open_for(window)
     for (name, low, high, count), (text, n) in zip(panel.axes, (("upper_theta", 12), ("lower_theta", 10))):
@@ -35,7 +35,7 @@ def test_the_default_measure_is_going_over_the_top_and_the_map_exports(make_wind
     import pandas as pd
 
     window = make_window(preset("double_compound_pendulum"))
-    from eomlab.gui.sweep_panel import open_for
+    from eomlab.gui.sweeps.sweep_panel import open_for
 
     panel = open_for(window)
     assert panel.measure.currentText() == "over_top:lower_theta"  # the lower rod over the top, from hanging

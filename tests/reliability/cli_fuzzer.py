@@ -282,7 +282,7 @@ def fuzz(seeds, seconds: float | None = None, count: int | None = None, workers:
     # a fork server: workers start from a clean process (not from the test process and its Qt
     # threads) that has imported the engine once
     context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["eomlab.cli", "eomlab.commands.run", "eomlab.engine.simulation", __name__])
+    context.set_forkserver_preload(["eomlab.cli", "eomlab.commands.run_model", "eomlab.engine.simulation", __name__])
     with context.Pool(workers, initializer=_worker_init, maxtasksperchild=200) as pool:
         for mutant, outcome, problem in pool.imap_unordered(_work, items()):
             report.ran += 1

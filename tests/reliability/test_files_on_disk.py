@@ -8,7 +8,7 @@ from dataclasses import replace
 import eomlab.engine.modelfile.writing as engine_modelfile
 from eomlab.engine.modelfile import load_model, save_model
 from eomlab.engine.presets import preset
-from eomlab.gui import recovery
+from eomlab.gui.editing import recovery
 
 from reliability_helpers import fingerprint
 

@@ -99,7 +99,7 @@ def test_sample_cap_keeps_the_newest_samples_and_advance_returns_all_new_rows():
 
 
 def test_window_worker_runs_with_a_sample_cap(monkeypatch):
-    import eomlab.gui.runner as runner
+    import eomlab.gui.runs.run_thread as runner
 
     made = []
 

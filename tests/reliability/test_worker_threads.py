@@ -7,7 +7,7 @@ import time
 
 from eomlab.engine.presets import preset
 from eomlab.gui.main_window import MainWindow
-from eomlab.gui.runner import AS_FAST_AS_POSSIBLE
+from eomlab.gui.runs.run_thread import AS_FAST_AS_POSSIBLE
 
 JOIN_SECONDS = 1.0
 

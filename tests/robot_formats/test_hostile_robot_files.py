@@ -224,7 +224,7 @@ def test_a_long_chain_takes_the_numpy_path_rather_than_pinocchios_nv_cubed_data(
     make); beyond MAX_COMPILED_SPEEDS the run builds the numpy path instead, and says why."""
     from eomlab.engine.robot_formats import import_model
     from eomlab.engine.simulation import Simulation
-    from eomlab.engine.tree_backend import FAST_PATH_VARIABLE, MAX_COMPILED_SPEEDS
+    from eomlab.engine.compiled.tree_backend import FAST_PATH_VARIABLE, MAX_COMPILED_SPEEDS
 
     monkeypatch.setenv(FAST_PATH_VARIABLE, "1")  # the bound, not the environment, sends it to numpy
     n = 503

@@ -11,7 +11,7 @@ from eomlab.engine.modelfile import load_model, save_model
 from eomlab.engine.presets import preset
 from eomlab.engine.sweep.integrator import BatchedRungeKutta
 from eomlab.engine.sweep.members import members, with_initial_state
-from eomlab.engine.sweep.runner import describe_fallbacks, run_chunk
+from eomlab.engine.sweep.chunk_runs import describe_fallbacks, run_chunk
 from eomlab.engine.sweep.spec import make_sweep
 
 from representatives import first_row_everywhere

@@ -1,0 +1,1 @@
+"""The compiled path: pinocchio's tree recursions and numba's whole DOP853 step."""

@@ -1,0 +1,1 @@
+"""Forces: applied forces as generalized forces, where applied and constraint forces act."""

@@ -1,0 +1,71 @@
+"""Projection onto the constraints: least squares in the mass metric (Gauss–Newton).
+
+Positions: δq = W δu with δu = −M⁻¹ A_hᵀ (A_h M⁻¹ A_hᵀ)⁺ Φ (A_h: rows of the holonomic
+constraints, Φ their residuals); Euler parameters are scaled back to e·e = 1 (the nearest point,
+which changes no pose, so the other rows do not notice). Velocities: u ← u − M⁻¹ Aᵀ (A M⁻¹ Aᵀ)⁺ ψ(u) over every
+velocity-level row. The pseudo-inverse keeps redundant rows harmless.
+"""
+from __future__ import annotations
+
+import numpy as np
+import scipy.linalg
+
+from eomlab.engine.constraints import HOLONOMIC, StateContext
+
+
+class ProjectionFailure(ArithmeticError):
+    pass
+
+
+def _rows(system, t, q, u):
+    ks = system.kinematic_state(q, u)  # pinocchio's on the compiled path
+    W = system.rate_matrix(q) if system.has_body_rates else None
+    qd = W @ u if W is not None else u
+    return system.constraints.evaluate(StateContext(t=t, q=q, u=u, qd=qd, W=W, ks=ks)), W
+
+
+def _metric_step(M, A, residual):
+    """The least-squares step in the mass metric; a singular M (massless frames) is replaced by
+    M + AᵀA, which has the same minimiser on A δu = residual (the added term is constant there)."""
+    try:
+        factor = scipy.linalg.cho_factor(M)
+    except np.linalg.LinAlgError:
+        factor = scipy.linalg.cho_factor(M + A.T @ A)
+    Minv_At = scipy.linalg.cho_solve(factor, A.T)
+    return -Minv_At @ (np.linalg.pinv(A @ Minv_At, rcond=1e-12) @ residual)
+
+
+def project_positions(system, t, q, tol=1e-12, max_iter=30):
+    """q on Φ(q, t) = 0; returns (q, iterations). Raises ProjectionFailure when it stalls."""
+    q = system.kin.normalised(q)
+    zero = np.zeros(system.n_u)
+    for it in range(max_iter + 1):
+        rows, W = _rows(system, t, q, zero)
+        holo = np.flatnonzero(rows.level == HOLONOMIC)
+        if holo.size == 0 or np.max(np.abs(rows.position)) <= tol:
+            return q, it
+        if it == max_iter:
+            break
+        M = system.mass_matrix(q)
+        du = _metric_step(M, rows.A[holo], rows.position)
+        q = system.kin.normalised(q + (W @ du if W is not None else du))
+    raise ProjectionFailure(
+        f"projection onto the position constraints did not converge in {max_iter} iterations "
+        f"(residual {np.max(np.abs(rows.position)):.3g}); the configuration may be near a singular one"
+    )
+
+
+def project_velocities(system, t, q, u, tol=1e-12, max_iter=10):
+    """u on the velocity-level rows (holonomic rows differentiated and first-order rows)."""
+    u = np.array(u, float)
+    M = system.mass_matrix(q)
+    for it in range(max_iter + 1):
+        rows, _ = _rows(system, t, q, u)
+        if rows.velocity.size == 0 or np.max(np.abs(rows.velocity)) <= tol:
+            return u, it
+        if it == max_iter:
+            break
+        u = u + _metric_step(M, rows.A[rows.velocity_rows], rows.velocity)
+    raise ProjectionFailure(
+        f"projection onto the velocity constraints did not converge (residual {np.max(np.abs(rows.velocity)):.3g})"
+    )

@@ -1,0 +1,165 @@
+"""A hand on a running mechanism: pose it by a point, pull a point with a spring, go on from any
+stored sample. `Simulation` inherits these methods (the window's mouse and timeline use them).
+
+    sim.drag_to("bob", [0, 0, 0], [0.5, -0.8, 0])   # paused: the pose nearest the mouse, at rest
+    sim.pull("bob", [0, 0, 0], [1.0, 0.0, 0.0])     # running: a spring from the mouse point
+    sim.move_pull([1.2, 0.1, 0.0]); sim.advance(t + 0.5); sim.release()
+    sim.continue_from(row)                           # a kept sample row: later samples dropped
+
+The spring of `pull` is MuJoCo's perturbation: a force k (anchor − P) − c v_P at the body point P,
+its stiffness scaled by the mechanism's mass so every model follows the mouse alike. Its work
+enters E (its potential is not counted), as a push's does.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from eomlab.engine.forcing.generalized_forces import PushElement, _world_point
+from eomlab.engine.model import ModelError
+from eomlab.engine.run.model_history import ModelHistory
+from eomlab.engine.mechanics.posing import pose_reaching
+from eomlab.engine.mechanics.projection import ProjectionFailure
+from eomlab.engine.mechanics.system import SingularMassMatrix
+
+#: the pulling spring's natural frequency with the whole mechanism's mass on it (Hz)
+PULL_FREQUENCY = 1.0
+#: its damping ratio (light: the pull adds energy, as a hand does)
+PULL_DAMPING_RATIO = 0.1
+_POSE_ERRORS = (SingularMassMatrix, ProjectionFailure, ArithmeticError, np.linalg.LinAlgError, ValueError)
+
+
+class PullElement(PushElement):
+    """A spring from a world anchor to a body-fixed point, with a damper on the point's velocity:
+    F = k (anchor − P) − c v_P, Q_u = J_Pᵀ F. Active from t_start until `release` sets t_stop."""
+
+    def __init__(self, kin, body: str, point, anchor, stiffness: float, damping: float, t_start: float):
+        super().__init__(kin, body, point, np.zeros(3), t_start, math.inf)
+        self.anchor = np.array(anchor, float)
+        self.stiffness, self.damping = float(stiffness), float(damping)
+
+    def generalized(self, ctx):
+        if not self.active:
+            return np.zeros(self.kin.n_u)
+        P = _world_point(self.kin, ctx.ks, self.body, self.point)
+        force = self.stiffness * (self.anchor - P) - self.damping * self.kin.point_velocity(ctx.ks, self.body, P)
+        return self.kin.point_jacobian(ctx.ks, self.body, P).T @ force
+
+
+class Manipulation:
+    """Posing, pulling and going back (mixed into `Simulation`, next to `RunEdits`)."""
+
+    def drag_to(self, body: str, point, target) -> None:
+        """Pose the mechanism so that `point` of `body` (body frame) comes as near the world point
+        `target` as the joints and constraints allow, and continue from that pose at rest. A pose
+        that cannot be put on the constraints is refused (ModelError; the run is unchanged)."""
+        self._body_named(body)
+        point, target = _three(point, "point"), _three(target, "target")
+        q, _ = self._sample_state(self._samples[-1])
+        try:
+            q = pose_reaching(self.system, self._current_time(), q, body, point, target)
+        except _POSE_ERRORS as err:
+            raise ModelError("q", f"this pose cannot be reached: {err}") from None
+        if not np.all(np.isfinite(q)):
+            raise ModelError("q", "this pose cannot be reached")
+        self.set_state(q, np.zeros(len(self.system.speed_names)))
+
+    def pull(self, body: str, point, anchor) -> None:
+        """Start pulling `point` of `body` towards the world point `anchor` with a spring (one pull
+        at a time: a new one replaces the last)."""
+        self._body_named(body)
+        point, anchor = _three(point, "point"), _three(anchor, "anchor")
+        self.release()
+        mass = float(np.sum(self.system.kin.mass))
+        stiffness = mass * (2 * math.pi * PULL_FREQUENCY) ** 2
+        damping = 2 * PULL_DAMPING_RATIO * math.sqrt(stiffness * mass)
+        element = PullElement(self.formulation.system.kin, body, point, anchor, stiffness, damping,
+                              self._current_time())
+        self._pushes.append(element)
+        self.formulation.system.forces.append(element)
+        self._restart_here()
+
+    def move_pull(self, anchor) -> None:
+        """Move the pulling spring's anchor (the mouse moved); nothing when nothing pulls."""
+        element = self._pulling()
+        if element is not None:
+            element.anchor = _three(anchor, "anchor")
+            self._restart_here()  # the force changes between integrator steps, never within one
+
+    def release(self) -> None:
+        """Let go: the pull ends at the current time."""
+        element = self._pulling()
+        if element is not None:
+            element.t_stop = max(self._current_time(), element.t_start)
+            self._restart_here()
+
+    def pull_anchor(self):
+        """(world point of the pulled body point, anchor) of the current pull, or None."""
+        element = self._pulling()
+        if element is None:
+            return None
+        q, _ = self._sample_state(self._samples[-1])
+        P = _world_point(self.system.kin, self.system.kin.positions(q), element.body, element.point)
+        return P, element.anchor.copy()
+
+    def continue_from(self, row, model=None) -> None:
+        """Go on from a sample row as `samples()` gives it (t, q, u, …) — one kept by the window,
+        earlier or later than the current time: the samples after its time are dropped (so are
+        pulls and pushes started after it, and parameters set after it: those in force at its
+        time come back), it becomes the latest sample, the run goes on from it. `model`: go on
+        with this model's parameters instead (the window putting back a run it had dropped)."""
+        row = np.asarray(row, dtype=float).ravel()
+        if row.size != len(self.columns) or not np.all(np.isfinite(row)):
+            raise ModelError("row", f"must be a finite sample row of {len(self.columns)} columns")
+        t = float(row[0])
+        if not 0.0 <= t <= self.settings.t_end:
+            raise ModelError("row", f"t = {t:.6g} s is outside the run (0 … {self.settings.t_end:g} s)")
+        q, u = self._sample_state(row)
+        eps = self._time_eps()
+        before, history = self._samples, self._history.items()
+        self._back_to(t)
+        f = self.formulation
+        # the row itself is the latest sample while it is evaluated (absolute coordinates take the
+        # joint angles' branch from the latest sample)
+        self._samples = [r for r in before if r[0] <= t - eps] + [row]
+        try:
+            y = f.initial_state(q, f.model_to_own(q, u))
+            self._samples[-1] = self._sample(t, y)
+        except _POSE_ERRORS as err:
+            self._samples = before
+            self._history = ModelHistory.of(history)
+            self._switch_to(*self._history.latest)
+            raise ModelError("row", f"the run cannot go on from this sample: {err}") from None
+        self.failure = None
+        self._restart(t, y)
+        if model is not None and model != self.model:
+            self._continue_with(model, "model")
+
+    # --- helpers -----------------------------------------------------------------------------
+
+    def _pulling(self) -> PullElement | None:
+        t = self._current_time()
+        for element in reversed(self._pushes):
+            if isinstance(element, PullElement) and element.t_stop > t + self._time_eps():
+                return element
+        return None
+
+    def _restart_here(self) -> None:
+        q, u = self._sample_state(self._samples[-1])
+        f = self.formulation
+        self._restart(self._current_time(), f.initial_state(q, f.model_to_own(q, u)))
+
+    def _body_named(self, body: str) -> None:
+        if body not in self.system.body_names:
+            raise ModelError("body", f"no body named {body!r} (bodies: {', '.join(self.system.body_names)})")
+
+
+def _three(value, name: str) -> np.ndarray:
+    try:
+        v = np.array(value, dtype=float).ravel()
+    except (TypeError, ValueError):
+        raise ModelError(name, f"must be 3 numbers, got {value!r}") from None
+    if v.size != 3 or not np.all(np.isfinite(v)):
+        raise ModelError(name, f"must be 3 finite numbers, got {value!r}")
+    return v

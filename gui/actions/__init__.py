@@ -1,0 +1,1 @@
+"""The menus' commands: files, the run commands, recording, presentation mode, shortcuts, import."""

@@ -1,0 +1,1 @@
+"""View ▸ Arrows: velocity, force and momentum arrows over the mechanism."""

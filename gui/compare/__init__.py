@@ -1,0 +1,1 @@
+"""Compare mode: several formulations of one model at one instant."""

@@ -1,0 +1,1 @@
+"""The equations panel: derived and typeset in child processes, shown as pages."""

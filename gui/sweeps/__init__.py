@@ -1,0 +1,1 @@
+"""Run ▸ Sweep: the sweep panel and its exports."""
