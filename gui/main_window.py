@@ -359,7 +359,7 @@ class MainWindow(QMainWindow):
     def _release_scene3d(self) -> None:
         """A closed window's OpenGL view goes with the close, not when Python collects the window:
         a closed GL view kept alive keeps its context, and a next 3-D view (another window
-        in this process) was seen to paint without a current one (tests/gui/test_scene3d.py)."""
+        in this process) was seen to paint without a current one (tests/gui/scene/test_scene3d.py)."""
         scene = self.scene3d
         if scene is None:
             return

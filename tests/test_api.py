@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import dataclasses
 import doctest
-import pathlib
 import re
 import sys
 
@@ -15,7 +14,7 @@ import eomlab.api
 from eomlab.cli import main
 from eomlab.engine import sample_files
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+from project_paths import ROOT
 
 
 @pytest.mark.parametrize("module", [eomlab, eomlab.api, sample_files], ids=lambda m: m.__name__)

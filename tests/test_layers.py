@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from project_paths import ROOT
 CONFIG = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 CONTRACTS = {c["id"]: c for c in CONFIG["tool"]["importlinter"]["contracts"]}
 #: what the window may import from the engine (tests/test_layers checks the contract forbids the rest)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from project_paths import ROOT
 MODEL = ROOT / "assets" / "models" / "four_bar.eom.json"
 #: the window's packages: none may be loaded by the headless command line
 WINDOW = ("eomlab.gui", "PySide6", "pyqtgraph")

@@ -53,7 +53,7 @@ class ConstraintSet:
 
         Kinds with `u_independent_matrix` keep A, c and Φ from the rows at u = 0, compute b at u
         and take the velocity residual A u + c; every other kind is evaluated afresh at ctx.
-        Equal to `evaluate(ctx)` up to rounding (tests/engine/test_fast_rows.py).
+        Equal to `evaluate(ctx)` up to rounding (tests/engine/compiled/test_fast_rows.py).
         """
         u = ctx.u
         blocks = []

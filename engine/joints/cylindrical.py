@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from eomlab.engine.rotations import axis_angle_matrix, perpendiculars
-from eomlab.engine.joints.joint_type import JointType
+from eomlab.engine.joints.type_definition import JointType
 
 
 class Cylindrical(JointType):

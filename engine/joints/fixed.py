@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from eomlab.engine.model import Joint
-from eomlab.engine.joints.joint_type import EX, EY, EZ, JointType
+from eomlab.engine.joints.type_definition import EX, EY, EZ, JointType
 
 
 class Fixed(JointType):

@@ -9,7 +9,7 @@ import numpy as np
 
 from eomlab.engine.model import Joint
 from eomlab.engine.rotations import quaternion_matrix
-from eomlab.engine.joints.joint_type import QUATERNION_NAMES, JointType
+from eomlab.engine.joints.type_definition import QUATERNION_NAMES, JointType
 
 
 class Oriented(JointType):

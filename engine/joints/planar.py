@@ -6,7 +6,7 @@ import math
 import numpy as np
 
 from eomlab.engine.model import Joint, ModelError
-from eomlab.engine.joints.joint_type import EX, EY, EZ, JointType
+from eomlab.engine.joints.type_definition import EX, EY, EZ, JointType
 
 _HV = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 0.0]])
 _HW = np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 1.0]])

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from eomlab.engine.rotations import perpendiculars
-from eomlab.engine.joints.joint_type import EX, EY, EZ, AxisJoint
+from eomlab.engine.joints.type_definition import EX, EY, EZ, AxisJoint
 
 Z = np.array([0.0, 0.0, 1.0])
 

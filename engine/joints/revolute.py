@@ -6,7 +6,7 @@ import math
 import numpy as np
 
 from eomlab.engine.rotations import AxisRotation, axis_angle_matrix, perpendiculars
-from eomlab.engine.joints.joint_type import EX, EY, EZ, AxisJoint
+from eomlab.engine.joints.type_definition import EX, EY, EZ, AxisJoint
 
 
 class Revolute(AxisJoint):

@@ -1,7 +1,7 @@
 """A spherical (ball) joint: a rotation about its centre, three Euler angles or four Euler parameters."""
 from __future__ import annotations
 
-from eomlab.engine.joints.joint_type import EX, EY, EZ
+from eomlab.engine.joints.type_definition import EX, EY, EZ
 from eomlab.engine.joints.oriented import Oriented
 
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from eomlab.engine.model import ModelError
 from eomlab.engine.rotations import axis_angle_matrix, cross
-from eomlab.engine.joints.joint_type import EX, EY, EZ, JointType
+from eomlab.engine.joints.type_definition import EX, EY, EZ, JointType
 
 
 class Universal(JointType):

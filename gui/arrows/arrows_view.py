@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QSlider, QWidget, QWid
 
 from eomlab.engine.model import ModelError, is_planar
 from eomlab.engine.simulation import RunQuantities
-from eomlab.gui.runs.run_records.sent_quantities import SentQuantities
+from eomlab.gui.runs.sent_quantities import SentQuantities
 from eomlab.gui.arrows.arrow_sets import (COUPLE_UNIT, KINDS, ArrowSet, Scales, arrow_sets, couple_key,
                                    moving_and_spinning, readers_of, scale_text)
 from eomlab.gui.arrows.arrows_draw import FlatArrows, SpaceArrows

@@ -39,7 +39,7 @@ def fast_rows():
     ziamath lays out every child of every row twice (once with `nostretch`, to learn how far to
     stretch fences, then for real), so typesetting time doubles with each level of nesting: a
     3 × 3 mass matrix took 20 s. A row without a stretchy operator among its children has
-    nothing to stretch and skips the first pass (same SVG: tests/gui/test_equations_view.py).
+    nothing to stretch and skips the first pass (same SVG: tests/gui/equations/test_equations_view.py).
     ziamath 0.13, the latest release, has no option for this."""
     if not _fast_rows:
         from ziamath.nodes.mrow import Mrow

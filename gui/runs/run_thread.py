@@ -31,7 +31,7 @@ from PySide6.QtCore import QThread, Signal
 from threadpoolctl import threadpool_limits
 
 from eomlab.engine.model import ModelError
-from eomlab.gui.runs.run_records.sent_quantities import Refused
+from eomlab.gui.runs.sent_quantities import Refused
 from eomlab.gui.runs.run_process import PROCESS_WORKERS, ChildProcess  # noqa: F401  (PROCESS_WORKERS: for the session)
 from eomlab.gui.runs.pacing import Clock, HeldBack, PacedSending, instant_spacing, window_run_length
 # imported here, on the GUI thread at start-up: a first import on the worker (sympy and all) would

@@ -2,9 +2,8 @@
 the window's start and in `eomlab run`); a model with one loads it and works as before."""
 import subprocess
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from project_paths import ROOT
 
 PROBE = r"""
 import sys

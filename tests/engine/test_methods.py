@@ -6,7 +6,6 @@ import importlib
 import inspect
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -17,7 +16,7 @@ from eomlab.engine.methods import METHODS, REGISTRY
 from eomlab.engine.presets import preset
 from eomlab.engine.mechanics.system import build_system
 
-ROOT = Path(__file__).resolve().parents[2]
+from project_paths import ROOT
 
 
 def test_the_keys_are_the_registry_in_order_and_the_labels_distinct():

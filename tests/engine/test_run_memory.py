@@ -2,14 +2,13 @@
 from __future__ import annotations
 
 import os
-import pathlib
 import resource
 import subprocess
 import sys
 
 import pytest
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+from project_paths import ROOT
 LIMIT_MB = 200
 
 

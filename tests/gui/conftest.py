@@ -2,6 +2,7 @@
 real X display (an existing DISPLAY, or a fresh Xvfb through xvfb-run) and are skipped without."""
 from __future__ import annotations
 
+import project_paths
 import gc
 import os
 import shutil
@@ -31,7 +32,7 @@ def run_gl_script(script: str, *args: str, timeout: float = 240) -> dict:
     import subprocess
     import sys
 
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    root = str(project_paths.ROOT)
     env = dict(os.environ, PYTHONPATH=root)
     env.pop("QT_QPA_PLATFORM", None)  # a real display, not offscreen
     command = x_display_command() + [sys.executable, "-c", script, *args]

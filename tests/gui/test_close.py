@@ -2,6 +2,7 @@
 keeps no OpenGL view alive."""
 from __future__ import annotations
 
+import project_paths
 import json
 import os
 import subprocess
@@ -16,7 +17,7 @@ from eomlab.gui.main_window import MainWindow
 from conftest import x_display_command
 from gui_helpers import WINDOW_SCRIPT_START, wait_for_samples
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = str(project_paths.ROOT)
 
 
 def test_close_during_run_joins_the_worker(qtbot, qtlog, settings_store):

@@ -4,6 +4,7 @@ not drawn as arrows, Esc leaves presentation mode, and in presentation the marke
 fonts while the trail stays thinner than the links."""
 from __future__ import annotations
 
+import project_paths
 import json
 import os
 import subprocess
@@ -27,8 +28,8 @@ from eomlab.gui.scene.scene2d import HINGE_PX, Scene2D
 
 from conftest import x_display_command
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-FRAMES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fault_frames.py")
+ROOT = str(project_paths.ROOT)
+FRAMES = str(project_paths.GUI_SCRIPTS / "fault_frames.py")
 
 
 def _heavy(mass: float):

@@ -2,6 +2,7 @@
 screen in presentation mode, legends never cover data, and compare mode shows one instant."""
 from __future__ import annotations
 
+import project_paths
 import json
 import os
 import shutil
@@ -19,7 +20,7 @@ from eomlab.gui.report import layout_report
 
 from gui_helpers import run_fast, wait_for_samples
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = str(project_paths.ROOT)
 FOUR_BAR = os.path.join(ROOT, "assets", "models", "four_bar.eom.json")
 
 

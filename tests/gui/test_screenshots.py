@@ -4,6 +4,7 @@ leaves a non-blank screenshot. One child process runs them all, to keep the suit
 shape, 2-D and 3-D, absolute and Euler-parameter coordinates), `make test-all` the others too."""
 from __future__ import annotations
 
+import project_paths
 import glob
 import json
 import os
@@ -15,7 +16,7 @@ from PIL import Image, ImageStat
 
 from conftest import x_display_command
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = str(project_paths.ROOT)
 MODELS = sorted(glob.glob(os.path.join(ROOT, "assets", "models", "*.eom.json")))
 #: the same joints, shapes and constraints as another model: the pendulum's point bob as the cart
 #: pendulum's, the sleigh as the knife edge, the chain's rods as the four-bar's, the box about a point

@@ -34,7 +34,7 @@ import traceback
 import warnings
 from dataclasses import dataclass
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+from project_paths import ROOT
 ASSET_FILES = sorted((ROOT / "assets" / "models").glob("*.eom.json"))
 
 T_END = "0.05"

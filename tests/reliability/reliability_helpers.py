@@ -8,7 +8,7 @@ import json
 import pathlib
 
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+from project_paths import ROOT
 ASSETS = ROOT / "assets" / "models"
 ASSET_FILES = sorted(ASSETS.glob("*.eom.json"))
 

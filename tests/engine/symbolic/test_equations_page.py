@@ -12,7 +12,6 @@ import json
 import re
 import shutil
 import subprocess
-from pathlib import Path
 from xml.etree import ElementTree
 
 import pytest
@@ -24,7 +23,7 @@ from eomlab.engine.symbolic.page import Definition, Formula, Heading, Prose, bui
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-ROOT = Path(__file__).resolve().parents[1]
+from project_paths import ROOT
 PRESETS = sorted((ROOT / "assets" / "models").glob("*.eom.json"))
 KATEX = ROOT / "tests" / "katex"
 #: The two largest presets take about half of this module's derivations: `make test` shows them in the

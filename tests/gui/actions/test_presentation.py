@@ -2,6 +2,7 @@
 at 1920×1080 on a real X display."""
 from __future__ import annotations
 
+import project_paths
 import json
 import os
 import shutil
@@ -14,8 +15,8 @@ from PIL import Image, ImageStat
 
 from eomlab.engine.presets import preset
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-SHOTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "presentation_shots.py")
+ROOT = str(project_paths.ROOT)
+SHOTS = str(project_paths.GUI_SCRIPTS / "presentation_shots.py")
 
 
 def axes(window):

@@ -9,8 +9,8 @@ same words — and their samples agree to 1e-8 relative (the two paths differ by
 A right-hand side called more than 20,000 times counts as a stall (issue #30: Udwadia–Kalaba in
 absolute coordinates on a point-mass pendulum shrank its steps to 1e-10 s on the compiled path).
 """
+from project_paths import MODELS
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -28,7 +28,7 @@ pytest.importorskip("pinocchio")
 
 AGREE = 1e-8  # samples of the two paths, relative to max(1, |value|) per column
 STALL = 20_000  # right-hand sides in one run: far above the ~1,000 these short runs take
-SIMPLE_PENDULUM = Path(__file__).resolve().parents[2] / "assets" / "models" / "simple_pendulum.eom.json"
+SIMPLE_PENDULUM = MODELS / "simple_pendulum.eom.json"
 
 
 def point_mass_pendulum_file() -> Model:

@@ -4,6 +4,7 @@ leaves its contact trace on the ground, the camera stops framing
 once the user turns the view and frames again on a fresh run. One child process runs it all."""
 from __future__ import annotations
 
+import project_paths
 import json
 import os
 import subprocess
@@ -13,7 +14,7 @@ import pytest
 
 from conftest import x_display_command
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = str(project_paths.ROOT)
 PRESETS = ["heavy_top", "tumbling_box", "rolling_disk_leaning", "rolling_disk_vertical", "spatial_chain",
            "rigid_body_fixed_point", "spherical_pendulum_cartesian"]
 SCRIPT = r"""

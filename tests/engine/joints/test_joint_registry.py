@@ -6,16 +6,15 @@ from __future__ import annotations
 import re
 import sys
 import types
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from eomlab.engine.joints import REGISTRY, UnknownJointType, joint_type
-from eomlab.engine.joints.joint_type import JointType
+from eomlab.engine.joints.type_definition import JointType
 from eomlab.engine.model import GROUND, Body, Joint, Model, default_coordinate_names, is_planar, speed_names
 
-ROOT = Path(__file__).resolve().parents[2]
+from project_paths import ROOT
 NAME = "wobbly"
 
 

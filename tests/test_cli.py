@@ -4,7 +4,6 @@ import csv
 import io
 import json
 import os
-import pathlib
 import subprocess
 import sys
 import warnings
@@ -15,7 +14,7 @@ import pytest
 from eomlab.cli import main
 from eomlab.engine.methods import METHODS
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+from project_paths import ROOT
 ASSETS = ROOT / "assets" / "models"
 
 

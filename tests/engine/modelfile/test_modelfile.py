@@ -31,7 +31,7 @@ from eomlab.engine.model import (
 from eomlab.engine.rotations import axis_angle_matrix
 from eomlab.engine.modelfile import dumps_model, load_model, loads_model, model_from_dict, model_to_dict, save_model
 
-ASSETS = pathlib.Path(__file__).resolve().parents[1] / "assets" / "models"
+from project_paths import MODELS as ASSETS
 
 EXAMPLE = {
     "eomlab": 1,

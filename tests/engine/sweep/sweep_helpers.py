@@ -1,9 +1,8 @@
 """Models shared by the sweep tests."""
-import pathlib
 
 from eomlab.engine.presets import preset
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+from project_paths import ROOT
 ASSETS = ROOT / "assets" / "models"
 DOUBLE = ASSETS / "double_compound_pendulum.eom.json"
 

@@ -3,8 +3,6 @@ it. Against MuJoCo (a slide and a hinge on one axis in one body) in every formul
 coordinate choices, and through the model file and the symbolic kinematics."""
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,7 +11,6 @@ from eomlab.engine.methods import METHODS
 from eomlab.engine.modelfile import model_from_dict, model_to_dict
 from eomlab.engine.robot_formats import export_mjcf
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "robot_formats"))
 from mujoco_helpers import eomlab_positions, mujoco_positions  # noqa: E402
 
 SLANT = [1.0, 0.0, 1.0]  # the sleeve's axis, 45° from the vertical: it slides down and turns about it

@@ -5,14 +5,14 @@ The watch reads a clock of its own: these tests step it by hand (2 s = STALL_SEC
 the runs still by leaving their workers paused while the session says it runs."""
 from __future__ import annotations
 
+from project_paths import MODELS
 import re
-from pathlib import Path
 
 from eomlab.engine.modelfile import load_model
 from eomlab.gui.runs.session import PAUSED, RUNNING
 from eomlab.gui.runs.stall_watch import STALL_SECONDS, StallWatch
 
-FOUR_BAR = Path(__file__).resolve().parents[2] / "assets" / "models" / "four_bar.eom.json"
+FOUR_BAR = MODELS / "four_bar.eom.json"
 
 
 class Clock:

@@ -1,6 +1,7 @@
 """Compare mode: every formulation at once on the four-bar, their differences, cost and styles."""
 from __future__ import annotations
 
+import project_paths
 import pytest
 
 import os
@@ -20,7 +21,7 @@ from eomlab.gui.compare.compare_mode import (
 )
 from eomlab.gui.runs.run_thread import AS_FAST_AS_POSSIBLE
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = str(project_paths.ROOT)
 FOUR_BAR = os.path.join(ROOT, "assets", "models", "four_bar.eom.json")
 
 

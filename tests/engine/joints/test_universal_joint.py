@@ -3,8 +3,6 @@ MuJoCo (two hinges in one body) in every formulation and both coordinate choices
 file, its coordinates read back from a pose, the symbolic kinematics and the compiled path."""
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,7 +12,6 @@ from eomlab.engine.model import ModelError
 from eomlab.engine.modelfile import model_from_dict, model_to_dict
 from eomlab.engine.robot_formats import export_mjcf
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "robot_formats"))
 from mujoco_helpers import eomlab_positions, mujoco_positions  # noqa: E402
 
 
@@ -99,7 +96,6 @@ def test_the_compiled_path_agrees_with_the_numpy_path(monkeypatch, coordinates):
 
 @pytest.mark.parametrize("name", ["universal", "cylindrical"])
 def test_every_formulation_derives_its_equations_as_the_engine_computes_them(name):
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from test_cylindrical_joint import sleeve_model
     from test_symbolic import FORMULATIONS, compare_with_engine
 

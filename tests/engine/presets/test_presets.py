@@ -1,6 +1,5 @@
 """Built-in models: they build, their files load back equal, their initial states are consistent."""
 import math
-import pathlib
 
 import numpy as np
 import pytest
@@ -11,7 +10,7 @@ from eomlab.engine.modelfile import load_model, model_from_dict, model_to_dict
 from eomlab.engine.presets import DEFAULT_PRESET, PRESETS, euler_matrix, preset
 from test_modelfile import example
 
-ASSETS = pathlib.Path(__file__).resolve().parents[1] / "assets" / "models"
+from project_paths import MODELS as ASSETS
 
 
 # --- a small forward kinematics, independent of the engine, to check initial states ---------

@@ -3,6 +3,7 @@ against the engine at the same sample — with no NaN, nothing for a kind that d
 legend of units away from the mechanism, and a length control."""
 from __future__ import annotations
 
+import project_paths
 import json
 import os
 import subprocess
@@ -278,7 +279,7 @@ def test_scales_read_well(x, expected):
 def test_heavy_top_arrows_in_the_3d_view(tmp_path):
     """On a real display the heavy top is drawn with OpenGL: ω, H_G, the pivot's force and gravity
     each draw one arrow, and the picture is saved."""
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    root = str(project_paths.ROOT)
     shot = tmp_path / "top.png"
     env = dict(os.environ)
     env.pop("QT_QPA_PLATFORM", None)
@@ -399,7 +400,7 @@ def test_what_a_run_could_not_compute_reaches_the_legend_as_the_engine_said_it()
 
     from eomlab.engine.model import ModelError
     from eomlab.gui.arrows.arrow_sets import arrow_sets, moving_and_spinning
-    from eomlab.gui.runs.run_records.sent_quantities import Refused, SentQuantities
+    from eomlab.gui.runs.sent_quantities import Refused, SentQuantities
 
     model = double_compound_pendulum()
     sim = Simulation(model)
