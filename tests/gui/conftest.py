@@ -2,10 +2,8 @@
 real X display (an existing DISPLAY, or a fresh Xvfb through xvfb-run) and are skipped without."""
 from __future__ import annotations
 
-import project_paths
 import gc
 import os
-import shutil
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -13,33 +11,8 @@ import pytest  # noqa: E402
 from PySide6.QtCore import QSettings  # noqa: E402
 
 from window_fixtures import window_maker  # noqa: E402
+from gui_helpers import x_display_command
 
-
-
-def x_display_command() -> list[str] | None:
-    """How to run a command on an X display: [] when DISPLAY is set, xvfb-run otherwise."""
-    if os.environ.get("DISPLAY"):
-        return []
-    if shutil.which("xvfb-run"):
-        return ["xvfb-run", "-a", "-s", "-screen 0 1600x1000x24"]
-    return None
-
-
-def run_gl_script(script: str, *args: str, timeout: float = 240) -> dict:
-    """Run a window script on a real X display (not offscreen) from the project's root; it must end
-    cleanly with no GL error, and its last printed line is its result as JSON."""
-    import json
-    import subprocess
-    import sys
-
-    root = str(project_paths.ROOT)
-    env = dict(os.environ, PYTHONPATH=root)
-    env.pop("QT_QPA_PLATFORM", None)  # a real display, not offscreen
-    command = x_display_command() + [sys.executable, "-c", script, *args]
-    done = subprocess.run(command, cwd=root, env=env, capture_output=True, text=True, timeout=timeout)
-    assert done.returncode == 0, done.stderr[-3000:]
-    assert "GLError" not in done.stderr and "Error while drawing" not in done.stderr, done.stderr[-3000:]
-    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def pytest_collection_modifyitems(config, items):

@@ -1,7 +1,11 @@
 """Small helpers shared by the GUI tests."""
 from __future__ import annotations
 
+import os
+import shutil
+
 import numpy as np
+import project_paths
 from PySide6.QtCore import Qt
 
 from eomlab.gui.runs.ring_buffer import RingBuffer
@@ -80,3 +84,29 @@ def spin(seconds):
         app.processEvents()
         time.sleep(0.01)
 """
+
+
+def x_display_command() -> list[str] | None:
+    """How to run a command on an X display: [] when DISPLAY is set, xvfb-run otherwise."""
+    if os.environ.get("DISPLAY"):
+        return []
+    if shutil.which("xvfb-run"):
+        return ["xvfb-run", "-a", "-s", "-screen 0 1600x1000x24"]
+    return None
+
+
+def run_gl_script(script: str, *args: str, timeout: float = 240) -> dict:
+    """Run a window script on a real X display (not offscreen) from the project's root; it must end
+    cleanly with no GL error, and its last printed line is its result as JSON."""
+    import json
+    import subprocess
+    import sys
+
+    root = str(project_paths.ROOT)
+    env = dict(os.environ, PYTHONPATH=root)
+    env.pop("QT_QPA_PLATFORM", None)  # a real display, not offscreen
+    command = x_display_command() + [sys.executable, "-c", script, *args]
+    done = subprocess.run(command, cwd=root, env=env, capture_output=True, text=True, timeout=timeout)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "GLError" not in done.stderr and "Error while drawing" not in done.stderr, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])

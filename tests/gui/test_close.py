@@ -14,7 +14,7 @@ import pytest
 from eomlab.engine.presets import preset
 from eomlab.gui.main_window import MainWindow
 
-from conftest import x_display_command
+from gui_helpers import x_display_command
 from gui_helpers import WINDOW_SCRIPT_START, wait_for_samples
 
 ROOT = str(project_paths.ROOT)

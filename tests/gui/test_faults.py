@@ -26,7 +26,7 @@ from eomlab.gui.scene.markers import MAX_SIZE_PX, Markers
 from eomlab.gui.actions.presentation import NORMAL_FONT_PX, PRESENTATION_FONT_PX
 from eomlab.gui.scene.scene2d import HINGE_PX, Scene2D
 
-from conftest import x_display_command
+from gui_helpers import x_display_command
 
 ROOT = str(project_paths.ROOT)
 FRAMES = str(project_paths.GUI_SCRIPTS / "fault_frames.py")

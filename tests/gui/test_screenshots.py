@@ -14,7 +14,7 @@ import sys
 import pytest
 from PIL import Image, ImageStat
 
-from conftest import x_display_command
+from gui_helpers import x_display_command
 
 ROOT = str(project_paths.ROOT)
 MODELS = sorted(glob.glob(os.path.join(ROOT, "assets", "models", "*.eom.json")))

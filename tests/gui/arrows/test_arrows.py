@@ -19,7 +19,7 @@ from eomlab.engine.run.run_edits import model_with_parameter
 from eomlab.engine.simulation import Simulation
 from eomlab.gui.arrows.arrow_sets import KINDS, Scales, nice_ceiling
 
-from conftest import x_display_command
+from gui_helpers import x_display_command
 from gui_helpers import run_fast, wait_for_samples
 
 

@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from conftest import x_display_command
+from gui_helpers import x_display_command
 
 ROOT = str(project_paths.ROOT)
 PRESETS = ["heavy_top", "tumbling_box", "rolling_disk_leaning", "rolling_disk_vertical", "spatial_chain",

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import run_gl_script
+from gui_helpers import run_gl_script
 from gui_helpers import WINDOW_SCRIPT_START
 
 SCRIPT = r"""
