@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tomllib
 import venv
 from pathlib import Path
 
@@ -81,3 +82,16 @@ def test_pip_install_into_a_fresh_venv_installs_eomlab_only(tmp_path):
     site = next((env_dir / "lib").glob("python*/site-packages"))
     assert not (site / "engine").exists() and not (site / "gui").exists()
     assert (site / "eomlab" / "engine" / "methods.py").is_file()
+
+
+def test_setuptools_lists_every_package_and_only_packages():
+    """pyproject names the packages by hand (engine/ and gui/ install under eomlab): a new package folder must be
+    listed, or `pip install .` leaves it out, and a listed name must be a folder, or the install fails."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    listed = set(config["tool"]["setuptools"]["packages"])
+    folders = {"eomlab", "eomlab.commands"}
+    for top in ("engine", "gui"):
+        for init in (ROOT / top).rglob("__init__.py"):
+            if "__pycache__" not in init.parts:
+                folders.add(".".join(["eomlab", *init.parent.relative_to(ROOT).parts]))
+    assert listed == folders, f"missing: {sorted(folders - listed)}, not folders: {sorted(listed - folders)}"
