@@ -1,0 +1,7 @@
+"""Linearization of a model's equations of motion about an equilibrium or a steady motion
+(`linearize`), and eigenvalues against a parameter (`vary`)."""
+from __future__ import annotations
+
+from .analysis import Linearization, Mode, linearize
+
+__all__ = ["Linearization", "Mode", "linearize"]
