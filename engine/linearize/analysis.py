@@ -15,6 +15,7 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from ..methods import METHODS
 from ..model import Model, ModelError
@@ -109,10 +110,11 @@ def linearize(model: Model, about: str = "initial", method: str | None = None, c
     if about not in ("initial", "equilibrium"):
         raise ModelError("--about", f"expected initial or equilibrium, got {about!r}")
     model = with_rate_speeds(model)
-    chart = Chart(model, method, coordinates, independent=independent)
-    if about == "equilibrium":
-        chart = _equilibrium(model, method, coordinates, chart, independent)
-    return _analyse(chart, about)
+    with threadpool_limits(1):  # small matrices: BLAS threads only wait for each other (as in a run)
+        chart = Chart(model, method, coordinates, independent=independent)
+        if about == "equilibrium":
+            chart = _equilibrium(model, method, coordinates, chart, independent)
+        return _analyse(chart, about)
 
 
 def _scales(chart: Chart) -> np.ndarray:
@@ -199,7 +201,7 @@ def _analyse(chart: Chart, about: str) -> Linearization:
         second = [chart.names[v] for v in S]
     modes = _modes(chart, A, keep, aside, values, vectors, nq)
     return Linearization(
-        method=chart.formulation.name, coordinates=chart.system.joint_coordinates and "absolute" or "joint",
+        method=chart.formulation.name, coordinates="joint" if chart.dynamics_system is chart.system else "absolute",
         about=about, names=names, A=Ar, eigenvalues=values, modes=modes, cyclic=cyclic, conserved=conserved,
         M=M, C=C, K=K, second_order=second,
         q=dict(zip(s.coordinate_names, map(float, chart.q_star))),

@@ -9,6 +9,7 @@ accelerations there are the motion, whatever it integrates. ẋ = (q̇_i, u̇_i)
 """
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 import numpy as np
@@ -16,7 +17,8 @@ import numpy as np
 from ..constraints import HOLONOMIC, VELOCITY
 from ..formulations import make_formulation
 from ..formulations.rank import numerical_rank
-from ..model import Model, ModelError
+from ..model import Model, ModelError, is_planar
+from ..rotations import quaternion_from_matrix
 from ..system import build_system
 
 NEWTON_STEPS = 40
@@ -60,9 +62,13 @@ class Chart:
         settings = replace(model.settings, method=method, coordinates=coordinates,
                            stabilization=replace(model.settings.stabilization, kind="none"))
         model = model.with_settings(method=method, coordinates=coordinates)
-        self.system = build_system(model, coordinates)
-        self.formulation = make_formulation(method, self.system, settings, settings.maggi_basis)
+        # the chart is always the joint coordinates' (absolute runs are read through them, so a
+        # cyclic turn stays one coordinate); the accelerations are the chosen coordinates' own
+        self.system = build_system(model, "joint")
+        self.dynamics_system = self.system if coordinates == "joint" else build_system(model, "absolute")
+        self.formulation = make_formulation(method, self.dynamics_system, settings, settings.maggi_basis)
         self.formulation.multipliers_wanted = False
+        self.planar = is_planar(model)
         self.t = t
         s = self.system
         self.q_star = np.array(s.q0 if q is None else q, float)
@@ -72,7 +78,7 @@ class Chart:
         self.x_star = np.concatenate((self.q_star[self.iq], self.u_star[self.iu]))
         self.q_star = self.coordinates(self.x_star[:len(self.iq)])
         self.u_star = self.speeds(self.q_star, self.x_star[len(self.iq):])
-        self.formulation.initial_state(self.q_star, self.u_star)
+        self.formulation.initial_state(*self._own_state(self.q_star, self.u_star))
 
     # --- the partition ------------------------------------------------------------------
 
@@ -203,14 +209,38 @@ class Chart:
         q = self.coordinates(x[:len(self.iq)])
         return q, self.speeds(q, x[len(self.iq):])
 
+    def _own_state(self, q, u):
+        """The formulation's coordinates and speeds at the joint state (q, u): the same in joint
+        coordinates, each body's pose and pose speeds in absolute ones (as engine.absolute)."""
+        if self.dynamics_system is self.system:
+            return q, u
+        ks = self.system.kin.evaluate(q, u)
+        qa, ua = [], []
+        for i in range(len(self.system.body_names)):
+            R, o, w = ks.R[i], ks.origin[i], ks.omega[i]
+            v = self.system.kin.point_velocity(ks, i, o)
+            if self.planar:
+                qa += [o[0], o[1], math.atan2(R[1, 0], R[0, 0])]
+                ua += [v[0], v[1], w[2]]
+            else:
+                qa += [*o, *quaternion_from_matrix(R)]
+                ua += [*v, *(R.T @ w)]
+        return np.array(qa, float), np.array(ua, float)
+
     def rhs(self, x) -> np.ndarray:
-        """ẋ = (q̇_i, u̇_i): the formulation's own accelerations at the state x."""
+        """ẋ = (q̇_i, u̇_i): the formulation's own accelerations at the state x (in absolute
+        coordinates carried to the joint speeds, u̇_j = G u̇_abs + J_j⁺ (β_abs − β_j))."""
         f = self.formulation
         q, u = self.state(x)
-        y = f.qu_to_state(q, f.model_to_own(q, u))
-        if self.system.constraints is None and len(y) == self.n_x:
-            yd = f.derivative(self.t, y)
-            return yd
+        qo, uo = self._own_state(q, u)
+        y = f.qu_to_state(qo, f.model_to_own(qo, uo))
+        if self.dynamics_system is self.system and self.system.constraints is None and len(y) == self.n_x:
+            return f.derivative(self.t, y)
         ev = f.evaluate(self.t, y)
         u_dot = ev.u_dot
-        return np.concatenate((ev.dynamics.qd[self.iq], u_dot[self.iu]))
+        if self.dynamics_system is not self.system:
+            view = self.dynamics_system.joint_coordinates
+            view.reference = q
+            seen = view.state(ev.dynamics, rates=False)
+            u_dot = seen.G @ u_dot + seen.bias()
+        return np.concatenate((self.system.qdot(q, u)[self.iq], u_dot[self.iu]))
