@@ -3,5 +3,6 @@
 from __future__ import annotations
 
 from .analysis import Linearization, Mode, linearize
+from .motion import ModeMotion
 
-__all__ = ["Linearization", "Mode", "linearize"]
+__all__ = ["Linearization", "Mode", "ModeMotion", "linearize"]
