@@ -12,7 +12,6 @@ in a child process stopped after --sympy-limit seconds. The maximum difference o
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import multiprocessing as mp
 import os
