@@ -24,6 +24,8 @@ from .derivatives import jacobian
 
 ZERO_RTOL = 1e-9  # entries of A below this times its largest are zero (structure: cyclic, conserved)
 STEADY_RTOL = 1e-7  # residual accelerations below this times the acceleration scale: steady
+EQUILIBRIUM_STEPS = 60
+MAX_NEWTON_STEP = 0.5  # rad or m: the largest change of an independent coordinate in one Newton step
 
 
 @dataclass
@@ -110,6 +112,10 @@ def linearize(model: Model, about: str = "initial", method: str | None = None, c
     if about not in ("initial", "equilibrium"):
         raise ModelError("--about", f"expected initial or equilibrium, got {about!r}")
     model = with_rate_speeds(model)
+    rheonomic = [c.name for c in model.constraints if c.type == "prescribed"]
+    if rheonomic:
+        raise ModelError("constraints", f"{rheonomic[0]} prescribes a motion in time: linearize needs a model whose "
+                         "equations do not depend on time")
     with threadpool_limits(1):  # small matrices: BLAS threads only wait for each other (as in a run)
         chart = Chart(model, method, coordinates, independent=independent)
         if about == "equilibrium":
@@ -123,22 +129,38 @@ def _scales(chart: Chart) -> np.ndarray:
 
 
 def _equilibrium(model, method, coordinates, chart: Chart, independent) -> Chart:
-    """Newton on u̇_i(q_i, u = 0) = 0 over the constraint manifold, from the initial pose."""
-    nq = len(chart.iq)
-    rest = Chart(model, method, coordinates, q=chart.q_star, u=np.zeros(chart.system.n_u), independent=independent)
-    x = rest.x_star.copy()
+    """Damped Newton on u̇_i(q_i, u = 0) = 0 over the constraint manifold, from the initial pose:
+    the independent coordinates are chosen again at each iterate, and a step that leaves the
+    region they describe (or grows the accelerations) is halved."""
+    zero = np.zeros(chart.system.n_u)
     g = max(1.0, float(np.linalg.norm(chart.system.gravity)))
-    for _ in range(30):
+    q = chart.q_star
+    left = np.inf
+    for _ in range(EQUILIBRIUM_STEPS):
+        rest = Chart(model, method, coordinates, q=q, u=zero, independent=independent)
+        nq = len(rest.iq)
+        x = rest.x_star
         F = rest.rhs(x)[nq:]
-        if float(np.max(np.abs(F), initial=0.0)) < 1e-12 * g:
-            break
+        left = float(np.max(np.abs(F), initial=0.0))
+        if left < 1e-12 * g:
+            return rest
         J = jacobian(lambda qi: rest.rhs(np.concatenate((qi, x[nq:])))[nq:], x[:nq])
-        x[:nq] -= np.linalg.lstsq(J, F, rcond=None)[0]
-    else:
-        raise ModelError("--about equilibrium", "Newton found no equilibrium near the initial pose "
-                         f"(largest acceleration left {float(np.max(np.abs(F))):.3g})")
-    q, _ = rest.state(x)
-    return Chart(model, method, coordinates, q=q, u=np.zeros(chart.system.n_u), independent=independent)
+        step = -np.linalg.lstsq(J, F, rcond=1e-8)[0]  # neutral directions (a free twist) stay put
+        step *= min(1.0, MAX_NEWTON_STEP / max(float(np.max(np.abs(step), initial=0.0)), 1e-300))
+        for _ in range(30):
+            try:
+                trial = np.concatenate((x[:nq] + step, x[nq:]))
+                if float(np.max(np.abs(rest.rhs(trial)[nq:]), initial=0.0)) < left or \
+                        float(np.max(np.abs(step), initial=0.0)) < 1e-12:
+                    q = rest.state(trial)[0]
+                    break
+            except ArithmeticError:
+                pass
+            step = step / 2
+        else:
+            break
+    raise ModelError("--about equilibrium", "Newton found no equilibrium near the initial pose "
+                     f"(largest acceleration left {left:.3g})")
 
 
 def _set_aside(A: np.ndarray, nq: int) -> tuple[list[int], list[int]]:

@@ -174,6 +174,10 @@ class Chart:
             if step <= 1e-15 * (1.0 + float(np.max(np.abs(q[self.dq])))) or step >= step_before:
                 break
             step_before = step
+        r, _ = self._position_rows(q)
+        if float(np.max(np.abs(r), initial=0.0)) > 1e-9 * (1.0 + float(np.max(np.abs(q)))):
+            raise ArithmeticError("the holonomic constraints cannot be met there (the independent coordinates "
+                                  "left the region they describe)")
         return q
 
     def speeds(self, q, ui) -> np.ndarray:

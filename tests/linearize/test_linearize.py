@@ -163,3 +163,22 @@ def test_to_pandas_has_a_row_per_eigenvalue():
     table = linearize(preset("double_pendulum_points")).to_pandas()
     assert isinstance(table, pd.DataFrame) and len(table) == 4
     assert list(table.columns) == ["re", "im", "frequency_hz", "damped_frequency_hz", "damping_ratio", "stable"]
+
+
+def test_a_prescribed_motion_is_refused():
+    with pytest.raises(ModelError, match="prescribes a motion in time"):
+        linearize(preset("driven_crank"))
+
+
+@pytest.mark.parametrize("coordinates", COORDINATES)
+def test_the_four_bar_hangs_at_an_equilibrium_on_its_loop(coordinates):
+    """Newton over the closed loop's manifold: at the equilibrium the accelerations vanish (checked
+    by the analysis itself), the loop still closes, and every formulation agrees on the one mode."""
+    first = None
+    for method in METHODS:
+        lin = linearize(preset("four_bar"), about="equilibrium", method=method, coordinates=coordinates)
+        assert lin.eigenvalues.size == 2  # one degree of freedom
+        if first is None:
+            first = lin
+        np.testing.assert_allclose(np.sort_complex(lin.eigenvalues), np.sort_complex(first.eigenvalues), atol=1e-8)
+        np.testing.assert_allclose([lin.q[k] for k in first.q], list(first.q.values()), atol=1e-9)

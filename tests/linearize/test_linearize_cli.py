@@ -86,3 +86,23 @@ def test_readme_linearization_example():
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     runner.run(test)
     assert runner.failures == 0
+
+
+def test_the_command_never_loads_the_window(tmp_path):
+    """cli.main in a fresh interpreter, then sys.modules: nothing of the window, Qt or pyqtgraph."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("import sys, io, contextlib\n"
+            "from eomlab.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            "    status = main(sys.argv[1:])\n"
+            "print(status, sorted(m for m in sys.modules if m.startswith(('eomlab.gui', 'PySide6', 'pyqtgraph'))))")
+    model = str(ASSETS / "sleeping_top.eom.json")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    for args in (["linearize", model], ["linearize", model, "--vary", "top_wz=60:140:3", "--plot",
+                                        str(tmp_path / "v.png")]):
+        proc = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, cwd=tmp_path,
+                              env=env, timeout=300)
+        assert proc.stdout.strip() == "0 []", proc.stderr
