@@ -144,7 +144,7 @@ def _equilibrium(model, method, coordinates, chart: Chart, independent) -> Chart
         left = float(np.max(np.abs(F), initial=0.0))
         if left < 1e-12 * g:
             return rest
-        J = jacobian(lambda qi: rest.rhs(np.concatenate((qi, x[nq:])))[nq:], x[:nq])
+        J = jacobian(_accelerations_at_rest(rest), x[:nq])
         step = -np.linalg.lstsq(J, F, rcond=1e-8)[0]  # neutral directions (a free twist) stay put
         step *= min(1.0, MAX_NEWTON_STEP / max(float(np.max(np.abs(step), initial=0.0)), 1e-300))
         for _ in range(30):
@@ -161,6 +161,13 @@ def _equilibrium(model, method, coordinates, chart: Chart, independent) -> Chart
             break
     raise ModelError("--about equilibrium", "Newton found no equilibrium near the initial pose "
                      f"(largest acceleration left {left:.3g})")
+
+
+def _accelerations_at_rest(chart: Chart):
+    """q_i ↦ u̇_i at u = 0 in `chart`."""
+    nq = len(chart.iq)
+    rest = np.zeros(len(chart.iu))
+    return lambda qi: chart.rhs(np.concatenate((qi, rest)))[nq:]
 
 
 def _set_aside(A: np.ndarray, nq: int) -> tuple[list[int], list[int]]:
