@@ -31,7 +31,7 @@ __all__ = [
     "load", "save", "preset", "presets", "checked", "simulate", "stream", "equations", "Result", "Run", "Batch",
     "Model", "Body", "Joint", "Shape", "Settings", "Stabilization", "PointRef", "Coincident", "Distance",
     "Prescribed", "KnifeEdge", "RollingDisk", "ExpressionConstraint", "Spring", "JointSpring", "JointEffort",
-    "PointForce", "BodyTorque", "ModelError", "sweep",
+    "PointForce", "BodyTorque", "ModelError", "sweep", "linearize",
 ]
 
 
@@ -42,4 +42,8 @@ def __getattr__(name: str):
         from eomlab.engine.sweep import sweep
 
         return sweep
+    if name == "linearize":  # the linearized equations (engine.linearize), loaded on first use as well
+        from eomlab.engine.linearize import linearize
+
+        return linearize
     raise AttributeError(f"module 'eomlab' has no attribute {name!r}")

@@ -23,6 +23,7 @@ COMMANDS = {
     "import": "import_model",
     "export": "export_model",
     "sweep": "sweep_model",
+    "linearize": "linearize_model",
 }
 
 

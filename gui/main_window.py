@@ -186,6 +186,9 @@ class MainWindow(QMainWindow):
         view_menu.addMenu(self.plots.choice_menu(view_menu))
         self.arrows = Arrows(self)  # View ▸ Arrows: velocities, forces, momenta at the shown instant
         view_menu.addMenu(self.arrows.menu)
+        from eomlab.gui.analysis import fill_menu as fill_analysis
+
+        fill_analysis(self, menu.addMenu("&Analyze"))  # Modes, Stability (engine.linearize)
 
     def _build_teaching_tools(self) -> None:
         """Compare mode, the equations panel, presentation mode, recordings and the keyboard

@@ -63,6 +63,9 @@ def share_with_loading(seconds: float) -> None:
 
 
 def _compile() -> None:
+    # numba colours its messages through colorama, which swaps sys.stdout and sys.stderr process-wide while it
+    # formats one; from this thread that swap undoes the main thread's own redirection of the streams
+    os.environ.setdefault("NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING", "1")
     try:
         import numba
 

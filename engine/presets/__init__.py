@@ -29,6 +29,7 @@ from eomlab.engine.presets.constrained import (
 from eomlab.engine.presets.parts import euler_matrix
 from eomlab.engine.presets.planar_presets import cart_pendulum, double_compound_pendulum, double_pendulum_absolute, planar_chain, simple_pendulum
 from eomlab.engine.presets.spatial_presets import heavy_top, rigid_body_fixed_point, spatial_chain, tumbling_box
+from eomlab.engine.presets.stability_presets import benchmark_bicycle, double_pendulum_points, sleeping_top
 
 __all__ = ["DEFAULT_PRESET", "PRESETS", "euler_matrix", "main", "preset", "write_presets", "planar_chain"]
 
@@ -51,6 +52,9 @@ PRESETS: dict[str, Callable[..., Model]] = {
     "acceleration_constraint_particle": acceleration_constraint_particle,
     "driven_crank": driven_crank,
     "double_pendulum_absolute": double_pendulum_absolute,
+    "benchmark_bicycle": benchmark_bicycle,
+    "sleeping_top": sleeping_top,
+    "double_pendulum_points": double_pendulum_points,
 }
 DEFAULT_PRESET = "double_compound_pendulum"
 

@@ -1,0 +1,185 @@
+"""`eomlab linearize` beside sympy.physics.mechanics' Linearizer (KanesMethod.linearize) on the same
+models: hanging planar chains of point masses (n links), the sleeping top. It measures; it never asserts.
+
+    .venv/bin/python bench/bench_linearize.py [--sympy-limit 120] [--no-readme]
+
+eomlab: `linearize(model)` in one process after the imports, best of 3 (kane, joint coordinates), and
+`eomlab linearize FILE` as a command (wall and CPU time of the whole process, imports included).
+sympy: KanesMethod derivation, then `linearize(A_and_B=True, op_point=...)` evaluated at the numbers,
+in a child process stopped after --sympy-limit seconds. The maximum difference of the eigenvalues
+(sorted) is in the last column.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import multiprocessing as mp
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+G, SPIN = 9.81, 150.0
+
+
+def chain(n: int):
+    from eomlab.engine.presets import preset
+
+    return preset("planar_chain", n=n, kind="point", angles=[-math.pi / 2] + [0.0] * (n - 1))
+
+
+def eomlab_time(model) -> tuple[float, np.ndarray]:
+    from eomlab.engine.linearize import linearize
+
+    best = math.inf
+    for _ in range(3):
+        t = time.perf_counter()
+        lin = linearize(model, method="kane", coordinates="joint")
+        best = min(best, time.perf_counter() - t)
+    return best, lin.eigenvalues
+
+
+def command_time(model) -> tuple[float, float]:
+    from eomlab.engine.modelfile import save_model
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "m.eom.json")
+        save_model(model, path)
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t = time.perf_counter()
+        subprocess.run([str(ROOT / ".venv" / "bin" / "eomlab"), "linearize", path, "--format", "csv"],
+                       check=True, capture_output=True)
+        wall = time.perf_counter() - t
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def sympy_chain(n: int, out):
+    """n point masses (1 kg) on massless links (1 m), angles relative to the previous link, hanging."""
+    import sympy as sm
+    import sympy.physics.mechanics as me
+
+    t0 = time.perf_counter()
+    q, u = me.dynamicsymbols(f"q1:{n + 1}"), me.dynamicsymbols(f"u1:{n + 1}")
+    N = me.ReferenceFrame("N")
+    O = me.Point("O")
+    O.set_vel(N, 0)
+    frame, point, bodies, loads = N, O, [], []
+    for i in range(n):
+        frame = frame.orientnew(f"F{i}", "Axis", (q[i], frame.z))
+        frame.set_ang_vel(N if i == 0 else bodies[-1].frame, u[i] * N.z)
+        nxt = point.locatenew(f"P{i}", -frame.y)
+        nxt.v2pt_theory(point, N, frame)
+        particle = me.Particle(f"m{i}", nxt, 1)
+        particle.frame = frame
+        bodies.append(particle)
+        loads.append((nxt, -G * N.y))
+        point = nxt
+    kane = me.KanesMethod(N, q_ind=q, u_ind=u, kd_eqs=[qi.diff() - ui for qi, ui in zip(q, u)])
+    kane.kanes_equations(bodies, loads)
+    op = {**{qi: 0 for qi in q}, **{ui: 0 for ui in u}}
+    A, _, _ = kane.linearize(A_and_B=True, op_point=op)
+    A = np.array(sm.Matrix(A).evalf(), dtype=float)
+    out.put((time.perf_counter() - t0, np.linalg.eigvals(A).tolist()))
+
+
+def sympy_top(out):
+    """The sleeping top: a disk (0.5 kg, r 0.04 m) whose centre is 0.05 m up its axis from the tip,
+    XYZ body angles, body rates as speeds, spinning at 150 rad/s."""
+    import sympy as sm
+    import sympy.physics.mechanics as me
+
+    t0 = time.perf_counter()
+    q, u = me.dynamicsymbols("q1:4"), me.dynamicsymbols("u1:4")
+    N = me.ReferenceFrame("N")
+    B = N.orientnew("B", "Body", q, "XYZ")
+    B.set_ang_vel(N, u[0] * B.x + u[1] * B.y + u[2] * B.z)
+    O = me.Point("O")
+    O.set_vel(N, 0)
+    C = O.locatenew("C", 0.05 * B.z)
+    C.v2pt_theory(O, N, B)
+    m, r = 0.5, 0.04
+    inertia = me.inertia(B, m * r * r / 4, m * r * r / 4, m * r * r / 2)
+    body = me.RigidBody("top", C, B, m, (inertia, C))
+    omega = B.ang_vel_in(N).to_matrix(B)
+    kane = me.KanesMethod(N, q_ind=q, u_ind=u, kd_eqs=[omega[i] - u[i] for i in range(3)])
+    kane.kanes_equations([body], [(C, -m * G * N.z)])
+    op = {q[0]: 0, q[1]: 0, q[2]: 0, u[0]: 0, u[1]: 0, u[2]: SPIN}
+    A, _, _ = kane.linearize(A_and_B=True, op_point=op)
+    A = np.array(sm.Matrix(A).evalf(), dtype=float)
+    out.put((time.perf_counter() - t0, np.linalg.eigvals(A).tolist()))
+
+
+def in_child(target, args, limit):
+    out = mp.Queue()
+    proc = mp.Process(target=target, args=(*args, out))
+    proc.start()
+    proc.join(limit)
+    if proc.is_alive():
+        proc.terminate()
+        proc.join()
+        return None, None
+    return out.get() if not out.empty() else (None, None)
+
+
+def difference(a, b) -> float | None:
+    if b is None:
+        return None
+    a = np.array(sorted(np.asarray(a), key=lambda z: (round(z.imag, 6), round(z.real, 6))))
+    b = np.array(sorted(np.asarray(b, complex), key=lambda z: (round(z.imag, 6), round(z.real, 6))))
+    keep = np.abs(b) > 1e-9  # sympy's A keeps the cyclic spin and its rate: two zero eigenvalues
+    b = b[keep]
+    return float(np.max(np.abs(a - b))) if a.shape == b.shape else None
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sympy-limit", type=float, default=120.0)
+    parser.add_argument("--no-readme", action="store_true")
+    args = parser.parse_args()
+    from eomlab.engine.presets import preset
+
+    rows = []
+    cases = [(f"chain of {n} point masses", chain(n), (sympy_chain, (n,))) for n in (2, 5, 10, 20, 50)]
+    cases += [("sleeping top (150 rad/s)", preset("sleeping_top"), (sympy_top, ())),
+              ("benchmark bicycle (5 m/s)", preset("benchmark_bicycle"), None)]
+    load0 = os.getloadavg()
+    for name, model, peer in cases:
+        t_e, eig = eomlab_time(model)
+        wall, cpu = command_time(model)
+        t_s, eig_s = in_child(peer[0], peer[1], args.sympy_limit) if peer else (None, None)
+        d = difference(eig, eig_s)
+        rows.append([name, f"{t_e * 1e3:.1f} ms", f"{wall:.2f} s / {cpu:.2f} s",
+                     "not built (no sympy model)" if peer is None else
+                     (f"{t_s:.2f} s" if t_s is not None else f"> {args.sympy_limit:.0f} s (stopped)"),
+                     "–" if d is None else f"{d:.1e}"])
+        print(rows[-1], flush=True)
+    load1 = os.getloadavg()
+    text = ["| model | eomlab linearize (in process, kane) | `eomlab linearize` command (wall / CPU) | "
+            "sympy KanesMethod + Linearizer | max eigenvalue difference |",
+            "| --- | --- | --- | --- | --- |"] + ["| " + " | ".join(r) + " |" for r in rows]
+    head = (f"\n## Linearization beside sympy's Linearizer (`bench_linearize.py`, {time.strftime('%Y-%m-%d %H:%M')})\n\n"
+            f"load average at start {load0[0]:.2f} / {load0[1]:.2f}, at end {load1[0]:.2f} / {load1[1]:.2f} (2 cores)\n\n")
+    table = head + "\n".join(text) + "\n"
+    print(table)
+    if not args.no_readme:
+        readme = HERE / "README.md"
+        old = readme.read_text(encoding="utf-8")
+        marker = "\n## Linearization beside sympy's Linearizer"
+        if marker in old:
+            start = old.index(marker)
+            end = old.find("\n## ", start + len(marker))
+            old = old[:start] + (old[end:] if end >= 0 else "\n")
+        readme.write_text(old.rstrip("\n") + "\n" + table, encoding="utf-8")
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(ROOT))
+    main()
