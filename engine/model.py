@@ -83,6 +83,7 @@ class Joint:
     orientation: str = "angles"  # spherical/free: "angles" (Euler angles) or "quaternion"
     limits: tuple[float, ...] = ()  # metadata (imported robot models): (lower, upper) per coordinate, not enforced
     axis2: Vec3 = (1.0, 0.0, 0.0)  # the second axis of a type that has one (its module says how it is used)
+    armature: float = 0.0  # rotor inertia on each of its speeds: T += ½ a Σ u² (engine/armature.py)
 
     @property
     def dof(self) -> int:

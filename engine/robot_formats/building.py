@@ -33,19 +33,30 @@ def numbers(text: str | None, count: int, where: str, default=None) -> np.ndarra
 
 
 class Identifiers:
-    """eomlab names (``[A-Za-z][A-Za-z0-9_]*``, unique, not ``ground``) for the file's names."""
+    """eomlab names (``[A-Za-z][A-Za-z0-9_]*``, unique, not ``ground``) for the file's names. A body
+    and a coordinate may share one (the model file allows it), so a joint named like its link keeps
+    its name; any other pair of names differs."""
 
     def __init__(self):
         self.used = {GROUND, "t", "pi"}
+        self.kinds: dict[str, set[str]] = {}
 
-    def claim(self, name: str) -> str:
+    def claim(self, name: str, kind: str = "other") -> str:
+        """A free name for `name`; `kind` "body" or "coordinate" may take a name the other holds."""
         base = _NOT_IDENTIFIER.sub("_", name or "unnamed")
         base = base if base[:1].isalpha() else f"n_{base}"
         candidate, k = base, 2
-        while candidate in self.used:
+        while not self._free(candidate, kind):
             candidate, k = f"{base}_{k}", k + 1
         self.used.add(candidate)
+        self.kinds.setdefault(candidate, set()).add(kind)
         return candidate
+
+    def _free(self, name: str, kind: str) -> bool:
+        if name not in self.used:
+            return True
+        held = self.kinds.get(name)
+        return held is not None and kind in ("body", "coordinate") and held == {"body", "coordinate"} - {kind}
 
 
 def checked_mass(mass: float, where: str) -> float:

@@ -175,7 +175,7 @@ def model_from_urdf(root: ET.Element, path: str) -> tuple[Model, list[str]]:
     if root_link == "world" or root_mass == 0:
         body_name[root_link] = GROUND
     else:
-        body_name[root_link] = ids.claim(root_link)
+        body_name[root_link] = ids.claim(root_link, "body")
         mass, com, inertia = _inertial(links[root_link], f'link "{root_link}"', unmapped, welded=True)
         bodies.append(body(body_name[root_link], GROUND, Joint("fixed"), np.zeros(3), np.eye(3), mass, com, inertia,
                            _shape(links[root_link], f'link "{root_link}"', folder, unmapped)))
@@ -189,8 +189,8 @@ def model_from_urdf(root: ET.Element, path: str) -> tuple[Model, list[str]]:
             child = element.find("child").get("link")
             where = f'joint "{element.get("name")}"'
             link_where = f'link "{child}"'
-            body_name[child] = ids.claim(child)
-            joint = _joint(element, ids.claim(element.get("name")), where, unmapped)
+            body_name[child] = ids.claim(child, "body")
+            joint = _joint(element, ids.claim(element.get("name"), "coordinate"), where, unmapped)
             at, R = _origin(element.find("origin"), where)
             mass, com, inertia = _inertial(links[child], link_where, unmapped)
             bodies.append(body(body_name[child], body_name[parent], joint, at, R, mass, com, inertia,
