@@ -15,6 +15,7 @@ import numpy as np
 
 from ..model import GROUND, Joint, Model, ModelError, Settings, joint_type
 from .building import Identifiers, Unmapped, body, checked_inertia, checked_mass, numbers, rpy_matrix, shape_for, unit_axis
+from .urdf_joints import ONE_COORDINATE, joint_damping, mimic_constraints
 from .xml_files import inside_folder, mesh_bounds
 
 GRAVITY = (0.0, 0.0, -9.81)
@@ -147,7 +148,7 @@ def _joint(element: ET.Element, coordinate: str, where: str, unmapped: Unmapped)
     axis = numbers(None if axis_element is None else axis_element.get("xyz"), 3, f"{where}/axis xyz", (1.0, 0.0, 0.0))
     if kind in UNIT_AXES:
         axis = unit_axis(axis, f"{where}/axis")
-    for tag in ("dynamics", "mimic", "safety_controller", "calibration"):
+    for tag in ("safety_controller", "calibration"):
         if element.find(tag) is not None:
             unmapped.add(f"joint <{tag}>", where, "eomlab joints are ideal")
 
@@ -183,6 +184,7 @@ def model_from_urdf(root: ET.Element, path: str) -> tuple[Model, list[str]]:
     for joint in into.values():
         children.setdefault(joint.find("parent").get("link"), []).append(joint)
     queue = [root_link]
+    forces, mimics, coordinates = [], [], {}
     while queue:
         parent = queue.pop(0)
         for element in children.get(parent, []):
@@ -190,7 +192,14 @@ def model_from_urdf(root: ET.Element, path: str) -> tuple[Model, list[str]]:
             where = f'joint "{element.get("name")}"'
             link_where = f'link "{child}"'
             body_name[child] = ids.claim(child, "body")
-            joint = _joint(element, ids.claim(element.get("name"), "coordinate"), where, unmapped)
+            coordinate = ids.claim(element.get("name"), "coordinate")
+            joint = _joint(element, coordinate, where, unmapped)
+            if element.get("type") in ONE_COORDINATE:
+                coordinates[element.get("name")] = coordinate
+            if element.find("mimic") is not None:
+                mimics.append((element, coordinate, where))
+            damper = joint_damping(element, coordinate, body_name[child], where, ids, unmapped)
+            forces += [damper] if damper is not None else []
             at, R = _origin(element.find("origin"), where)
             mass, com, inertia = _inertial(links[child], link_where, unmapped)
             bodies.append(body(body_name[child], body_name[parent], joint, at, R, mass, com, inertia,
@@ -199,5 +208,6 @@ def model_from_urdf(root: ET.Element, path: str) -> tuple[Model, list[str]]:
     if not bodies:
         raise ModelError("<robot>", "no link moves: nothing to simulate")
     model = Model(name=root.get("name") or os.path.basename(path), gravity=GRAVITY, bodies=tuple(bodies),
+                  constraints=tuple(mimic_constraints(mimics, coordinates, ids)), forces=tuple(forces),
                   settings=Settings())
     return model, unmapped.warnings()

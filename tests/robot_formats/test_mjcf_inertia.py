@@ -2,7 +2,7 @@
 compiler makes of the same file (body_mass, body_ipos, the principal moments body_inertia) to 1e-9
 relative (the tensor turned by body_iquat to 1e-6), for each geom type, mass vs density, inertiafromgeom, shellinertia, the bounds, default
 classes, several turned geoms in a body, STL and OBJ meshes; and gymnasium's MuJoCo assets import with
-mass, run, and move as MuJoCo moves them (contacts, limits, armature and fluid off on MuJoCo's side)."""
+mass, run, and move as MuJoCo moves them (contacts, limits, friction loss and fluid off on MuJoCo's side)."""
 from __future__ import annotations
 
 import glob
@@ -244,7 +244,7 @@ MOVING = ("ant", "half_cheetah", "hopper", "humanoid", "inverted_double_pendulum
 
 def test_gymnasium_assets_move_as_mujoco_moves_them(tmp_path):
     """Started with the same random speeds (a <key qvel>), eomlab's mass centres after 0.3 s equal MuJoCo's
-    (RK4, dt 1e-4; contacts, limits, armature, friction loss and fluid off there) to 1e-8 m. (pusher's
+    (RK4, dt 1e-4; contacts, limits, friction loss and fluid off there; armature on both sides) to 1e-8 m. (pusher's
     near-massless damped target makes a stiff problem for the explicit integrator: left out.)"""
     import eomlab
 
@@ -260,7 +260,7 @@ def test_gymnasium_assets_move_as_mujoco_moves_them(tmp_path):
         m = mujoco.MjModel.from_xml_path(str(source))
         m.opt.disableflags |= mujoco.mjtDisableBit.mjDSBL_CONTACT | mujoco.mjtDisableBit.mjDSBL_LIMIT
         m.opt.density = m.opt.viscosity = 0.0
-        m.dof_armature[:] = m.dof_frictionloss[:] = 0.0
+        m.dof_frictionloss[:] = 0.0  # armature is imported (engine/armature.py); friction loss is not
         m.opt.timestep, m.opt.integrator = 1e-4, mujoco.mjtIntegrator.mjINT_RK4
         data = mujoco.MjData(m)
         mujoco.mj_resetDataKeyframe(m, data, 0)
