@@ -13,6 +13,7 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 
+from ..limits import MAX_MAGNITUDE
 from ..model import GROUND, Joint, Model, ModelError, Settings, joint_type
 from .building import Identifiers, Unmapped, body, checked_inertia, checked_mass, numbers, rpy_matrix, shape_for, unit_axis
 from .urdf_joints import ONE_COORDINATE, joint_damping, mimic_constraints
@@ -81,9 +82,12 @@ def _tree(root: ET.Element) -> tuple[dict, dict, str]:
 
 
 def _inertial(link: ET.Element, where: str, unmapped: Unmapped | None = None,
-              welded: bool = False) -> tuple[float, np.ndarray, np.ndarray]:
-    """mass, mass centre and inertia about it, in the link frame; a `welded` link's inertia moves
-    nothing, so one that is not a rigid body's is ignored (zero, with a warning) rather than refused."""
+              welded: bool = False, fixed: bool = False) -> tuple[float, np.ndarray, np.ndarray]:
+    """mass, mass centre and inertia about it, in the link frame. An inertia no rigid body has is
+    loaded as pinocchio loads it (the URDF's own reference), with a warning: one that breaks the
+    triangle inequality on any link, one with negative moments on a link `fixed` to its parent (the
+    parent's composite inertia is what moves). A `welded` root link moves nothing: its impossible
+    inertia is ignored (zero). A moving link with negative moments is refused."""
     inertial = link.find("inertial")
     if inertial is None:
         return 0.0, np.zeros(3), np.zeros((3, 3))
@@ -103,11 +107,15 @@ def _inertial(link: ET.Element, where: str, unmapped: Unmapped | None = None,
     try:
         I = checked_inertia(I, f"{where}/inertial/inertia", mass, float(np.linalg.norm(xyz)), clipped)
     except ModelError:
-        if not welded:
+        if welded:
+            if unmapped is not None:
+                unmapped.add("inertia of the welded root link", where, "it moves nothing; not a rigid body's, so ignored")
+            I = np.zeros((3, 3))
+        elif fixed or not np.linalg.eigvalsh(I)[0] < 0:
+            if unmapped is not None:
+                unmapped.add("inertias no rigid body has", where, "kept as given, as pinocchio loads them")
+        else:
             raise
-        if unmapped is not None:
-            unmapped.add("inertia of the welded root link", where, "it moves nothing; not a rigid body's, so ignored")
-        I = np.zeros((3, 3))
     return mass, xyz, R @ I @ R.T
 
 
@@ -155,11 +163,25 @@ def _joint(element: ET.Element, coordinate: str, where: str, unmapped: Unmapped)
     def limits() -> tuple[float, ...]:
         limit = element.find("limit")
         if kind != "continuous" and limit is not None and limit.get("lower") is not None and limit.get("upper") is not None:
-            return (numbers(limit.get("lower"), 1, f"{where}/limit lower")[0],
-                    numbers(limit.get("upper"), 1, f"{where}/limit upper")[0])
+            bounds = [_bound(limit.get(key), f"{where}/limit {key}") for key in ("lower", "upper")]
+            if any(abs(b) > MAX_MAGNITUDE for b in bounds):  # ±1e16 and the like: "no limit" in practice
+                unmapped.add("joint limits beyond ±1e12", where, "read as no limit")
+                return ()
+            return tuple(bounds)
         return ()
 
     return joint_type(JOINT_KINDS[kind]).urdf_joint(axis, coordinate, where, limits)
+
+
+def _bound(text: str | None, where: str) -> float:
+    """A limit's number: finite, of any size (beyond the model's ±1e12 it means no limit)."""
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        raise ModelError(where, f"expected a number, got {text!r}") from None
+    if value != value:
+        raise ModelError(where, f"expected a number, got {text!r}")
+    return value
 
 
 def model_from_urdf(root: ET.Element, path: str) -> tuple[Model, list[str]]:
@@ -201,13 +223,13 @@ def model_from_urdf(root: ET.Element, path: str) -> tuple[Model, list[str]]:
             damper = joint_damping(element, coordinate, body_name[child], where, ids, unmapped)
             forces += [damper] if damper is not None else []
             at, R = _origin(element.find("origin"), where)
-            mass, com, inertia = _inertial(links[child], link_where, unmapped)
+            mass, com, inertia = _inertial(links[child], link_where, unmapped, fixed=element.get("type") == "fixed")
             bodies.append(body(body_name[child], body_name[parent], joint, at, R, mass, com, inertia,
                                _shape(links[child], link_where, folder, unmapped)))
             queue.append(child)
     if not bodies:
         raise ModelError("<robot>", "no link moves: nothing to simulate")
     model = Model(name=root.get("name") or os.path.basename(path), gravity=GRAVITY, bodies=tuple(bodies),
-                  constraints=tuple(mimic_constraints(mimics, coordinates, ids)), forces=tuple(forces),
+                  constraints=tuple(mimic_constraints(mimics, coordinates, ids, unmapped)), forces=tuple(forces),
                   settings=Settings())
     return model, unmapped.warnings()

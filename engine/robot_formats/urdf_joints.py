@@ -37,12 +37,17 @@ def joint_damping(element: ET.Element, coordinate: str, body: str, where: str, i
     return JointSpring(ids.claim(f"{coordinate}_damping"), body, 0.0, (0.0,), damping)
 
 
-def mimic_constraints(mimics: list, coordinates: dict[str, str], ids: Identifiers) -> list[ExpressionConstraint]:
+def mimic_constraints(mimics: list, coordinates: dict[str, str], ids: Identifiers,
+                      unmapped: Unmapped) -> list[ExpressionConstraint]:
     """`mimics`: (joint element, its coordinate, where) of each joint with a `<mimic>`;
-    `coordinates`: URDF joint name → its coordinate (one-coordinate joints)."""
+    `coordinates`: URDF joint name → its coordinate (one-coordinate joints). A fixed joint's mimic
+    has nothing to move (ignored, as pinocchio does, with a warning)."""
     out = []
     for element, coordinate, where in mimics:
         mimic = element.find("mimic")
+        if element.get("type") == "fixed":
+            unmapped.add("<mimic> on fixed joints", where, "a fixed joint has no coordinate to follow")
+            continue
         if element.get("type") not in ONE_COORDINATE:
             raise ModelError(f"{where}/mimic", f"a {element.get('type')} joint cannot mimic: it has no single coordinate")
         leader = mimic.get("joint")

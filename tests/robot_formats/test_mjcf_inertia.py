@@ -319,8 +319,12 @@ def test_a_welded_root_links_inertia_is_ignored(tmp_path):
     model, warnings = import_model(urdf_file(tmp_path, broken, arm))
     assert model.bodies[0].joint.type == "fixed" and model.bodies[0].mass == 1.0
     assert not np.any(model.bodies[0].inertia) and any("welded root link" in w for w in warnings)
-    with pytest.raises(ModelError):  # the same inertia on the moving link is refused
-        import_model(urdf_file(tmp_path, arm, broken))
+    # the same inertia on a moving link is kept as given, as pinocchio loads it (MJCF refuses it, as MuJoCo does)
+    model, warnings = import_model(urdf_file(tmp_path, arm, broken))
+    assert model.bodies[1].inertia[2][2] == 5.0 and any(w.startswith("inertias no rigid body has") for w in warnings)
+    negative = {"xyz": "0.5 0 0", "ixx": "0.01", "iyy": "0.1", "izz": "-0.05"}
+    with pytest.raises(ModelError, match="not positive definite"):  # negative moments on a moving link: refused
+        import_model(urdf_file(tmp_path, arm, negative))
 
 
 def test_balanceinertia_evens_out_an_inertial_that_breaks_the_triangle_inequality(tmp_path):
