@@ -301,6 +301,22 @@ class Model:
     def coordinate_names(self) -> tuple[str, ...]:
         return tuple(n for b in self.bodies for n in b.joint.names)
 
+    @property
+    def speed_names(self) -> tuple[str, ...]:
+        """The speeds' names in order (``<coordinate>_dot``, ``<body>_wx`` …: the run's columns)."""
+        return tuple(n for b in self.bodies for n in speed_names(b.name, b.joint))
+
+    def joint(self, name: str) -> Joint:
+        """The joint that has the coordinate `name` (a URDF or MJCF joint's name), else the joint of the
+        body `name`."""
+        for b in self.bodies:
+            if name in b.joint.names:
+                return b.joint
+        for b in self.bodies:
+            if b.name == name:
+                return b.joint
+        raise KeyError(f"no joint coordinate or body {name!r}; coordinates: {', '.join(self.coordinate_names)}")
+
     def with_settings(self, **changes) -> "Model":
         return replace(self, settings=replace(self.settings, **changes))
 

@@ -136,7 +136,7 @@ def test_ref_springref_and_springdamper_as_mujoco(tmp_path):
     assert warnings == []
     m = mujoco.MjModel.from_xml_string(SPRINGS)
     springs = {f.body: f for f in model.forces}
-    for k, (body, coordinate) in enumerate((("a", "hinge"), ("b", "slide"), ("c", "twist"))):
+    for k, body in enumerate("abc"):
         assert springs[body].stiffness == pytest.approx(m.jnt_stiffness[k], rel=1e-9, abs=1e-12)
         assert springs[body].damping == pytest.approx(m.dof_damping[k], rel=1e-9)
         assert springs[body].rest[0] == pytest.approx(m.qpos_spring[k], rel=1e-12)
