@@ -219,7 +219,8 @@ class Reader:
         name = self.ids.claim(element.get("name") or f"{body_name}_{kind}", "coordinate")
         get = lambda key, default=None: self.defaults.get(element, key, active, default)  # noqa: E731
         anchor = numbers(get("pos"), 3, f"{where} pos", (0.0, 0.0, 0.0)) if kind not in WORLD_POSE else np.zeros(3)
-        armature, ref = joint_details(self, kind, name, get, where)
+        # a <freejoint> takes no class defaults in MuJoCo (its armature, damping, stiffness stay 0)
+        armature, ref = joint_details(self, kind, name, get, where) if element.tag != "freejoint" else (0.0, 0.0)
         joint = joint_type(JOINT_TYPES[kind]).mjcf_joint(self, name, get, where)
         joint = replace(joint, armature=armature, **({"q0": (ref,)} if kind in REF_KINDS else {}))
         self.joint_names[element.get("name") or name] = (name, kind, ref)

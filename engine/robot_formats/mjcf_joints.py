@@ -38,8 +38,11 @@ def joint_details(reader, kind: str, name: str, get, where: str) -> tuple[float,
         timeconst, dampratio = numbers(get("springdamper"), 2, f"{where} springdamper", (0.0, 0.0))
         if timeconst > 0 and dampratio > 0:  # MuJoCo overrides stiffness and damping then
             reader.spring_dampers[name] = (timeconst, dampratio, where)
-    elif scalar(get("ref"), f"{where} ref") != 0:
-        reader.unmapped.add("joint ref", where, f"MuJoCo reads ref on hinge and slide joints only, not {kind}")
+    else:
+        if scalar(get("ref"), f"{where} ref") != 0:
+            reader.unmapped.add("joint ref", where, f"MuJoCo reads ref on hinge and slide joints only, not {kind}")
+        if any(scalar(get(key), f"{where} {key}") != 0 for key in ("stiffness", "damping")):
+            reader.unmapped.add("ball and free joint stiffness and damping", where, "joint springs act on hinges and slides")
     return armature, ref
 
 
@@ -72,7 +75,7 @@ def spring_dampers(reader, model, reference_bodies) -> list:
     except np.linalg.LinAlgError:
         raise ModelError(next(iter(reader.spring_dampers.values()))[2] + " springdamper",
                          "needs the joint's inertia at qpos0, but the mass matrix is singular there") from None
-    speeds = {name: k for k, name in enumerate(system.coordinate_names)}  # hinges and slides: one speed each
+    speeds = {name: system.kin.speed_of_coordinate(k) for k, name in enumerate(system.coordinate_names)}
     forces = []
     for name, (timeconst, dampratio, where) in reader.spring_dampers.items():
         w = float(inverse[speeds[name], speeds[name]])

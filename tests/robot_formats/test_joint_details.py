@@ -117,6 +117,7 @@ def test_armature_in_the_file(tmp_path):
 SPRINGS = """<mujoco model="springs"><option><flag contact="disable"/></option>
 <default><joint damping="0.05"/></default>
 <worldbody>
+<body name="ball" pos="3 0 0"><freejoint/><geom type="sphere" size="0.1"/></body>
 <body name="a" pos="0 0 1"><joint name="hinge" type="hinge" axis="0 1 0" ref="30" springref="50" stiffness="3"/>
  <geom type="capsule" fromto="0 0 0 0 0 -0.6" size="0.05"/>
  <body name="b" pos="0 0 -0.6"><joint name="slide" type="slide" axis="1 0 0.5" ref="0.2" springref="0.1" springdamper="0.3 0.4"/>
@@ -124,28 +125,30 @@ SPRINGS = """<mujoco model="springs"><option><flag contact="disable"/></option>
   <body name="c" pos="0.2 0 0"><joint name="twist" type="hinge" axis="1 0 0" armature="0.01" springdamper="0.2 1"/>
    <geom type="sphere" size="0.08" pos="0 0.1 -0.1"/></body></body></body>
 </worldbody>
-<keyframe><key qpos="0.9 0.5 0.3" qvel="0.5 -1 2"/></keyframe>
+<keyframe><key qpos="3 0 0 1 0 0 0 0.9 0.5 0.3" qvel="0 0 0 0 0 0 0.5 -1 2"/></keyframe>
 </mujoco>"""
 
 
 def test_ref_springref_and_springdamper_as_mujoco(tmp_path):
     """ref is MuJoCo's qpos0 (eomlab's columns are MuJoCo's qpos), springref the spring's rest, springdamper
     MuJoCo's stiffness 1/(w τ² ζ²) and damping 2/(w τ) (w = (M⁻¹)_jj at qpos0): equal to MuJoCo's
-    jnt_stiffness and dof_damping to 1e-9 relative; mass centres and joint values after 0.5 s to 1e-8."""
+    jnt_stiffness and dof_damping to 1e-9 relative (a free body before them: its 7 coordinates and 6 speeds);
+    mass centres and joint values after 0.5 s to 1e-8."""
     model, warnings = import_model(write(tmp_path, SPRINGS, "s.xml"))
     assert warnings == []
     m = mujoco.MjModel.from_xml_string(SPRINGS)
     springs = {f.body: f for f in model.forces}
-    for k, body in enumerate("abc"):
+    for k, body in zip((1, 2, 3), "abc"):
         assert springs[body].stiffness == pytest.approx(m.jnt_stiffness[k], rel=1e-9, abs=1e-12)
-        assert springs[body].damping == pytest.approx(m.dof_damping[k], rel=1e-9)
-        assert springs[body].rest[0] == pytest.approx(m.qpos_spring[k], rel=1e-12)
-    at_ref = dataclasses.replace(model, bodies=tuple(dataclasses.replace(b, joint=dataclasses.replace(b.joint, q0=(v,)))
-                                                     for b, v in zip(model.bodies, m.qpos0)))
+        assert springs[body].damping == pytest.approx(m.dof_damping[m.jnt_dofadr[k]], rel=1e-9)
+        assert springs[body].rest[0] == pytest.approx(m.qpos_spring[m.jnt_qposadr[k]], rel=1e-12)
+    at_ref = dataclasses.replace(model, bodies=tuple(
+        b if b.name == "ball" else dataclasses.replace(b, joint=dataclasses.replace(b.joint, q0=(v,)))
+        for b, v in zip(model.bodies, (None, *m.qpos0[7:]))))
     start = eomlab.simulate(at_ref, t_end=0.01, dt_out=0.01)  # at q = ref every body is where the file draws it
     d = mujoco.MjData(m)
     mujoco.mj_forward(m, d)
-    assert np.abs([[start[f"{b}.{a}"][0] for a in "xyz"] for b in "abc"] - d.xipos[1:]).max() < 1e-12
+    assert np.abs([[start[f"{b}.{a}"][0] for a in "xyz"] for b in "abc"] - d.xipos[2:]).max() < 1e-12
     ours, result = eomlab_centres(model, "abc", 0.5)
     assert np.abs(ours - mujoco_centres(SPRINGS, "abc", 0.5)).max() < 1e-8
     mj = mujoco.MjData(m)
@@ -153,7 +156,7 @@ def test_ref_springref_and_springdamper_as_mujoco(tmp_path):
     m.opt.timestep, m.opt.integrator = 1e-4, mujoco.mjtIntegrator.mjINT_RK4
     for _ in range(5000):
         mujoco.mj_step(m, mj)
-    assert np.abs([result[c][-1] for c in ("hinge", "slide", "twist")] - mj.qpos).max() < 1e-8
+    assert np.abs([result[c][-1] for c in ("hinge", "slide", "twist")] - mj.qpos[7:]).max() < 1e-8
 
 
 EQUALITY = """<mujoco model="coupled"><option><flag contact="disable"/></option>
