@@ -22,13 +22,9 @@ TOLERANCE = 1e-10
 
 
 def robot_data_urdf(relative: str) -> str:
-    import sysconfig
+    from robot_formats.shipped_files import robot_data_root
 
-    root = os.path.join(sysconfig.get_paths()["purelib"], "cmeel.prefix", "share", "example-robot-data", "robots")
-    path = os.path.join(root, relative)
-    if not os.path.isfile(path):
-        pytest.skip("example-robot-data is not installed")
-    return path
+    return os.path.join(robot_data_root(), relative)
 
 
 class Reference:
