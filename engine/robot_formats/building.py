@@ -65,11 +65,14 @@ def checked_mass(mass: float, where: str) -> float:
     return float(mass)
 
 
-def checked_inertia(inertia: np.ndarray, where: str, mass: float = 0.0, size: float = 0.0, clipped=None) -> np.ndarray:
+def checked_inertia(inertia: np.ndarray, where: str, mass: float = 0.0, size: float = 0.0, clipped=None,
+                    balanced=None) -> np.ndarray:
     """A symmetric inertia tensor whose principal moments are >= 0 and obey the triangle inequality, to
     1e-9 of the larger of its largest moment and the body's mass × size² (its mass centre's distance from
     the body frame, say): a point-like mass at the end of a link may carry rounding far above its own
-    tiny tensor. Negative moments within that are clipped to 0, and `clipped(where)` is called."""
+    tiny tensor. Negative moments within that are clipped to 0, and `clipped(where)` is called; a triangle
+    inequality broken within it is met by raising the two smaller moments (the model file checks it
+    relative to the tensor's own size), and `balanced(where)` is called."""
     inertia = 0.5 * (inertia + inertia.T)
     moments, axes = np.linalg.eigh(inertia)
     scale = max(float(np.max(np.abs(moments))), mass * size * size, 1e-300)
@@ -83,6 +86,12 @@ def checked_inertia(inertia: np.ndarray, where: str, mass: float = 0.0, size: fl
     if moments[0] + moments[1] < moments[2] - 1e-9 * scale:
         raise ModelError(where, f"principal moments {', '.join(f'{m:.6g}' for m in moments)} violate the "
                          "triangle inequality (no rigid body has them)")
+    if moments[0] + moments[1] < moments[2]:
+        deficit = moments[2] - moments[0] - moments[1]
+        moments = np.array([moments[0] + deficit, moments[1] + deficit, moments[2]])  # now A + B > C
+        inertia = axes @ np.diag(moments) @ axes.T
+        if balanced is not None:
+            balanced(where)
     return inertia
 
 

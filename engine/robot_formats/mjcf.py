@@ -162,11 +162,14 @@ class Reader:
         R = self.orientation(inertial, iwhere, active)
         tensor = R @ tensor @ R.T
         if not self.inertia_rules.balance:  # else balanceinertia evens out moments (mjcf_inertia.bounded)
-            tensor = checked_inertia(tensor, iwhere, mass, float(np.linalg.norm(com)), self.clipped)
+            tensor = checked_inertia(tensor, iwhere, mass, float(np.linalg.norm(com)), self.clipped, self.balanced)
         return body_mass_properties(self, element, where, active, (mass, com, tensor))
 
     def clipped(self, where: str) -> None:
         self.unmapped.add("rounding-level negative principal moments", where, "clipped to 0")
+
+    def balanced(self, where: str) -> None:
+        self.unmapped.add("rounding-level breaks of the triangle inequality", where, "the smaller moments raised to meet it")
 
     def shape(self, element: ET.Element, where: str, active: str):
         geoms = element.findall("geom")

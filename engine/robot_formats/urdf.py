@@ -16,6 +16,7 @@ import numpy as np
 from ..limits import MAX_MAGNITUDE
 from ..model import GROUND, Joint, Model, ModelError, Settings, joint_type
 from .building import Identifiers, Unmapped, body, checked_inertia, checked_mass, numbers, rpy_matrix, shape_for, unit_axis
+from .composite import merge_welded
 from .urdf_joints import ONE_COORDINATE, joint_damping, mimic_constraints
 from .xml_files import inside_folder, mesh_bounds
 
@@ -82,12 +83,11 @@ def _tree(root: ET.Element) -> tuple[dict, dict, str]:
 
 
 def _inertial(link: ET.Element, where: str, unmapped: Unmapped | None = None,
-              welded: bool = False, fixed: bool = False) -> tuple[float, np.ndarray, np.ndarray]:
-    """mass, mass centre and inertia about it, in the link frame. An inertia no rigid body has is
-    loaded as pinocchio loads it (the URDF's own reference), with a warning: one that breaks the
-    triangle inequality on any link, one with negative moments on a link `fixed` to its parent (the
-    parent's composite inertia is what moves). A `welded` root link moves nothing: its impossible
-    inertia is ignored (zero). A moving link with negative moments is refused."""
+              welded: bool = False, fixed: list | None = None) -> tuple[float, np.ndarray, np.ndarray]:
+    """mass, mass centre and inertia about it, in the link frame. A link welded to its parent (`fixed`: a
+    list to note it in) whose inertia no rigid body has keeps it for now: engine.robot_formats.composite
+    merges it into its parent, as pinocchio does. A `welded` root link moves nothing: its impossible inertia
+    is ignored (zero). A moving link's is refused (as MuJoCo does; the model file forbids it)."""
     inertial = link.find("inertial")
     if inertial is None:
         return 0.0, np.zeros(3), np.zeros((3, 3))
@@ -104,16 +104,17 @@ def _inertial(link: ET.Element, where: str, unmapped: Unmapped | None = None,
                   [values["ixy"], values["iyy"], values["iyz"]],
                   [values["ixz"], values["iyz"], values["izz"]]])
     clipped = (lambda w: unmapped.add("rounding-level negative principal moments", w, "clipped to 0")) if unmapped else None
+    balanced = ((lambda w: unmapped.add("rounding-level breaks of the triangle inequality", w,
+                                        "the smaller moments raised to meet it")) if unmapped else None)
     try:
-        I = checked_inertia(I, f"{where}/inertial/inertia", mass, float(np.linalg.norm(xyz)), clipped)
+        I = checked_inertia(I, f"{where}/inertial/inertia", mass, float(np.linalg.norm(xyz)), clipped, balanced)
     except ModelError:
         if welded:
             if unmapped is not None:
                 unmapped.add("inertia of the welded root link", where, "it moves nothing; not a rigid body's, so ignored")
             I = np.zeros((3, 3))
-        elif fixed or not np.linalg.eigvalsh(I)[0] < 0:
-            if unmapped is not None:
-                unmapped.add("inertias no rigid body has", where, "kept as given, as pinocchio loads them")
+        elif fixed is not None:
+            fixed.append(where)
         else:
             raise
     return mass, xyz, R @ I @ R.T
@@ -206,7 +207,7 @@ def model_from_urdf(root: ET.Element, path: str) -> tuple[Model, list[str]]:
     for joint in into.values():
         children.setdefault(joint.find("parent").get("link"), []).append(joint)
     queue = [root_link]
-    forces, mimics, coordinates = [], [], {}
+    forces, mimics, coordinates, nonphysical = [], [], {}, []
     while queue:
         parent = queue.pop(0)
         for element in children.get(parent, []):
@@ -223,12 +224,16 @@ def model_from_urdf(root: ET.Element, path: str) -> tuple[Model, list[str]]:
             damper = joint_damping(element, coordinate, body_name[child], where, ids, unmapped)
             forces += [damper] if damper is not None else []
             at, R = _origin(element.find("origin"), where)
-            mass, com, inertia = _inertial(links[child], link_where, unmapped, fixed=element.get("type") == "fixed")
+            welded_here: list = []
+            mass, com, inertia = _inertial(links[child], link_where, unmapped,
+                                           fixed=welded_here if element.get("type") == "fixed" else None)
+            nonphysical += [body_name[child]] if welded_here else []
             bodies.append(body(body_name[child], body_name[parent], joint, at, R, mass, com, inertia,
                                _shape(links[child], link_where, folder, unmapped)))
             queue.append(child)
     if not bodies:
         raise ModelError("<robot>", "no link moves: nothing to simulate")
+    bodies = merge_welded(bodies, nonphysical, unmapped)
     model = Model(name=root.get("name") or os.path.basename(path), gravity=GRAVITY, bodies=tuple(bodies),
                   constraints=tuple(mimic_constraints(mimics, coordinates, ids, unmapped)), forces=tuple(forces),
                   settings=Settings())

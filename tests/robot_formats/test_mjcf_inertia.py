@@ -12,6 +12,7 @@ import struct
 import numpy as np
 import pytest
 
+import eomlab
 from eomlab.engine.model import ModelError
 from eomlab.engine.robot_formats import import_model
 
@@ -319,12 +320,35 @@ def test_a_welded_root_links_inertia_is_ignored(tmp_path):
     model, warnings = import_model(urdf_file(tmp_path, broken, arm))
     assert model.bodies[0].joint.type == "fixed" and model.bodies[0].mass == 1.0
     assert not np.any(model.bodies[0].inertia) and any("welded root link" in w for w in warnings)
-    # the same inertia on a moving link is kept as given, as pinocchio loads it (MJCF refuses it, as MuJoCo does)
-    model, warnings = import_model(urdf_file(tmp_path, arm, broken))
-    assert model.bodies[1].inertia[2][2] == 5.0 and any(w.startswith("inertias no rigid body has") for w in warnings)
-    negative = {"xyz": "0.5 0 0", "ixx": "0.01", "iyy": "0.1", "izz": "-0.05"}
-    with pytest.raises(ModelError, match="not positive definite"):  # negative moments on a moving link: refused
-        import_model(urdf_file(tmp_path, arm, negative))
+    with pytest.raises(ModelError):  # the same inertia on the moving link is refused
+        import_model(urdf_file(tmp_path, arm, broken))
+
+
+def test_a_welded_links_impossible_inertia_merges_into_its_parent(tmp_path):
+    """A link welded to a moving one, with an inertia no rigid body has (a line mass: 0, 0, 3e-6; a sensor's
+    -1e-4): merged into its parent as pinocchio merges fixed links; the parent's mass, centre and inertia are
+    the composite's (parallel-axis theorem), the link a massless frame; one warning line."""
+    text = ('<robot name="r"><link name="world"/>'
+            '<link name="leg"><inertial><origin xyz="0 0 -0.5"/><mass value="2"/>'
+            '<inertia ixx="0.2" iyy="0.2" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial></link>'
+            '<link name="foot"><inertial><origin xyz="0.1 0 0"/><mass value="0.5"/>'
+            '<inertia ixx="0" iyy="0" izz="3e-6" ixy="0" ixz="0" iyz="0"/></inertial></link>'
+            '<joint name="hip" type="continuous"><parent link="world"/><child link="leg"/><axis xyz="0 1 0"/></joint>'
+            '<joint name="ankle" type="fixed"><parent link="leg"/><child link="foot"/><origin xyz="0 0 -1"/></joint>'
+            '</robot>')
+    model, warnings = import_model(write(tmp_path, text, "leg.urdf"))
+    leg, foot = model.bodies
+    assert foot.mass == 0 and not np.any(foot.inertia) and leg.mass == 2.5
+    com = (2 * np.array([0, 0, -0.5]) + 0.5 * np.array([0.1, 0, -1])) / 2.5
+    assert np.allclose(leg.com, com, atol=1e-15)
+    d_leg, d_foot = np.array([0, 0, -0.5]) - com, np.array([0.1, 0, -1]) - com
+    expected = (np.diag([0.2, 0.2, 0.01]) + 2 * (d_leg @ d_leg * np.eye(3) - np.outer(d_leg, d_leg))
+                + np.diag([0, 0, 3e-6]) + 0.5 * (d_foot @ d_foot * np.eye(3) - np.outer(d_foot, d_foot)))
+    assert np.abs(np.array(leg.inertia) - expected).max() < 1e-15
+    assert [w for w in warnings if "merged into the parent" in w] == [
+        'links welded to their parent with an inertia no rigid body has not imported (merged into the parent, as '
+        'pinocchio does): foot']
+    eomlab.save(eomlab.checked(model), tmp_path / "leg.eom.json")  # the model file takes it
 
 
 def test_balanceinertia_evens_out_an_inertial_that_breaks_the_triangle_inequality(tmp_path):
