@@ -207,7 +207,7 @@ def energy_round_off(n: int) -> float:
     system = sim.formulation.system
     q, u = np.full(n, 0.3), np.linspace(-1.0, 1.0, n)
     T, V, _ = system.energy_and_centres(q, u)
-    T_ref, V_ref = system.energy_at(system.kin.evaluate(q, u), q)
+    T_ref, V_ref = system.energy_at(system.kin.evaluate(q, u), q, u)
     return abs((T + V) - (T_ref + V_ref)) / abs(T_ref + V_ref)
 
 

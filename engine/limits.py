@@ -112,6 +112,9 @@ def _body(body: Body, path: str) -> None:
     _unit_vector(joint.axis, f"{at}.axis")
     _magnitudes(joint.q0, f"{at}.q0", "")
     _magnitudes(joint.u0, f"{at}.u0", "")
+    _magnitude(joint.armature, f"{at}.armature", "kg·m² or kg")
+    if not joint.armature >= 0:
+        raise ModelError(f"{at}.armature", f"must be >= 0, got {joint.armature:g}")
 
 
 def _inertia(body: Body, path: str) -> None:

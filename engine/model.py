@@ -83,6 +83,7 @@ class Joint:
     orientation: str = "angles"  # spherical/free: "angles" (Euler angles) or "quaternion"
     limits: tuple[float, ...] = ()  # metadata (imported robot models): (lower, upper) per coordinate, not enforced
     axis2: Vec3 = (1.0, 0.0, 0.0)  # the second axis of a type that has one (its module says how it is used)
+    armature: float = 0.0  # rotor inertia on each of its speeds: T += ½ a Σ u² (engine/mechanics/armature.py)
 
     @property
     def dof(self) -> int:
@@ -299,6 +300,22 @@ class Model:
     @property
     def coordinate_names(self) -> tuple[str, ...]:
         return tuple(n for b in self.bodies for n in b.joint.names)
+
+    @property
+    def speed_names(self) -> tuple[str, ...]:
+        """The speeds' names in order (``<coordinate>_dot``, ``<body>_wx`` …: the run's columns)."""
+        return tuple(n for b in self.bodies for n in speed_names(b.name, b.joint))
+
+    def joint(self, name: str) -> Joint:
+        """The joint that has the coordinate `name` (a URDF or MJCF joint's name), else the joint of the
+        body `name`."""
+        for b in self.bodies:
+            if name in b.joint.names:
+                return b.joint
+        for b in self.bodies:
+            if b.name == name:
+                return b.joint
+        raise KeyError(f"no joint coordinate or body {name!r}; coordinates: {', '.join(self.coordinate_names)}")
 
     def with_settings(self, **changes) -> "Model":
         return replace(self, settings=replace(self.settings, **changes))

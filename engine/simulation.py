@@ -187,7 +187,7 @@ class Simulation(RunEdits, Manipulation, SampleQuantities, StartChecks, DenseIns
         else:
             ev = f.evaluate(t, y)
             q, u, ks = ev.q, ev.u, ev.dynamics.ks  # every formulation's system has the model's bodies
-            (T, V), com, multipliers = f.system.energy_at(ks, q), ks.com, ev.multipliers
+            (T, V), com, multipliers = f.system.energy_at(ks, q, u, t), ks.com, ev.multipliers
             joint_values = self._joint_values(t, q, u, ks)
             if ev.rows is not None:
                 drift_pos, drift_vel = ev.rows.drift_position, ev.rows.drift_velocity

@@ -7,7 +7,9 @@
 
 `load`/`save` read and write ``*.eom.json`` files, `preset` builds a built-in model, and the model
 dataclasses (`Model`, `Body`, `Joint`, ...) build one in code. `simulate` returns a `Result`,
-`stream` a `Run` to iterate in batches, `equations` the symbolic equations of motion.
+`stream` a `Run` to iterate in batches, `equations` the symbolic equations of motion;
+`kinematics`, `jacobian`, `mass_matrix`, `inverse_dynamics` and `forward_dynamics` the mechanics at
+one state (eomlab.mechanics_api).
 The engine installs as ``eomlab.engine`` and the window as ``eomlab.gui`` (their folders are
 ``engine/`` and ``gui/`` at the top of the source tree; ``pyproject.toml`` maps them).
 """
@@ -26,12 +28,15 @@ from eomlab.engine.model import (  # noqa: E402 - the package path above comes f
     Model, ModelError, PointForce, PointRef, Prescribed, RollingDisk, Settings, Shape, Spring, Stabilization)
 from eomlab.api import (  # noqa: E402
     Batch, Result, Run, checked, equations, load, preset, presets, save, simulate, stream)
+from eomlab.mechanics_api import (  # noqa: E402
+    forward_dynamics, inverse_dynamics, jacobian, kinematics, mass_matrix, with_initial_state)
 
 __all__ = [
     "load", "save", "preset", "presets", "checked", "simulate", "stream", "equations", "Result", "Run", "Batch",
     "Model", "Body", "Joint", "Shape", "Settings", "Stabilization", "PointRef", "Coincident", "Distance",
     "Prescribed", "KnifeEdge", "RollingDisk", "ExpressionConstraint", "Spring", "JointSpring", "JointEffort",
     "PointForce", "BodyTorque", "ModelError", "sweep", "linearize",
+    "kinematics", "jacobian", "mass_matrix", "inverse_dynamics", "forward_dynamics", "with_initial_state",
 ]
 
 

@@ -117,10 +117,12 @@ class Run:
     """
 
     def __init__(self, model, *, method=None, coordinates=None, integrator=None, t_end=None, dt_out=None,
-                 rtol=None, atol=None, dt=None, maggi_basis=None, batch_wall_time: float = BATCH_WALL_TIME):
+                 rtol=None, atol=None, dt=None, maggi_basis=None, q0=None, u0=None,
+                 batch_wall_time: float = BATCH_WALL_TIME):
         from eomlab.engine.simulation import Simulation
+        from eomlab.mechanics_api import with_initial_state
 
-        self.model = checked(model)
+        self.model = checked(model) if q0 is None and u0 is None else with_initial_state(model, q0, u0)
         # max_samples: the simulation keeps only the newest samples, the batches carry the rest away
         self.simulation = Simulation(self.model, method=method, coordinates=coordinates, integrator=integrator,
                                      t_end=t_end, dt_out=dt_out, rtol=rtol, atol=atol, dt=dt,
@@ -192,7 +194,7 @@ class Result:
     columns: list[str]
     data: np.ndarray
     method: str
-    coordinates: str
+    coordinates: str  # the coordinate choice ("joint" or "absolute"); also `coordinates_used`
     failure: str | None = None
     notes: list[str] = field(default_factory=list)
     stats: dict = field(default_factory=dict)
@@ -211,6 +213,16 @@ class Result:
         return self.data[:, 0]
 
     @property
+    def coordinates_used(self) -> str:
+        """The coordinate choice the run integrated in: "joint" or "absolute" (also `coordinates`)."""
+        return self.coordinates
+
+    @property
+    def coordinate_names(self) -> list[str]:
+        """The joint coordinates' columns (the model's `coordinate_names`), in either coordinate choice."""
+        return list(self.stats.get("coordinate_names", ()))
+
+    @property
     def rhs_evals(self) -> int:
         return int(self.stats.get("rhs_evals", 0))
 
@@ -219,19 +231,20 @@ class Result:
         return float(self.stats.get("wall_time", 0.0))
 
     def to_pandas(self):
-        """The samples as a pandas DataFrame, one column per name (pandas is optional).
+        """The samples as a pandas DataFrame indexed by `t`, one column per other name (pandas is optional).
 
         >>> import eomlab
         >>> frame = eomlab.simulate(eomlab.preset("simple_pendulum"), t_end=0.1).to_pandas()
-        >>> frame.shape, list(frame.columns[:2])
-        ((11, 11), ['t', 'bob_theta'])
+        >>> frame.shape, frame.index.name, list(frame.columns[:2])
+        ((11, 10), 't', ['bob_theta', 'bob_theta_dot'])
         """
         try:
             import pandas
         except ImportError:
             raise ImportError("Result.to_pandas() needs pandas: pip install pandas "
                               "(result.columns and result[name] work without it)") from None
-        return pandas.DataFrame(self.data, columns=self.columns)
+        return pandas.DataFrame(self.data[:, 1:], columns=self.columns[1:],
+                                index=pandas.Index(self.data[:, 0], name=self.columns[0]))
 
     def __repr__(self) -> str:
         status = "finished" if self.failure is None else f"failed: {self.failure}"
@@ -240,13 +253,15 @@ class Result:
 
 
 def simulate(model, *, method=None, coordinates=None, integrator=None, t_end=None, dt_out=None, rtol=None,
-             atol=None, dt=None, maggi_basis=None, stream: bool = False):
+             atol=None, dt=None, maggi_basis=None, q0=None, u0=None, stream: bool = False):
     """Integrate `model` (a Model, or a path to a model file) and return a `Result`.
 
     Options override the model's settings, as `eomlab run`'s do: `method` ('lagrange', 'maggi',
     'udwadia_kalaba', 'kane'), `coordinates` ('joint', 'absolute'), `integrator` ('DOP853', 'RK45',
     'Radau', 'BDF', 'LSODA', 'RK4'), `t_end`, `dt_out`, `rtol`, `atol`, `dt` (RK4's step),
-    `maggi_basis`. With ``stream=True`` it returns a `Run` to iterate in batches instead.
+    `maggi_basis`. `q0` and `u0` set the initial state: a vector over `model.coordinate_names`
+    (`model.speed_names`) or a dict by name, the others keeping the model's. With ``stream=True`` it
+    returns a `Run` to iterate in batches instead.
     Bad input raises ModelError (one line, naming the field); a run that blows up returns the
     samples it had with `failure` set.
 
@@ -254,14 +269,18 @@ def simulate(model, *, method=None, coordinates=None, integrator=None, t_end=Non
     >>> r = eomlab.simulate(eomlab.preset("double_compound_pendulum"), method="lagrange", t_end=1.0)
     >>> r.failure is None, r.rhs_evals > 0, float(abs(r["E"] - r["E"][0]).max()) < 1e-7
     (True, True, True)
+    >>> r = eomlab.simulate(eomlab.preset("simple_pendulum"), q0={"bob_theta": 0.5}, u0=[1.0], t_end=0.1)
+    >>> float(r["bob_theta"][0]), float(r["bob_theta_dot"][0]), r.coordinates_used
+    (0.5, 1.0, 'joint')
     """
     run = Run(model, method=method, coordinates=coordinates, integrator=integrator, t_end=t_end, dt_out=dt_out,
-              rtol=rtol, atol=atol, dt=dt, maggi_basis=maggi_basis)
+              rtol=rtol, atol=atol, dt=dt, maggi_basis=maggi_basis, q0=q0, u0=u0)
     if stream:
         return run
     started = time.perf_counter()
     batches = [batch.rows for batch in run]
-    stats = dict(run.stats, total_wall_time=time.perf_counter() - started)
+    stats = dict(run.stats, total_wall_time=time.perf_counter() - started,
+                 coordinate_names=list(run.model.coordinate_names))
     return Result(run.columns, np.concatenate(batches), run.method, run.settings.coordinates, run.failure,
                   run.notes, stats)
 

@@ -11,13 +11,14 @@ import pytest
 
 import eomlab
 import eomlab.api
+import eomlab.mechanics_api
 from eomlab.cli import main
 from eomlab.engine import sample_files
 
 from project_paths import ROOT
 
 
-@pytest.mark.parametrize("module", [eomlab, eomlab.api, sample_files], ids=lambda m: m.__name__)
+@pytest.mark.parametrize("module", [eomlab, eomlab.api, eomlab.mechanics_api, sample_files], ids=lambda m: m.__name__)
 def test_docstring_examples(module):
     failed, attempted = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert attempted > 0 and failed == 0
@@ -103,8 +104,9 @@ def test_to_pandas(monkeypatch):
     pandas = pytest.importorskip("pandas")
     r = eomlab.simulate(eomlab.preset("cart_pendulum"), t_end=0.2)
     frame = r.to_pandas()
-    assert isinstance(frame, pandas.DataFrame) and list(frame.columns) == r.columns
-    assert np.array_equal(frame["E"].to_numpy(), r["E"])
+    assert isinstance(frame, pandas.DataFrame) and list(frame.columns) == r.columns[1:]  # indexed by t
+    assert frame.index.name == "t" and np.array_equal(frame.index.to_numpy(), r.t)
+    assert np.array_equal(frame["E"].to_numpy(), r["E"]) and np.array_equal(frame.loc[r.t[3], "E"], r["E"][3])
     monkeypatch.setitem(sys.modules, "pandas", None)
     with pytest.raises(ImportError, match="needs pandas: pip install pandas"):
         r.to_pandas()

@@ -61,10 +61,11 @@ def data_bytes(n_speeds: int) -> int:
     return 64 * n_speeds**3
 
 
-def build_tree_backend(kin, gravity):
+def build_tree_backend(kin, gravity, armature=None):
     """(backend or None, the path in words): the pinocchio tree of `kin` (engine.kinematics
     TreeKinematics) when wanted, installed and of at most MAX_COMPILED_SPEEDS speeds, else None and
-    why the numpy path runs."""
+    why the numpy path runs. `armature`: the rotor inertia on each speed (eomlab's order), which
+    pinocchio's CRBA, ABA and energy add on M's diagonal (engine.mechanics.armature)."""
     if not fast_path_wanted():
         return None, f"{NUMPY_PATH} ({FAST_PATH_VARIABLE}=0)"
     if kin.n_u > MAX_COMPILED_SPEEDS:
@@ -73,7 +74,7 @@ def build_tree_backend(kin, gravity):
     pin = _pinocchio()
     if pin is None:
         return None, f"{NUMPY_PATH} (pinocchio not installed: pip install eomlab[fast])"
-    return PinocchioTree(pin, kin, gravity), PINOCCHIO_PATH
+    return PinocchioTree(pin, kin, gravity, armature), PINOCCHIO_PATH
 
 
 class PinocchioTree:
@@ -84,7 +85,7 @@ class PinocchioTree:
     order; when eomlab's body order is not depth-first the speeds are permuted on the way in and out.
     """
 
-    def __init__(self, pin, kin, gravity):
+    def __init__(self, pin, kin, gravity, armature=None):
         self.pin = pin
         model = pin.Model()
         model.gravity.linear = np.asarray(gravity, dtype=float)
@@ -128,6 +129,9 @@ class PinocchioTree:
         self._first_centre = self._add_mass_centre_frames(model, kin, joint_of, frame_of)
         if model.nv != kin.n_u:
             raise ValueError(f"pinocchio tree has {model.nv} speeds, the model {kin.n_u}")
+        self.has_armature = armature is not None and bool(np.any(armature))
+        if self.has_armature:  # pinocchio's speed order
+            model.armature = np.asarray(armature, dtype=float)[np.array(v_gather, dtype=int)]
         self.model, self.data = model, model.createData()
         self._q_gather = np.array(q_gather, dtype=int)
         self._plain = self._q_gather >= 0
@@ -267,7 +271,7 @@ class PinocchioTree:
         pinocchio's `aba` straight to y (one revolute or prismatic joint per speed, eomlab's order):
         else None. Read from the pinocchio model, so the joint mapping stays in one place."""
         model = self.model
-        if not (self._same and not self._permuted):
+        if not (self._same and not self._permuted) or self.has_armature:  # the kernels' ABA has no armature
             return None
         kinds = []
         for joint in model.joints[1:]:

@@ -109,6 +109,26 @@ class TreeGibbsFunction:
         return CN.T @ (self.M @ CN), CN.T @ self.gradient(u_p)
 
 
+class WithArmature:
+    """S + ½ u̇ᵀ ΔM u̇ − Δfᵀ u̇: a Gibbs function with the joints' armature (engine.mechanics.armature: ΔM = PᵀAP,
+    Δf = −PᵀAβ), which is ½ (P u̇ + β)ᵀ A (P u̇ + β) up to terms free of u̇."""
+
+    def __init__(self, inner, dM: np.ndarray, df: np.ndarray):
+        self.inner, self.dM, self.df = inner, dM, df
+
+    def value(self, u_dot: np.ndarray) -> float:
+        return self.inner.value(u_dot) + float(u_dot @ (0.5 * (self.dM @ u_dot) - self.df))
+
+    def gradient(self, u_dot: np.ndarray) -> np.ndarray:
+        return self.inner.gradient(u_dot) + self.dM @ u_dot - self.df
+
+    def in_quasi_accelerations(self, CN, u_p):
+        hessian, gradient = self.inner.in_quasi_accelerations(CN, u_p)
+        if CN is None:
+            return hessian + self.dM, gradient - self.df
+        return hessian + CN.T @ (self.dM @ CN), gradient + CN.T @ (self.dM @ u_p - self.df)
+
+
 class GibbsAppell(ReducedFormulation):
     name = "gibbs_appell"
     tree_equations_when_free = False
@@ -124,9 +144,12 @@ class GibbsAppell(ReducedFormulation):
         """S at the state: from M and C by the compiled recursions, else from the bodies' accelerations."""
         backend = self.system.tree_backend
         if backend is None:
-            return GibbsFunction(self.system.kin.mass, self.system.kin.inertia_body, state.ks)
-        q_pin = backend.configuration(state.q)
-        return TreeGibbsFunction(backend.mass_matrix(q_pin), backend.velocity_products(q_pin, state.u))
+            S = GibbsFunction(self.system.kin.mass, self.system.kin.inertia_body, state.ks)
+        else:
+            q_pin = backend.configuration(state.q)
+            S = TreeGibbsFunction(backend.mass_matrix(q_pin), backend.velocity_products(q_pin, state.u))
+        armature = self.system.armature_terms(state)  # the rotors' ½ (P u̇ + β)ᵀ A (P u̇ + β)
+        return S if armature is None else WithArmature(S, *armature)
 
     def active_forces(self, state) -> np.ndarray:
         """F in the speeds: gravity Σ_B J_vᵀ m_B g and every force element's virtual power."""

@@ -19,6 +19,7 @@ import numpy as np
 import scipy.linalg
 
 from eomlab.engine.mechanics.absolute import AbsoluteParts, to_absolute
+from eomlab.engine.mechanics.armature import Armature
 from eomlab.engine.constraints import ConstraintSet, build_constraint_kinds
 from eomlab.engine.forcing.generalized_forces import build_force_elements
 from eomlab.engine.kinematics import KinematicState, TreeKinematics
@@ -125,9 +126,14 @@ class MechanicalSystem:
         kinds = absolute.constraint_kinds(self.kin) if absolute else build_constraint_kinds(model, self.kin)
         self.constraints = ConstraintSet(kinds) if kinds else None
         #: the compiled tree-dynamics backend (engine.compiled.tree_backend) or None, and the path in words
-        self.tree_backend, self.dynamics_path = (build_tree_backend(self.kin, self.gravity) if compiled
+        #: joint armature (engine.mechanics.armature) or None; pinocchio carries its diagonal in joint coordinates
+        self.armature = Armature.of(absolute.model if absolute else model, self.kin, self.joint_coordinates)
+        rotor = self.armature.pinocchio_armature() if self.armature is not None else None
+        self.tree_backend, self.dynamics_path = (build_tree_backend(self.kin, self.gravity, rotor) if compiled
                                                  else (None, f"{NUMPY_PATH} (asked for)"))
         self._no_effort = np.zeros(self.n_u)
+        # armature the tree's recursions do not hold: M and the forcing take it on (no bare ABA)
+        self._armature_explicit = self.armature is not None and self.armature.explicit(self.tree_backend is not None)
 
     @property
     def compiled(self) -> bool:
@@ -193,12 +199,21 @@ class MechanicalSystem:
         else:
             M, velocity_products, Q = self._terms(dyn.ks)
             forcing = Q - velocity_products
+        terms = self.armature_terms(dyn)
+        if terms is not None:
+            M, forcing = M + terms[0], forcing + terms[1]
         return M, (forcing if dyn.applied is None else forcing + dyn.applied)
+
+    def armature_terms(self, ctx) -> tuple[np.ndarray, np.ndarray] | None:
+        """(ΔM, Δforcing) of the joints' armature beyond what this path's tree holds, or None."""
+        if not self._armature_explicit:
+            return None
+        return self.armature.terms(ctx, self.tree_backend is not None)
 
     def free_derivative(self, t: float, q: np.ndarray, u: np.ndarray) -> np.ndarray:
         """(q̇, u̇) of the unconstrained tree: straight to ABA when nothing else acts (the fixed
         Python cost per right-hand side is then a few calls), else through `free_accelerations`."""
-        if self.tree_backend is not None and not self.forces and not self.has_body_rates:
+        if self.tree_backend is not None and not self.forces and not self.has_body_rates and not self._armature_explicit:
             u_dot = self.tree_backend.accelerations(self.tree_backend.configuration(q), u, self._no_effort)
             if math.isfinite(u_dot.sum()):
                 return np.concatenate((u, u_dot))
@@ -208,14 +223,14 @@ class MechanicalSystem:
     def free_state_derivative(self):
         """The compiled path's y = (q, u) ↦ (q̇, u̇) of the unconstrained tree without force
         elements, bound once (engine.compiled.tree_backend), or None (numpy path, or q̇ ≠ u: body rates)."""
-        if self.tree_backend is None or self.has_body_rates:
+        if self.tree_backend is None or self.has_body_rates or self._armature_explicit:
             return None
         return self.tree_backend.free_state_derivative()
 
     def free_accelerations(self, dyn: Dynamics) -> np.ndarray:
         """u_dot of the unconstrained tree, M⁻¹ forcing: by the articulated-body algorithm on the
         compiled path (M never formed), by Cholesky of M on the numpy path or when ABA fails."""
-        if self.tree_backend is not None and dyn._M is None:
+        if self.tree_backend is not None and dyn._M is None and not self._armature_explicit:
             tau = self._no_effort if dyn.applied is None else dyn.applied
             u_dot = self.tree_backend.accelerations(self.tree_backend.configuration(dyn.q), dyn.u, tau)
             if math.isfinite(u_dot.sum()):  # else M is singular: the Cholesky path names the speed
@@ -277,7 +292,10 @@ class MechanicalSystem:
 
     def kinetic_energy(self, q, u) -> float:
         ks = self.kin.evaluate(q, u)
-        return self._kinetic(ks)
+        return self._kinetic(ks) + self._armature_energy(0.0, q, u, ks)
+
+    def _armature_energy(self, t, q, u, ks) -> float:
+        return 0.0 if self.armature is None else self.armature.energy(t, q, u, ks)
 
     def _kinetic(self, ks: KinematicState) -> float:
         I_w = self._inertia_world(ks)
@@ -288,21 +306,26 @@ class MechanicalSystem:
     def energy_and_centres(self, q, u) -> tuple[float, float, np.ndarray]:
         """T, V and every body's mass centre (n_bodies, 3): in one pass of the compiled path when it
         runs and no force element adds a potential, else from the numpy kinematics."""
-        if self.tree_backend is None or self.forces:
+        if self.tree_backend is None or self.forces or self._armature_explicit:
             ks = self.kin.evaluate(q, u)
-            return *self.energy_at(ks, q), ks.com
-        return self.tree_backend.sample_quantities(self.tree_backend.configuration(q), u)
+            return *self.energy_at(ks, q, u), ks.com
+        return self.tree_backend.sample_quantities(self.tree_backend.configuration(q), u)  # armature in pinocchio's T
 
     def energy(self, t, q, u) -> tuple[float, float]:
         """Kinetic and potential energy (gravity, springs, joint springs)."""
-        return self.energy_at(self.kin.evaluate(q, u), q)
+        return self.energy_at(self.kin.evaluate(q, u), q, u, t)
 
-    def energy_at(self, ks: KinematicState, q) -> tuple[float, float]:
-        """T and V from an already evaluated kinematic state."""
+    def energy_at(self, ks: KinematicState, q, u=None, t: float = 0.0) -> tuple[float, float]:
+        """T and V from an already evaluated kinematic state (u: the speeds there, for the armature)."""
         V = -float(np.sum(self.kin.mass * (ks.com @ self.gravity)))
         for f in self.forces:
             V += f.potential(ks, q)
-        return self._kinetic(ks), V
+        T = self._kinetic(ks)
+        if self.armature is not None:
+            if u is None:
+                raise ValueError("energy_at needs the speeds u of a model with joint armature")
+            T += self._armature_energy(t, q, u, ks)
+        return T, V
 
     @property
     def conservative(self) -> bool:

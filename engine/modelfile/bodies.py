@@ -53,6 +53,7 @@ def _joint(data: object, path: str, body_name: str) -> Joint:
         names=names,
         orientation=orientation,
         limits=_numbers(data["limits"], f"{path}.limits", 2 * dof, " (lower, upper per speed)") if "limits" in data else (),
+        armature=_number(data["armature"], f"{path}.armature", minimum=0.0) if "armature" in data else 0.0,
     )
     joint_type(kind).check(joint, path)
     return joint

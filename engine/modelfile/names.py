@@ -14,10 +14,18 @@ class _Names:
     """Names claimed so far (bodies, coordinates, constraints, forces) and where."""
 
     where: dict[str, str] = field(default_factory=dict)
+    bodies: set[str] = field(default_factory=set)
+    beside_bodies: set[str] = field(default_factory=set)  # coordinates named as a body (README: names)
 
-    def claim(self, name: str, path: str) -> None:
+    def claim(self, name: str, path: str, beside_body: bool = False) -> None:
+        """Claim `name` for the item at `path`; a coordinate (`beside_body`) may share a body's name,
+        as URDF and MJCF files often name a joint after its link: columns and expressions never
+        mix the two (a body's columns are `<body>.x`, never a bare name)."""
         if name == GROUND:
             raise ModelError(path, "'ground' is reserved for the world")
+        if beside_body and name in self.bodies and name not in self.beside_bodies:
+            self.beside_bodies.add(name)
+            return
         if name in self.where:
             raise ModelError(path, f"duplicate name '{name}' (already used at {self.where[name]})")
         self.where[name] = path
@@ -26,6 +34,7 @@ class _Names:
 def _claim_body_names(bodies: list[Body], names: _Names) -> None:
     for i, b in enumerate(bodies):
         names.claim(b.name, f"bodies[{i}].name")
+        names.bodies.add(b.name)
 
 
 def _claim_coordinates(bodies: list[Body], data: list, names: _Names) -> None:
@@ -40,7 +49,7 @@ def _claim_coordinates(bodies: list[Body], data: list, names: _Names) -> None:
                 raise ModelError(path, f"coordinate name '{name}' is reserved (expressions use it)")
             if name in derived:
                 raise ModelError(path, f"coordinate name '{name}' is also the rate/speed name of {derived[name]}")
-            names.claim(name, path)
+            names.claim(name, path, beside_body=True)
             coordinates[name] = path
             for rate in (f"{name}_dot", f"{name}_ddot"):
                 if rate in coordinates:

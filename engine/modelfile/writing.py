@@ -58,6 +58,8 @@ def _joint_out(joint: Joint) -> dict:
         out["names"] = list(joint.names)
     if joint.limits:
         out["limits"] = _floats(joint.limits)
+    if joint.armature:
+        out["armature"] = float(joint.armature)
     return out
 
 

@@ -33,19 +33,30 @@ def numbers(text: str | None, count: int, where: str, default=None) -> np.ndarra
 
 
 class Identifiers:
-    """eomlab names (``[A-Za-z][A-Za-z0-9_]*``, unique, not ``ground``) for the file's names."""
+    """eomlab names (``[A-Za-z][A-Za-z0-9_]*``, unique, not ``ground``) for the file's names. A body
+    and a coordinate may share one (the model file allows it), so a joint named like its link keeps
+    its name; any other pair of names differs."""
 
     def __init__(self):
         self.used = {GROUND, "t", "pi"}
+        self.kinds: dict[str, set[str]] = {}
 
-    def claim(self, name: str) -> str:
+    def claim(self, name: str, kind: str = "other") -> str:
+        """A free name for `name`; `kind` "body" or "coordinate" may take a name the other holds."""
         base = _NOT_IDENTIFIER.sub("_", name or "unnamed")
         base = base if base[:1].isalpha() else f"n_{base}"
         candidate, k = base, 2
-        while candidate in self.used:
+        while not self._free(candidate, kind):
             candidate, k = f"{base}_{k}", k + 1
         self.used.add(candidate)
+        self.kinds.setdefault(candidate, set()).add(kind)
         return candidate
+
+    def _free(self, name: str, kind: str) -> bool:
+        if name not in self.used:
+            return True
+        held = self.kinds.get(name)
+        return held is not None and kind in ("body", "coordinate") and held == {"body", "coordinate"} - {kind}
 
 
 def checked_mass(mass: float, where: str) -> float:
@@ -54,11 +65,14 @@ def checked_mass(mass: float, where: str) -> float:
     return float(mass)
 
 
-def checked_inertia(inertia: np.ndarray, where: str, mass: float = 0.0, size: float = 0.0, clipped=None) -> np.ndarray:
+def checked_inertia(inertia: np.ndarray, where: str, mass: float = 0.0, size: float = 0.0, clipped=None,
+                    balanced=None) -> np.ndarray:
     """A symmetric inertia tensor whose principal moments are >= 0 and obey the triangle inequality, to
     1e-9 of the larger of its largest moment and the body's mass × size² (its mass centre's distance from
     the body frame, say): a point-like mass at the end of a link may carry rounding far above its own
-    tiny tensor. Negative moments within that are clipped to 0, and `clipped(where)` is called."""
+    tiny tensor. Negative moments within that are clipped to 0, and `clipped(where)` is called; a triangle
+    inequality broken within it is met by raising the two smaller moments (the model file checks it
+    relative to the tensor's own size), and `balanced(where)` is called."""
     inertia = 0.5 * (inertia + inertia.T)
     moments, axes = np.linalg.eigh(inertia)
     scale = max(float(np.max(np.abs(moments))), mass * size * size, 1e-300)
@@ -72,6 +86,12 @@ def checked_inertia(inertia: np.ndarray, where: str, mass: float = 0.0, size: fl
     if moments[0] + moments[1] < moments[2] - 1e-9 * scale:
         raise ModelError(where, f"principal moments {', '.join(f'{m:.6g}' for m in moments)} violate the "
                          "triangle inequality (no rigid body has them)")
+    if moments[0] + moments[1] < moments[2]:
+        deficit = moments[2] - moments[0] - moments[1]
+        moments = np.array([moments[0] + deficit, moments[1] + deficit, moments[2]])  # now A + B > C
+        inertia = axes @ np.diag(moments) @ axes.T
+        if balanced is not None:
+            balanced(where)
     return inertia
 
 

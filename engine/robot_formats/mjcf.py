@@ -20,6 +20,7 @@ from eomlab.engine.model import GROUND, Coincident, Joint, JointSpring, Model, M
 from eomlab.engine.rotations import axis_angle_matrix, elementary, quaternion_matrix
 from eomlab.engine.robot_formats.building import Identifiers, Unmapped, body, checked_inertia, checked_mass, numbers, shape_for, unit_axis
 from eomlab.engine.robot_formats.mjcf_inertia import InertiaRules, body_mass_properties, mesh_mass_properties, scale_to_total
+from eomlab.engine.robot_formats.mjcf_joints import REF_KINDS, joint_details, joint_equality, placed_at_ref, scalar, spring_dampers
 from eomlab.engine.robot_formats.mjcf_options import option_gravity
 from eomlab.engine.robot_formats.xml_files import inside_folder, mesh_bounds, parse_xml
 
@@ -103,6 +104,9 @@ class Reader:
     frames: dict = field(default_factory=dict)  # mjcf body name → (eomlab body, shift, world R, world p at qpos0)
     meshes: dict = field(default_factory=dict)
     springs: dict = field(default_factory=dict)  # coordinate name → (stiffness, rest, damping)
+    spring_dampers: dict = field(default_factory=dict)  # coordinate name → (timeconst, dampratio, where)
+    spring_rest: dict = field(default_factory=dict)  # coordinate name → springref, then (springref, body)
+    joint_names: dict = field(default_factory=dict)  # MJCF joint name → (coordinate name, MuJoCo type, ref)
     inertia_rules: InertiaRules = field(default_factory=InertiaRules)  # <compiler>'s mass rules
 
     def angle(self, value: float) -> float:
@@ -158,11 +162,14 @@ class Reader:
         R = self.orientation(inertial, iwhere, active)
         tensor = R @ tensor @ R.T
         if not self.inertia_rules.balance:  # else balanceinertia evens out moments (mjcf_inertia.bounded)
-            tensor = checked_inertia(tensor, iwhere, mass, float(np.linalg.norm(com)), self.clipped)
+            tensor = checked_inertia(tensor, iwhere, mass, float(np.linalg.norm(com)), self.clipped, self.balanced)
         return body_mass_properties(self, element, where, active, (mass, com, tensor))
 
     def clipped(self, where: str) -> None:
         self.unmapped.add("rounding-level negative principal moments", where, "clipped to 0")
+
+    def balanced(self, where: str) -> None:
+        self.unmapped.add("rounding-level breaks of the triangle inequality", where, "the smaller moments raised to meet it")
 
     def shape(self, element: ET.Element, where: str, active: str):
         geoms = element.findall("geom")
@@ -207,17 +214,20 @@ class Reader:
     # --- joints and bodies ----------------------------------------------------------------
 
     def joint(self, element: ET.Element, body_name: str, where: str, active: str) -> tuple[str, Joint, np.ndarray]:
-        """(MuJoCo type, eomlab joint without placement, anchor in the body frame)."""
+        """(MuJoCo type, eomlab joint without placement, anchor in the body frame); its armature set,
+        and its ref (MuJoCo's qpos0 of a hinge or slide) as its q0 (mjcf_joints)."""
         kind = "free" if element.tag == "freejoint" else self.defaults.get(element, "type", active, "hinge")
         if kind not in QPOS_SIZE:
             raise ModelError(f"{where} type", f"unknown joint type {kind!r}; expected hinge, slide, ball or free")
-        name = self.ids.claim(element.get("name") or f"{body_name}_{kind}")
+        name = self.ids.claim(element.get("name") or f"{body_name}_{kind}", "coordinate")
         get = lambda key, default=None: self.defaults.get(element, key, active, default)  # noqa: E731
         anchor = numbers(get("pos"), 3, f"{where} pos", (0.0, 0.0, 0.0)) if kind not in WORLD_POSE else np.zeros(3)
-        for key in ("armature", "frictionloss", "ref"):
-            if scalar(get(key), f"{where} {key}") != 0:
-                self.unmapped.add(f"joint {key}", where, "eomlab joints are ideal")
-        return kind, joint_type(JOINT_TYPES[kind]).mjcf_joint(self, name, get, where), anchor
+        # a <freejoint> takes no class defaults in MuJoCo (its armature, damping, stiffness stay 0)
+        armature, ref = joint_details(self, kind, name, get, where) if element.tag != "freejoint" else (0.0, 0.0)
+        joint = joint_type(JOINT_TYPES[kind]).mjcf_joint(self, name, get, where)
+        joint = replace(joint, armature=armature, **({"q0": (ref,)} if kind in REF_KINDS else {}))
+        self.joint_names[element.get("name") or name] = (name, kind, ref)
+        return kind, joint, anchor
 
     def axis_joint(self, kind: str, name: str, get, where: str) -> Joint:
         """A hinge's or a slide's eomlab joint (`kind` the eomlab type), its limits and its spring."""
@@ -231,9 +241,11 @@ class Reader:
         stiffness, damping = scalar(get("stiffness"), f"{where} stiffness"), scalar(get("damping"), f"{where} damping")
         if stiffness < 0 or damping < 0:
             raise ModelError(f"{where} {'stiffness' if stiffness < 0 else 'damping'}", "must be >= 0")
-        if stiffness or damping:
-            rest = scalar(get("springref"), f"{where} springref")
-            self.springs[name] = (stiffness, self.angle(rest) if hinge else rest, damping)
+        rest = scalar(get("springref"), f"{where} springref")
+        rest = self.angle(rest) if hinge else rest
+        if (stiffness or damping) and name not in self.spring_dampers:  # a springdamper overrides both
+            self.springs[name] = (stiffness, rest, damping)
+        self.spring_rest[name] = rest
         return Joint(kind, axis=tuple(axis), names=(name,), limits=limits)
 
     def read_bodies(self, element: ET.Element) -> None:
@@ -252,7 +264,7 @@ class Reader:
         active = element.get("childclass") or active
         if element.get("mocap") == "true":
             self.unmapped.add("mocap bodies", where, "moved by data, not dynamics: imported as fixed")
-        name = self.ids.claim(mjcf_name)
+        name = self.ids.claim(mjcf_name, "body")
         pos = numbers(element.get("pos"), 3, f"{where} pos", (0.0, 0.0, 0.0))
         R = self.orientation(element, where, active)
         world_R, world_p = parent_R @ R, parent_p + parent_R @ pos
@@ -263,12 +275,15 @@ class Reader:
         at, rotation, shift, last = pos - parent_shift, R, np.zeros(3), parent
         q0 = {}
         for k, (_, (kind, joint, anchor)) in enumerate(joints):
-            frame_name = name if k == len(joints) - 1 else self.ids.claim(f"{name}_{joint.names[0]}")
+            frame_name = name if k == len(joints) - 1 else self.ids.claim(f"{name}_{joint.names[0]}", "body")
             at = at + rotation @ (anchor - shift)
             if kind in WORLD_POSE:  # MuJoCo's qpos of a free joint is the body's pose in the world
                 q0 = {"q0": (*at, *_quaternion(rotation)), "u0": (0.0,) * 6}
                 at, rotation = np.zeros(3), np.eye(3)
             joint = replace(joint, **q0)
+            if kind in REF_KINDS:  # the body in the file's pose at q = ref (MuJoCo's qpos0)
+                at, rotation = placed_at_ref(kind, joint.axis, at, rotation, joint.q0[0])
+                self.spring_rest[joint.names[0]] = (self.spring_rest[joint.names[0]], frame_name)
             mass, com, inertia, shape = 0.0, np.zeros(3), np.zeros((3, 3)), None
             if k == len(joints) - 1:
                 mass, com, inertia = self.inertial(element, where, active)
@@ -299,9 +314,15 @@ class Reader:
         constraints = []
         for k, eq in enumerate(element):
             where = f"<equality>/{eq.tag}[{k}]"
+            if eq.get("active", "true") == "false":
+                self.unmapped.add("inactive equality constraints", eq.get("name") or where, "not imported")
+                continue
+            if eq.tag == "joint":
+                constraints.append(joint_equality(self, eq, where))
+                continue
             if eq.tag != "connect" or eq.get("site1"):
                 self.unmapped.add(f"<{eq.tag}> equality constraints", eq.get("name") or where,
-                                  "only connect (body1, body2, anchor) is imported")
+                                  "only connect (body1, body2, anchor) and joint are imported")
                 continue
             b1, b2 = eq.get("body1"), eq.get("body2") or "world"
             for b in (b1, b2):
@@ -338,11 +359,6 @@ class Reader:
             bodies[index] = replace(b, joint=replace(b.joint, **changes))
             i, j = i + QPOS_SIZE[kind], j + QVEL_SIZE[kind]
         return bodies
-
-
-def scalar(text: str | None, where: str) -> float:
-    """One number from an attribute; 0 when it is absent."""
-    return float(numbers(text, 1, where, (0.0,))[0])
 
 
 def _quaternion(R: np.ndarray) -> tuple:
@@ -382,7 +398,9 @@ def model_from_mjcf(root: ET.Element, path: str) -> tuple[Model, list[str]]:
     constraints = []
     for equality in root.findall("equality"):
         constraints += reader.equality(equality)
+    at_qpos0 = scale_to_total(list(reader.bodies), reader.inertia_rules)
     bodies = scale_to_total(reader.keyframe(reader.bodies), reader.inertia_rules)
     model = Model(name=root.get("model") or os.path.basename(path), gravity=tuple(float(g) for g in gravity),
                   bodies=tuple(bodies), constraints=tuple(constraints), forces=tuple(reader.forces), settings=Settings())
+    model = replace(model, forces=model.forces + tuple(spring_dampers(reader, model, at_qpos0)))
     return model, reader.unmapped.warnings()

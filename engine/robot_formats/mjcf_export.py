@@ -98,7 +98,15 @@ class Exporter:
 
     def joints(self, element: ET.Element, body: Body) -> None:
         joint = body.joint
+        before = len(element)
         joint_type(joint.type).mjcf_joints(self, element, body)
+        if joint.armature:  # on each of its MuJoCo joints (a <freejoint> takes none: written as a free <joint>)
+            for written in element[before:]:
+                if written.tag == "freejoint":
+                    written.tag = "joint"
+                    written.set("type", "free")
+                if written.tag == "joint":
+                    written.set("armature", repr(float(joint.armature)))
         if body.name in self.springs and joint.dof != 1:
             self.notes.append(f"joint spring {self.springs[body.name].name} on a {joint.type} joint not exported "
                               "(MuJoCo's joint stiffness is per hinge or slide)")
@@ -120,7 +128,7 @@ class Exporter:
         self.elements[body.name] = element
         self.joints(element, body)
         mass = body.mass
-        if mass == 0 and body.joint.dof:
+        if mass == 0 and (body.joint.dof or np.any(np.array(body.inertia))):  # a rotor of no mass keeps its inertia
             mass = MASSLESS_FRAME
             self.massless.append(body.name)
         if mass > 0:

@@ -13,8 +13,11 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 
+from eomlab.engine.limits import MAX_MAGNITUDE
 from eomlab.engine.model import GROUND, Joint, Model, ModelError, Settings, joint_type
 from eomlab.engine.robot_formats.building import Identifiers, Unmapped, body, checked_inertia, checked_mass, numbers, rpy_matrix, shape_for, unit_axis
+from eomlab.engine.robot_formats.composite import merge_welded
+from eomlab.engine.robot_formats.urdf_joints import ONE_COORDINATE, joint_damping, mimic_constraints
 from eomlab.engine.robot_formats.xml_files import inside_folder, mesh_bounds
 
 GRAVITY = (0.0, 0.0, -9.81)
@@ -80,9 +83,11 @@ def _tree(root: ET.Element) -> tuple[dict, dict, str]:
 
 
 def _inertial(link: ET.Element, where: str, unmapped: Unmapped | None = None,
-              welded: bool = False) -> tuple[float, np.ndarray, np.ndarray]:
-    """mass, mass centre and inertia about it, in the link frame; a `welded` link's inertia moves
-    nothing, so one that is not a rigid body's is ignored (zero, with a warning) rather than refused."""
+              welded: bool = False, fixed: list | None = None) -> tuple[float, np.ndarray, np.ndarray]:
+    """mass, mass centre and inertia about it, in the link frame. A link welded to its parent (`fixed`: a
+    list to note it in) whose inertia no rigid body has keeps it for now: engine.robot_formats.composite
+    merges it into its parent, as pinocchio does. A `welded` root link moves nothing: its impossible inertia
+    is ignored (zero). A moving link's is refused (as MuJoCo does; the model file forbids it)."""
     inertial = link.find("inertial")
     if inertial is None:
         return 0.0, np.zeros(3), np.zeros((3, 3))
@@ -99,14 +104,19 @@ def _inertial(link: ET.Element, where: str, unmapped: Unmapped | None = None,
                   [values["ixy"], values["iyy"], values["iyz"]],
                   [values["ixz"], values["iyz"], values["izz"]]])
     clipped = (lambda w: unmapped.add("rounding-level negative principal moments", w, "clipped to 0")) if unmapped else None
+    balanced = ((lambda w: unmapped.add("rounding-level breaks of the triangle inequality", w,
+                                        "the smaller moments raised to meet it")) if unmapped else None)
     try:
-        I = checked_inertia(I, f"{where}/inertial/inertia", mass, float(np.linalg.norm(xyz)), clipped)
+        I = checked_inertia(I, f"{where}/inertial/inertia", mass, float(np.linalg.norm(xyz)), clipped, balanced)
     except ModelError:
-        if not welded:
+        if welded:
+            if unmapped is not None:
+                unmapped.add("inertia of the welded root link", where, "it moves nothing; not a rigid body's, so ignored")
+            I = np.zeros((3, 3))
+        elif fixed is not None:
+            fixed.append(where)
+        else:
             raise
-        if unmapped is not None:
-            unmapped.add("inertia of the welded root link", where, "it moves nothing; not a rigid body's, so ignored")
-        I = np.zeros((3, 3))
     return mass, xyz, R @ I @ R.T
 
 
@@ -147,18 +157,32 @@ def _joint(element: ET.Element, coordinate: str, where: str, unmapped: Unmapped)
     axis = numbers(None if axis_element is None else axis_element.get("xyz"), 3, f"{where}/axis xyz", (1.0, 0.0, 0.0))
     if kind in UNIT_AXES:
         axis = unit_axis(axis, f"{where}/axis")
-    for tag in ("dynamics", "mimic", "safety_controller", "calibration"):
+    for tag in ("safety_controller", "calibration"):
         if element.find(tag) is not None:
             unmapped.add(f"joint <{tag}>", where, "eomlab joints are ideal")
 
     def limits() -> tuple[float, ...]:
         limit = element.find("limit")
         if kind != "continuous" and limit is not None and limit.get("lower") is not None and limit.get("upper") is not None:
-            return (numbers(limit.get("lower"), 1, f"{where}/limit lower")[0],
-                    numbers(limit.get("upper"), 1, f"{where}/limit upper")[0])
+            bounds = [_bound(limit.get(key), f"{where}/limit {key}") for key in ("lower", "upper")]
+            if any(abs(b) > MAX_MAGNITUDE for b in bounds):  # ±1e16 and the like: "no limit" in practice
+                unmapped.add("joint limits beyond ±1e12", where, "read as no limit")
+                return ()
+            return tuple(bounds)
         return ()
 
     return joint_type(JOINT_KINDS[kind]).urdf_joint(axis, coordinate, where, limits)
+
+
+def _bound(text: str | None, where: str) -> float:
+    """A limit's number: finite, of any size (beyond the model's ±1e12 it means no limit)."""
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        raise ModelError(where, f"expected a number, got {text!r}") from None
+    if value != value:
+        raise ModelError(where, f"expected a number, got {text!r}")
+    return value
 
 
 def model_from_urdf(root: ET.Element, path: str) -> tuple[Model, list[str]]:
@@ -175,7 +199,7 @@ def model_from_urdf(root: ET.Element, path: str) -> tuple[Model, list[str]]:
     if root_link == "world" or root_mass == 0:
         body_name[root_link] = GROUND
     else:
-        body_name[root_link] = ids.claim(root_link)
+        body_name[root_link] = ids.claim(root_link, "body")
         mass, com, inertia = _inertial(links[root_link], f'link "{root_link}"', unmapped, welded=True)
         bodies.append(body(body_name[root_link], GROUND, Joint("fixed"), np.zeros(3), np.eye(3), mass, com, inertia,
                            _shape(links[root_link], f'link "{root_link}"', folder, unmapped)))
@@ -183,21 +207,34 @@ def model_from_urdf(root: ET.Element, path: str) -> tuple[Model, list[str]]:
     for joint in into.values():
         children.setdefault(joint.find("parent").get("link"), []).append(joint)
     queue = [root_link]
+    forces, mimics, coordinates, nonphysical = [], [], {}, []
     while queue:
         parent = queue.pop(0)
         for element in children.get(parent, []):
             child = element.find("child").get("link")
             where = f'joint "{element.get("name")}"'
             link_where = f'link "{child}"'
-            body_name[child] = ids.claim(child)
-            joint = _joint(element, ids.claim(element.get("name")), where, unmapped)
+            body_name[child] = ids.claim(child, "body")
+            coordinate = ids.claim(element.get("name"), "coordinate")
+            joint = _joint(element, coordinate, where, unmapped)
+            if element.get("type") in ONE_COORDINATE:
+                coordinates[element.get("name")] = coordinate
+            if element.find("mimic") is not None:
+                mimics.append((element, coordinate, where))
+            damper = joint_damping(element, coordinate, body_name[child], where, ids, unmapped)
+            forces += [damper] if damper is not None else []
             at, R = _origin(element.find("origin"), where)
-            mass, com, inertia = _inertial(links[child], link_where, unmapped)
+            welded_here: list = []
+            mass, com, inertia = _inertial(links[child], link_where, unmapped,
+                                           fixed=welded_here if element.get("type") == "fixed" else None)
+            nonphysical += [body_name[child]] if welded_here else []
             bodies.append(body(body_name[child], body_name[parent], joint, at, R, mass, com, inertia,
                                _shape(links[child], link_where, folder, unmapped)))
             queue.append(child)
     if not bodies:
         raise ModelError("<robot>", "no link moves: nothing to simulate")
+    bodies = merge_welded(bodies, nonphysical, unmapped)
     model = Model(name=root.get("name") or os.path.basename(path), gravity=GRAVITY, bodies=tuple(bodies),
+                  constraints=tuple(mimic_constraints(mimics, coordinates, ids, unmapped)), forces=tuple(forces),
                   settings=Settings())
     return model, unmapped.warnings()

@@ -31,6 +31,8 @@ def unsupported_reason(model: Model) -> str | None:
         j = b.joint
         if not joint_type(j.type).single_turn:
             return f"bodies[{i}].joint is {j.type} (the batched path runs revolute joints)"
+        if j.armature:
+            return f"bodies[{i}].joint.armature (the batched path runs joints without armature)"
     if not is_planar(model):
         return "a joint axis or frame leaves the x-y plane (engine.model.is_planar)"
     for i, f in enumerate(model.forces):

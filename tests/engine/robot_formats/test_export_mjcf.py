@@ -3,6 +3,8 @@ in time) loads in MuJoCo and reproduces eomlab's motion: mass-centre positions t
 MuJoCo RK4 at dt = 1e-4."""
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -17,7 +19,7 @@ pytest.importorskip("mujoco")
 # MuJoCo cannot express these presets' constraints (knife edges, rolling, a prescribed motion, an
 # acceleration constraint): the export leaves them out with a note
 NOT_EXPRESSIBLE = {"knife_edge", "chaplygin_sleigh", "rolling_disk_vertical", "rolling_disk_leaning",
-                   "acceleration_constraint_particle", "driven_crank"}
+                   "acceleration_constraint_particle", "driven_crank", "benchmark_bicycle"}
 EXPORTABLE = [name for name in PRESETS if name not in NOT_EXPRESSIBLE]
 
 
@@ -64,3 +66,41 @@ def test_export_refuses_bad_model_in_one_line(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "bodies[0].joint.type" in err
     assert not (tmp_path / "x.xml").exists()
+
+
+def rotor_arm() -> eomlab.Model:
+    """A hinge and a slide with armature, a damper of no stiffness, a massless wheel with inertia welded to
+    the slide's body (a rotor), and a free body with armature."""
+    from eomlab import Body, Joint, JointSpring, Model, Settings
+
+    I = ((0.02, 0.0, 0.0), (0.0, 0.03, 0.0), (0.0, 0.0, 0.01))
+    bodies = (
+        Body("arm", "ground", Joint("revolute", axis=(0.0, 1.0, 0.0), at=(0.0, 0.0, 1.0), q0=(0.5,), u0=(1.0,),
+                                    names=("arm",), armature=0.2), 1.0, (0.0, 0.0, -0.4), I),
+        Body("carriage", "arm", Joint("prismatic", axis=(0.0, 0.0, 1.0), at=(0.0, 0.0, -0.8), q0=(0.1,), u0=(-0.5,),
+                                      armature=0.4), 0.8, (0.1, 0.0, 0.0), I),
+        Body("wheel", "carriage", Joint("fixed", at=(0.2, 0.0, 0.0)), 0.0, (0.0, 0.0, 0.0),
+             ((0.05, 0.0, 0.0), (0.0, 0.05, 0.0), (0.0, 0.0, 0.1))),
+        Body("drone", "ground", Joint("free", orientation="quaternion", q0=(1, 0, 1, 1, 0, 0, 0),
+                                      u0=(0.1, 0.2, 0.3, 1.0, -2.0, 0.5), armature=0.05), 1.2, (0.0, 0.0, 0.0), I))
+    forces = (JointSpring("arm_damper", "arm", 0.0, (0.0,), 0.3),)
+    return Model("rotor arm", (0.0, 0.0, -9.81), bodies, forces=forces, settings=Settings(dt=1e-4))
+
+
+def test_export_keeps_armature_dampers_and_a_massless_rotor(tmp_path):
+    """Issue #29 item 5: armature, a damper without stiffness and the rotational inertia of a massless body
+    reach MuJoCo (its motion equals eomlab's to 1e-8 m over 2 s) and come back on import."""
+    model = eomlab.checked(rotor_arm())
+    text, notes = export_mjcf(model)
+    bodies = ["arm", "carriage", "drone"]
+    reference = mujoco_positions(text, bodies)
+    assert np.abs(eomlab_positions(model, bodies) - reference).max() < 1e-8
+    without_rotor = dataclasses.replace(model, bodies=tuple(
+        b if b.name != "wheel" else dataclasses.replace(b, inertia=((0.0,) * 3,) * 3) for b in model.bodies))
+    assert np.abs(eomlab_positions(without_rotor, bodies) - reference).max() > 1e-4  # the rotor's inertia counts
+    (tmp_path / "arm.xml").write_text(text)
+    back, _ = import_model(tmp_path / "arm.xml")
+    assert [b.joint.armature for b in back.bodies if b.joint.dof] == [0.2, 0.4, 0.05]
+    (damper,) = back.forces
+    assert (damper.body, damper.stiffness, damper.damping) == ("arm", 0.0, 0.3)
+    assert np.abs(eomlab_positions(back, bodies) - reference).max() < 1e-8

@@ -91,7 +91,9 @@ def test_urdf_warnings_limits_and_root_link(tmp_path):
     assert base.joint.type == "fixed" and base.parent == "ground"  # a root link with mass is welded
     assert arm.name == "arm_1" and arm.joint.names == ("shoulder",) and arm.joint.axis == (0.0, 0.0, 1.0)
     assert arm.joint.limits == (-1.0, 1.5) and arm.shape.kind == "rod"
-    assert len(warnings) == 3 and any("<dynamics>" in w and "shoulder" in w for w in warnings)
+    assert len(warnings) == 2  # <dynamics damping> is the joint's damping now (a joint spring of no stiffness)
+    (damper,) = model.forces
+    assert (damper.type, damper.body, damper.stiffness, damper.damping) == ("joint_spring", "arm_1", 0.0, 0.1)
     assert any("<transmission>" in w for w in warnings) and any("<gazebo>" in w for w in warnings)
     saved = tmp_path / "r.eom.json"
     eomlab.save(eomlab.checked(model), saved)

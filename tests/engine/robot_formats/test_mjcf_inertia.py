@@ -2,7 +2,7 @@
 compiler makes of the same file (body_mass, body_ipos, the principal moments body_inertia) to 1e-9
 relative (the tensor turned by body_iquat to 1e-6), for each geom type, mass vs density, inertiafromgeom, shellinertia, the bounds, default
 classes, several turned geoms in a body, STL and OBJ meshes; and gymnasium's MuJoCo assets import with
-mass, run, and move as MuJoCo moves them (contacts, limits, armature and fluid off on MuJoCo's side)."""
+mass, run, and move as MuJoCo moves them (contacts, limits, friction loss and fluid off on MuJoCo's side)."""
 from __future__ import annotations
 
 import glob
@@ -12,6 +12,7 @@ import struct
 import numpy as np
 import pytest
 
+import eomlab
 from eomlab.engine.model import ModelError
 from eomlab.engine.robot_formats import import_model
 
@@ -244,7 +245,7 @@ MOVING = ("ant", "half_cheetah", "hopper", "humanoid", "inverted_double_pendulum
 
 def test_gymnasium_assets_move_as_mujoco_moves_them(tmp_path):
     """Started with the same random speeds (a <key qvel>), eomlab's mass centres after 0.3 s equal MuJoCo's
-    (RK4, dt 1e-4; contacts, limits, armature, friction loss and fluid off there) to 1e-8 m. (pusher's
+    (RK4, dt 1e-4; contacts, limits, friction loss and fluid off there; armature on both sides) to 1e-8 m. (pusher's
     near-massless damped target makes a stiff problem for the explicit integrator: left out.)"""
     import eomlab
 
@@ -260,7 +261,7 @@ def test_gymnasium_assets_move_as_mujoco_moves_them(tmp_path):
         m = mujoco.MjModel.from_xml_path(str(source))
         m.opt.disableflags |= mujoco.mjtDisableBit.mjDSBL_CONTACT | mujoco.mjtDisableBit.mjDSBL_LIMIT
         m.opt.density = m.opt.viscosity = 0.0
-        m.dof_armature[:] = m.dof_frictionloss[:] = 0.0
+        m.dof_frictionloss[:] = 0.0  # armature is imported (engine/mechanics/armature.py); friction loss is not
         m.opt.timestep, m.opt.integrator = 1e-4, mujoco.mjtIntegrator.mjINT_RK4
         data = mujoco.MjData(m)
         mujoco.mj_resetDataKeyframe(m, data, 0)
@@ -321,6 +322,33 @@ def test_a_welded_root_links_inertia_is_ignored(tmp_path):
     assert not np.any(model.bodies[0].inertia) and any("welded root link" in w for w in warnings)
     with pytest.raises(ModelError):  # the same inertia on the moving link is refused
         import_model(urdf_file(tmp_path, arm, broken))
+
+
+def test_a_welded_links_impossible_inertia_merges_into_its_parent(tmp_path):
+    """A link welded to a moving one, with an inertia no rigid body has (a line mass: 0, 0, 3e-6; a sensor's
+    -1e-4): merged into its parent as pinocchio merges fixed links; the parent's mass, centre and inertia are
+    the composite's (parallel-axis theorem), the link a massless frame; one warning line."""
+    text = ('<robot name="r"><link name="world"/>'
+            '<link name="leg"><inertial><origin xyz="0 0 -0.5"/><mass value="2"/>'
+            '<inertia ixx="0.2" iyy="0.2" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial></link>'
+            '<link name="foot"><inertial><origin xyz="0.1 0 0"/><mass value="0.5"/>'
+            '<inertia ixx="0" iyy="0" izz="3e-6" ixy="0" ixz="0" iyz="0"/></inertial></link>'
+            '<joint name="hip" type="continuous"><parent link="world"/><child link="leg"/><axis xyz="0 1 0"/></joint>'
+            '<joint name="ankle" type="fixed"><parent link="leg"/><child link="foot"/><origin xyz="0 0 -1"/></joint>'
+            '</robot>')
+    model, warnings = import_model(write(tmp_path, text, "leg.urdf"))
+    leg, foot = model.bodies
+    assert foot.mass == 0 and not np.any(foot.inertia) and leg.mass == 2.5
+    com = (2 * np.array([0, 0, -0.5]) + 0.5 * np.array([0.1, 0, -1])) / 2.5
+    assert np.allclose(leg.com, com, atol=1e-15)
+    d_leg, d_foot = np.array([0, 0, -0.5]) - com, np.array([0.1, 0, -1]) - com
+    expected = (np.diag([0.2, 0.2, 0.01]) + 2 * (d_leg @ d_leg * np.eye(3) - np.outer(d_leg, d_leg))
+                + np.diag([0, 0, 3e-6]) + 0.5 * (d_foot @ d_foot * np.eye(3) - np.outer(d_foot, d_foot)))
+    assert np.abs(np.array(leg.inertia) - expected).max() < 1e-15
+    assert [w for w in warnings if "merged into the parent" in w] == [
+        'links welded to their parent with an inertia no rigid body has not imported (merged into the parent, as '
+        'pinocchio does): foot']
+    eomlab.save(eomlab.checked(model), tmp_path / "leg.eom.json")  # the model file takes it
 
 
 def test_balanceinertia_evens_out_an_inertial_that_breaks_the_triangle_inequality(tmp_path):
