@@ -6,6 +6,7 @@ from ..model import (
     joint_type, shape_inertia,
 )
 from ..limits import check_mass_and_shape
+from .unilateral import read_limits, read_restitution
 from .fields import (
     _array, _choice, _diagonal, _fields, _identifier, _inertia, _number, _numbers, _rotation, _show, _string,
     _unit_vec3, _vec3,
@@ -52,7 +53,8 @@ def _joint(data: object, path: str, body_name: str) -> Joint:
         speeds=speeds,
         names=names,
         orientation=orientation,
-        limits=_numbers(data["limits"], f"{path}.limits", 2 * dof, " (lower, upper per speed)") if "limits" in data else (),
+        limits=read_limits(data["limits"], f"{path}.limits", dof) if "limits" in data else (),
+        restitution=read_restitution(data["restitution"], f"{path}.restitution") if "restitution" in data else 0.0,
     )
     joint_type(kind).check(joint, path)
     return joint

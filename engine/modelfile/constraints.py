@@ -11,11 +11,14 @@ from .fields import _integer, _number, _string, _unit_vec3, _vec3
 from .json_text import _NonFinite
 from .names import _Context, _dims, _typed_item
 from .schema import _AXES, _CONSTRAINT_FIELDS
+from .unilateral import read_contact
 
 
 def _constraint(data: object, path: str, index: int, ctx: _Context):
     kind, name = _typed_item(data, path, index, _CONSTRAINT_FIELDS, ctx.names)
     at = lambda key: f"{path}.{key}"  # noqa: E731
+    if kind == "contact":  # unilateral: kept in Model.contacts (engine.unilateral)
+        return read_contact(data, path, name, tuple(ctx.dofs))
     if kind == "coincident":
         dims = _dims(data["dims"], at("dims")) if "dims" in data else _AXES
         return Coincident(name, ctx.point_ref(data["a"], at("a")), ctx.point_ref(data["b"], at("b")), dims)

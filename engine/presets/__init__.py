@@ -28,6 +28,7 @@ from .constrained import (
 )
 from .parts import euler_matrix
 from .planar import cart_pendulum, double_compound_pendulum, double_pendulum_absolute, planar_chain, simple_pendulum
+from .unilateral import bouncing_ball, double_pendulum_limits, newtons_cradle, newtons_cradle_2, pendulum_stop
 from .spatial import heavy_top, rigid_body_fixed_point, spatial_chain, tumbling_box
 
 __all__ = ["DEFAULT_PRESET", "PRESETS", "euler_matrix", "main", "preset", "write_presets", "planar_chain"]
@@ -51,6 +52,11 @@ PRESETS: dict[str, Callable[..., Model]] = {
     "acceleration_constraint_particle": acceleration_constraint_particle,
     "driven_crank": driven_crank,
     "double_pendulum_absolute": double_pendulum_absolute,
+    "pendulum_stop": pendulum_stop,
+    "bouncing_ball": bouncing_ball,
+    "newtons_cradle": newtons_cradle,
+    "newtons_cradle_2": newtons_cradle_2,
+    "double_pendulum_limits": double_pendulum_limits,
 }
 DEFAULT_PRESET = "double_compound_pendulum"
 
