@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import brentq
 
-from .impacts import Tolerances, resting_forces
+from .impacts import TOUCHING_GAP, Tolerances, resting_forces
 from .rows import UnilateralRows
 
 GRID = 8
@@ -23,6 +23,8 @@ GRID = 8
 PENETRATION = 1e-12
 #: the event instants to within this (s)
 EVENT_XTOL = 1e-13
+#: finer grids looked at within a first cell (each GRID times finer)
+MAX_REFINE = 12
 
 
 @dataclass
@@ -74,23 +76,39 @@ def first_event(f, rows: UnilateralRows, resting: np.ndarray, tol: Tolerances, s
 
 
 def _crossing(times: np.ndarray, values: np.ndarray, below: float, value_at) -> float | None:
-    """The first instant where `values` crosses 0 downwards and goes on below −`below`: a grid cell
-    [t_a, t_b] with value ≥ 0 at t_a and < 0 at t_b before that point, refined by Brent's method.
-    A row already below 0 at t₀ (touching after an impact) counts from where it first is ≥ 0, or,
-    never there, from its crossing of −`below`."""
-    deep = np.flatnonzero(values < -below)
+    """The first instant where a row's value crosses its value at t₀ (or 0, if above) downwards and
+    goes on to `below` under it: a grid cell [t_a, t_b] above at t_a and not at t_b, refined by
+    Brent's method. Measured from the value at t₀ when that is slightly below 0 (touching after an
+    impact, within TOUCHING_GAP), so the small error of the last location does not grow. A row that
+    touches at t₀ and is above only early in the first cell (a tiny bounce) has that cell looked at
+    on finer grids. A row deeper than TOUCHING_GAP at t₀ (started so) can only come out: None."""
+    if values[0] < -TOUCHING_GAP:
+        return None
+    offset = min(float(values[0]), 0.0)
+    h = values - offset
+    deep = np.flatnonzero(h < -below)
     if deep.size == 0:
         return None
     j = int(deep[0])
-    shift = 0.0
-    above = np.flatnonzero(values[:j] >= 0.0)
-    if above.size == 0:
-        if j == 0:
-            return None  # below at the start (started so): it can only come out
-        shift = below
-        above = np.flatnonzero(values[:j] + shift >= 0.0)
-        if above.size == 0:
-            return None
-    a = int(above[-1])  # the last instant before j at or above 0: the next one is below
-    lo, hi = times[a], times[a + 1]
-    return float(brentq(lambda t: value_at(t) + shift, lo, hi, xtol=EVENT_XTOL, rtol=4 * np.finfo(float).eps))
+    above = np.flatnonzero(h[:j] > 0.0)
+    if above.size:
+        a = int(above[-1])
+        return _root(value_at, offset, times[a], times[a + 1])
+    t_lo, t_hi = times[0], times[1]
+    for _ in range(MAX_REFINE):  # h ≤ 0 up to j: above 0 only very early, if at all?
+        fine = np.linspace(t_lo, t_hi, GRID + 1)
+        hv = np.array([value_at(t) - offset for t in fine[1:]])
+        up = np.flatnonzero(hv > 0.0)
+        if up.size:
+            after = np.flatnonzero(hv[up[0]:] <= 0.0)
+            if after.size:
+                k = int(up[0] + after[0])  # hv[k] ≤ 0 follows hv[k − 1] > 0
+                return _root(value_at, offset, fine[k], fine[k + 1])
+            break
+        t_hi = fine[1]
+    # never above: it went on closing from t₀; the event where it is `below` under its start
+    return _root(value_at, offset - below, times[max(j - 1, 0)], times[j])
+
+
+def _root(value_at, level: float, lo: float, hi: float) -> float:
+    return float(brentq(lambda t: value_at(t) - level, lo, hi, xtol=EVENT_XTOL, rtol=4 * np.finfo(float).eps))

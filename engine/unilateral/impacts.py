@@ -12,8 +12,8 @@ no part until the jump makes them close: the impact is resolved in rounds, each 
 rows closing then, until none closes — so the struck ball of Newton's cradle passes the whole
 momentum on, as the physical cradle does, instead of the cluster moving off together.
 
-A row whose closing speed is below the rest speed (`Tolerances.rest_speed`) takes e = 0: the
-shrinking bounces of a Zeno sequence end in finitely many impacts, in resting contact.
+A row whose rebound speed e |v⁻| would be below the rest speed (`Tolerances.rest_speed`) takes
+e = 0: the shrinking bounces of a Zeno sequence end in finitely many impacts, in resting contact.
 
 Resting contact: a touching row with zero normal speed is held as a bilateral row g̈ = 0 while its
 force pushes — λ from the acceleration-level LCP W λ + (G u̇ + γ) ≥ 0 over the touching rows
@@ -37,6 +37,8 @@ TOUCHING_GAP = 1e-9
 REST_HEIGHT = 1e-9
 #: normal speeds within this (m/s, rad/s) are zero
 SPEED_TOL = 1e-10
+#: a touching row this slow (m/s, rad/s) may rest
+RESTING_SPEED = 1e-8
 #: impact rounds at one instant before the run stops (e ≤ 1: every round loses or keeps energy)
 MAX_ROUNDS = 10_000
 
@@ -88,7 +90,8 @@ def impact(f, rows: UnilateralRows, tol: Tolerances, t: float, y: np.ndarray) ->
         X = f.impulse_response(ev, G.T)
         W = G @ X
         v_minus = v[closing]
-        e = np.where(-v_minus < tol.rest_speed, 0.0, rows.restitution[closing])
+        e = rows.restitution[closing]
+        e = np.where(-e * v_minus < tol.rest_speed, 0.0, e)  # a rebound too slow to leave: plastic
         lam = solve_lcp(0.5 * (W + W.T), (1.0 + e) * v_minus, SPEED_TOL)
         lam = np.maximum(lam, 0.0)
         for i, vi in zip(closing, v_minus):
@@ -102,7 +105,7 @@ def resting_rows(f, rows: UnilateralRows, tol: Tolerances, t: float, y: np.ndarr
     """The touching rows at rest that must push (λ > 0 in the acceleration-level LCP): they rest."""
     ev = _evaluate(f, t, y)
     values = rows.evaluate(ev.dynamics, bias=True)
-    candidates = np.flatnonzero((values.g <= TOUCHING_GAP) & (np.abs(values.normal_speed) <= tol.rest_speed))
+    candidates = np.flatnonzero((values.g <= TOUCHING_GAP) & (np.abs(values.normal_speed) <= RESTING_SPEED))
     if candidates.size == 0:
         return candidates
     G = values.G[candidates]
