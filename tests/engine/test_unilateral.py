@@ -154,3 +154,75 @@ def test_joint_without_a_finite_limit_runs_bit_for_bit_as_without_limits():
     assert b_sim._unilateral is not None
     assert np.array_equal(a, b_sim.run())
     assert Simulation(plain)._unilateral is None
+
+
+def test_export_writes_joint_ranges_and_notes_contacts():
+    pytest.importorskip("mujoco")
+    import mujoco
+
+    from eomlab.engine.robot_formats import export_mjcf
+
+    text, notes = export_mjcf(preset("double_pendulum_limits"))
+    mj = mujoco.MjModel.from_xml_string(text)
+    assert list(mj.jnt_limited) == [0, 1] and list(mj.jnt_range[1]) == [-1.0, 1.0]
+    _, notes = export_mjcf(preset("newtons_cradle", n=3))
+    assert sum("contact touch" in n and "not exported" in n for n in notes) == 2
+
+
+@pytest.mark.parametrize("attributes,limits", [('range="-30 45"', (-math.pi / 6, math.pi / 4)),
+                                               ('range="-30 45" limited="false"', ()), ("", ())])
+def test_mjcf_import_maps_a_range_and_nothing_else(tmp_path, attributes, limits):
+    from eomlab.engine.robot_formats import import_model
+
+    path = tmp_path / "arm.xml"
+    path.write_text(f'<mujoco><worldbody><body name="arm"><joint name="j" type="hinge" {attributes}/>'
+                    '<geom type="sphere" size="0.1" mass="1"/></body></worldbody></mujoco>')
+    model, warnings = import_model(path)
+    assert model.bodies[0].joint.limits == pytest.approx(limits)
+    assert not any("limit" in w for w in warnings)
+
+
+def _pendulum_file(change):
+    import json
+
+    from eomlab.engine.modelfile import dumps_model
+
+    data = json.loads(dumps_model(preset("bouncing_ball")))
+    data["bodies"].append(json.loads(dumps_model(preset("pendulum_stop")))["bodies"][0])
+    change(data)
+    return json.dumps(data)
+
+
+@pytest.mark.parametrize("change,field,words", [
+    (lambda d: d["bodies"][1]["joint"].update(limits=[1.0, 0.5]), "bodies[1].joint.limits", "above the upper"),
+    (lambda d: d["bodies"][1]["joint"].update(restitution=1.5), "bodies[1].joint.restitution", "[0, 1]"),
+    (lambda d: d["constraints"][0].update(restitution=-0.1), "constraints[0].restitution", "[0, 1]"),
+    (lambda d: d["constraints"][0]["a"].update(radius=0.0), "constraints[0].a.radius", "> 0"),
+    (lambda d: d["constraints"][0]["a"].update(body="wheel"), "constraints[0].a.body", "unknown body"),
+    (lambda d: d["constraints"][0].update(b={"body": "nobody", "radius": 0.1}), "constraints[0].b.body", "unknown body"),
+], ids=["lower-above-upper", "joint-e", "contact-e", "radius", "missing-body", "missing-body-b"])
+def test_bad_unilateral_input_exits_2_with_one_line_naming_the_field(tmp_path, capsys, change, field, words):
+    from eomlab.cli import main
+
+    bad = tmp_path / "bad.eom.json"
+    bad.write_text(_pendulum_file(change))
+    assert main(["run", str(bad), "--t-end", "0.01"]) == 2
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert captured.out == "" and len(lines) == 1 and field in lines[0] and words in lines[0], captured.err
+
+
+def test_file_round_trip_of_limits_restitution_and_contacts(tmp_path):
+    import json
+
+    from eomlab.engine.modelfile import dumps_model, loads_model
+
+    for name in ("pendulum_stop", "bouncing_ball", "newtons_cradle", "double_pendulum_limits"):
+        model = preset(name)
+        assert loads_model(dumps_model(model)) == model
+    data = json.loads(dumps_model(preset("double_pendulum_limits")))
+    data["bodies"][0]["joint"]["limits"] = [None]
+    data["bodies"][1]["joint"]["limits"] = [[-0.5, 0.5]]
+    model = loads_model(json.dumps(data))
+    assert model.bodies[0].joint.limits == (-math.inf, math.inf) and model.bodies[1].joint.limits == (-0.5, 0.5)
+    assert loads_model(dumps_model(model)) == model
