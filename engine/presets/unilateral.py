@@ -36,7 +36,7 @@ def bouncing_ball(radius: float = 0.1, mass: float = 1.0, height: float = 1.0, r
                  settings=Settings(t_end=6.0))
 
 
-def newtons_cradle(n: int = 5, radius: float = 0.05, length: float = 1.0, mass: float = 0.2,
+def newtons_cradle(n: int = 5, radius: float = 0.1, length: float = 1.0, mass: float = 0.2,
                    restitution: float = 1.0, theta0: float = 0.6) -> Model:
     """`n` balls on strings (pendulums 2·radius apart, touching at rest); the first is pulled out to
     −`theta0` and released. Each neighbouring pair is a sphere–sphere contact."""
