@@ -32,12 +32,28 @@ def measure(name: str, params: dict, method: str, t_end: float, repeat: int) -> 
     return best, evals
 
 
+def rhs_seconds(name: str, params: dict, method: str, repeat: int = 30, number: int = 200) -> float:
+    """Best of `repeat` timeit batches of the run's right-hand side (Simulation._checked_derivative,
+    where the unilateral hook sits), per call: robust to the machine's other work."""
+    import timeit
+
+    sim = Simulation(eomlab.preset(name, **params), method=method, t_end=1.0)
+    t, y = sim.stepper.t, sim.stepper.y.copy()
+    return min(timeit.repeat(lambda: sim._checked_derivative(t, y), repeat=repeat, number=number)) / number
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--t-end", type=float, default=5.0)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--rhs", action="store_true", help="time the right-hand side alone (best of 30 × 200 calls)")
     args = parser.parse_args()
     print(f"# {eomlab.__file__}")
+    if args.rhs:
+        for name, params in MODELS:
+            for method in METHODS:
+                print(f"{name}{params or ''}\t{method}\t{rhs_seconds(name, params, method) * 1e6:.2f} µs per right-hand side")
+        return
     for name, params in MODELS:
         for method in METHODS:
             cpu, evals = measure(name, params, method, args.t_end, args.repeat)
