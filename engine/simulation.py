@@ -312,8 +312,7 @@ class Simulation(RunEdits, Manipulation, SampleQuantities, StartChecks, DenseIns
     def _checked_derivative(self, t: float, y: np.ndarray) -> np.ndarray:
         """The formulation's derivative, remembering when it was last NaN or infinite."""
         f = self.formulation
-        uni = self._unilateral
-        dy = f.derivative(t, y) if uni is None or not uni.holding else uni.derivative(f, t, y)
+        dy = f.derivative(t, y)  # while unilateral rows rest, theirs (engine.unilateral.run.Unilateral.classify)
         if math.isfinite(np.add.reduce(dy)):  # one reduction: cheaper than isfinite on each entry
             return dy
         if f.derivative != f.checked_derivative:  # the compiled tree's NaN: a singular M is named here

@@ -8,7 +8,8 @@ makes none of this: `Unilateral.of(model)` is None and the run is exactly as bef
   (said once), the resting rows.
 - `event_in_step` / `after_event`: the earliest event in an accepted step (engine.unilateral.events),
   then the impact or the release there and the new resting rows.
-- `derivative`: while rows rest, the right-hand side with them held (engine.unilateral.impacts).
+- `classify`: the resting rows; while rows rest the formulation's `derivative` holds them
+  (engine.unilateral.impacts), and is its own again when they let go.
 """
 from __future__ import annotations
 
@@ -95,6 +96,28 @@ class Unilateral:
             self.model, self._rows = model, {}
         rows, tol = self.rows(f)
         self.resting = impacts.resting_rows(f, rows, tol, t, y)
+        self._hold(f)
+
+    def _hold(self, f) -> None:
+        """While rows rest, f's right-hand side holds them: its `derivative` is ours until they let go
+        (so a run with nothing resting calls the formulation's own, as without unilateral rows)."""
+        held = f.__dict__.get("derivative")
+        wrapped = getattr(held, "unilateral", None) is not None  # ours, or a reset run's
+        own = held.own if wrapped else held
+        if self.holding:
+            if wrapped and held.unilateral is self:
+                return
+
+            def derivative(t: float, y: np.ndarray) -> np.ndarray:
+                return impacts.derivative(f, self.rows(f)[0], self.resting, t, y)
+
+            derivative.unilateral, derivative.own = self, own
+            f.derivative = derivative
+        elif wrapped:
+            if own is None:
+                del f.derivative  # the class's checked_derivative again
+            else:
+                f.derivative = own
 
     def event_in_step(self, f, st) -> events.Event | None:
         rows, tol = self.rows(f)
@@ -104,10 +127,6 @@ class Unilateral:
         """The state after the event (an impact's jump; a release leaves it as it is); the run restarts
         there and `classify` finds the resting rows."""
         return self._impact(f, event.t, event.y) if event.kind == "impact" else event.y
-
-    def derivative(self, f, t: float, y: np.ndarray) -> np.ndarray:
-        rows, _ = self.rows(f)
-        return impacts.derivative(f, rows, self.resting, t, y)
 
     def _impact(self, f, t: float, y: np.ndarray) -> np.ndarray:
         rows, tol = self.rows(f)
