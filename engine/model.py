@@ -81,7 +81,8 @@ class Joint:
     speeds: str = "body"  # "body" (body-axis ω components) or "euler" (angle rates)
     names: tuple[str, ...] = ()
     orientation: str = "angles"  # spherical/free: "angles" (Euler angles) or "quaternion"
-    limits: tuple[float, ...] = ()  # metadata (imported robot models): (lower, upper) per coordinate, not enforced
+    limits: tuple[float, ...] = ()  # (lower, upper) per speed, enforced (engine.unilateral); ±inf: no limit
+    restitution: float = 0.0  # Newton's coefficient e at the limits, 0 … 1
     axis2: Vec3 = (1.0, 0.0, 0.0)  # the second axis of a type that has one (its module says how it is used)
     armature: float = 0.0  # rotor inertia on each of its speeds: T += ½ a Σ u² (engine/mechanics/armature.py)
 
@@ -202,6 +203,28 @@ class ExpressionConstraint:
     type: str = field(default="expression", init=False)
 
 
+@dataclass(frozen=True)
+class Sphere:
+    """A contact sphere: its centre `point` in `body`'s frame and its radius."""
+
+    body: str
+    point: Vec3 = (0.0, 0.0, 0.0)
+    radius: float = 0.0
+
+
+@dataclass(frozen=True)
+class Contact:
+    """A unilateral contact (engine.unilateral): sphere `a` against the ground plane (b None: the plane
+    through the world origin normal to −gravity) or against sphere `b`; frictionless, Newton's
+    coefficient of restitution e. Kept in `Model.contacts`, written among the file's constraints."""
+
+    name: str
+    a: Sphere
+    b: Optional[Sphere] = None
+    restitution: float = 0.0
+    type: str = field(default="contact", init=False)
+
+
 Constraint = Union[Coincident, Distance, Prescribed, KnifeEdge, RollingDisk, ExpressionConstraint]
 CONSTRAINT_TYPES = ("coincident", "distance", "prescribed", "knife_edge", "rolling_disk", "expression")
 
@@ -284,6 +307,7 @@ class Model:
     forces: tuple[Force, ...] = ()
     settings: Settings = Settings()
     eomlab: int = 1
+    contacts: tuple[Contact, ...] = ()  # unilateral contacts (the file lists them among the constraints)
 
     def body(self, name: str) -> Body:
         for b in self.bodies:

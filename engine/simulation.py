@@ -34,6 +34,8 @@ from eomlab.engine.model_facts import ModelFacts, conservative, model_facts  # n
 from eomlab.engine.run.run_edits import RunEdits, expression_constants, model_with_parameter  # noqa: F401  (for the window)
 from eomlab.engine.run.start_checks import StartChecks
 from eomlab.engine.mechanics.system import SingularMassMatrix, build_system
+from eomlab.engine.unilateral import Unilateral, clamped_start
+from eomlab.engine.unilateral.events import CutStep
 
 # inspecting the loaded BLAS libraries costs milliseconds: do it once, then limiting is cheap
 _BLAS = ThreadpoolController()
@@ -99,7 +101,9 @@ class Simulation(RunEdits, Manipulation, SampleQuantities, StartChecks, DenseIns
         _check_run_length(self.settings)
         check_settings(self.settings)
         self.model = model
-        self.system = build_system(model, self.settings.coordinates)
+        self._unilateral = Unilateral.of(model)  # joint limits and contacts (engine.unilateral), or None
+        start_model, self._start_notes = clamped_start(model) if self._unilateral is not None else (model, [])
+        self.system = build_system(start_model, self.settings.coordinates)
         if self.system.n_u == 0:
             raise ModelError("bodies", "nothing to simulate: no body has a moving joint (add one, or change a fixed joint)")
         self._variant = variant or self.settings.maggi_basis
@@ -134,7 +138,7 @@ class Simulation(RunEdits, Manipulation, SampleQuantities, StartChecks, DenseIns
         s = self.settings
         self._drop_pushes()
         self._history = ModelHistory((self.model, self.system, self.formulation))  # every sample is of these
-        self.notes: list[str] = []
+        self.notes: list[str] = list(self._start_notes)
         self._samples: list[np.ndarray] = []
         self._sync_joint_reference()
         self.diagnostics: dict = {}
@@ -149,6 +153,10 @@ class Simulation(RunEdits, Manipulation, SampleQuantities, StartChecks, DenseIns
         q0, u0 = self._consistent_initial_state()
         try:
             y0 = f.initial_state(q0, f.model_to_own(q0, u0))
+            if self._unilateral is not None:  # impacts at t = 0, resting rows
+                self._unilateral = Unilateral(self.model)
+                y0 = self._unilateral.start(f, y0)
+                self.notes += self._unilateral.notes
             q_start = f.state_to_qu(0.0, y0)[0]
             f.system.kin.gimbal_crossing(q_start, q_start, GIMBAL_TOL)  # at or within GIMBAL_TOL of a lock: refused
             self._check_rows_at_start(y0)
@@ -304,7 +312,7 @@ class Simulation(RunEdits, Manipulation, SampleQuantities, StartChecks, DenseIns
     def _checked_derivative(self, t: float, y: np.ndarray) -> np.ndarray:
         """The formulation's derivative, remembering when it was last NaN or infinite."""
         f = self.formulation
-        dy = f.derivative(t, y)
+        dy = f.derivative(t, y)  # while unilateral rows rest, theirs (engine.unilateral.run_hooks.Unilateral.classify)
         if math.isfinite(np.add.reduce(dy)):  # one reduction: cheaper than isfinite on each entry
             return dy
         if f.derivative != f.checked_derivative:  # the compiled tree's NaN: a singular M is named here
@@ -338,6 +346,14 @@ class Simulation(RunEdits, Manipulation, SampleQuantities, StartChecks, DenseIns
             self._fail(st.t, f"the state exceeds {BLOW_UP:.0e} (the motion blew up)")
             return
         try:
+            event = self._unilateral.event_in_step(self.formulation, st) if self._unilateral is not None else None
+            if event is not None:  # no step straddles an event: sample up to it, restart after it
+                cut = CutStep(st, event)
+                self._emit_samples(cut)
+                self._emit_instants(cut)
+                self.t = event.t
+                self._restart(event.t, self._unilateral.after_event(self.formulation, event))
+                return
             self._emit_samples(st)
             self._emit_instants(st)
             self.t = st.t

@@ -152,6 +152,12 @@ class Formulation(ABC):
         return Evaluation(q=q, u=u, u_dot=u_dot, multipliers=lam, rows=rows, dynamics=dyn, diagnostics=diag)
 
     @abstractmethod
+    def impulse_response(self, ev: Evaluation, Q: np.ndarray) -> np.ndarray:
+        """The jumps Δu (n_u × k) of this formulation's speeds under the generalized impulses Q
+        (n_u × k columns) at the state of `ev`, every velocity-level constraint row kept (A Δu = 0):
+        the formulation's impulsive form (engine.unilateral; its module docstring names it)."""
+
+    @abstractmethod
     def accelerations(self, dyn: Dynamics, rows: ConstraintRows | None, state: StateContext):
         """u_dot, the multipliers and a dict of diagnostics at `state` (t, q, u and the kinematics),
         where the tree's dynamics are `dyn` and the constraint rows `rows` (None: no constraints)."""
@@ -173,6 +179,14 @@ class Formulation(ABC):
         if self.baumgarte is not None:
             rows.b = rows.b - self.baumgarte_terms(rows)
         return rows
+
+    @staticmethod
+    def impulse_rows(rows: ConstraintRows | None) -> np.ndarray | None:
+        """The rows an impulse must keep: holonomic rows (at the velocity level) and first-order rows."""
+        if rows is None:
+            return None
+        keep = (rows.level == HOLONOMIC) | (rows.level == VELOCITY)
+        return rows.A[keep] if np.any(keep) else None
 
     def baumgarte_terms(self, rows: ConstraintRows) -> np.ndarray:
         """2α Φ_dot + β² Φ for holonomic rows, α ψ for first-order rows (THEORY.md §3)."""

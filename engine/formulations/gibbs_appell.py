@@ -29,6 +29,12 @@ S is taken in that form (`TreeGibbsFunction`): M by the composite-rigid-body rec
 recursive Newton–Euler one on the tree without gravity, F's gravity part by pinocchio's generalized
 gravity; without constraints ∂S/∂u̇ = F is solved by the articulated-body recursion, which solves
 M u̇ = F − C without forming M. The numpy path forms S from the bodies' accelerations (`GibbsFunction`).
+
+Impulsive form (Appell's equations for impulsive motion; Appell, Traité de mécanique rationnelle II,
+§ on percussions): over an impact the "Gibbs function of the velocity jumps"
+S* = ½ Σ_B (m_B Δv_B·Δv_B + Δω_B·I_B Δω_B) takes the place of S, and ∂S*/∂Δw_r = I_r, the generalized
+impulse. S* is S's quadratic part with Δw for w, so its Hessian is the one of S above
+(`impulse_matrix`): (Hessian of S) Δw = (CN)ᵀ Q̂.
 """
 from __future__ import annotations
 
@@ -170,6 +176,10 @@ class GibbsAppell(ReducedFormulation):
         F = self.active_forces(state)
         hessian, gradient_at_zero = S.in_quasi_accelerations(CN, u_p)
         return hessian, (F if CN is None else CN.T @ F) - gradient_at_zero
+
+    def impulse_matrix(self, dyn, state, CN):
+        """∂²S*/∂Δw² = the Hessian of the Gibbs function in the quasi-accelerations (module docstring)."""
+        return self.gibbs_function(state).in_quasi_accelerations(CN, np.zeros(CN.shape[0]))[0]
 
     def unconstrained_accelerations(self, dyn, state):
         """Its own equations ∂S/∂u̇ = F even without constraints (the Gibbs function is the method):

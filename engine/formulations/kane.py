@@ -6,6 +6,15 @@ With velocity constraints u_d = A_d u_i + B_d (every holonomic row differentiate
 linear first-order row) only the independent speeds are integrated and the equations use the
 nonholonomic partial velocities ṽ^(r) = v^(r) + Σ_d v^(d) (A_d)_dr, i.e. the columns of J C;
 acceleration-level rows enter through quasi-accelerations (the null space of their rows).
+
+Impulsive form (Kane & Levinson 1985, §6.1, "generalized impulses"): integrated over an impact the
+finite forces drop out and each independent speed jumps so that the generalized impulse of the
+contacts equals the change of the generalized momentum,
+
+    Σ_B m_B ṽ_B^(r) · Δv_B + ω̃_B^(r) · I_B Δω_B = I_r,   I_r = Σ_P ṽ_P^(r) · P̂
+
+with ṽ^(r), ω̃^(r) the nonholonomic partial velocities (the columns of J C) and P̂ the contact
+impulses: (Cᵀ M C) Δu_i = Cᵀ Q̂ (engine.formulations.reduced `impulse_response`).
 """
 from __future__ import annotations
 

@@ -7,6 +7,13 @@ velocities are the coordinate rates q_dot: where the model's speeds are body rat
 works with the Euler-angle rates and hands body rates back only for output. Joints in Euler
 parameters keep their body rates ω (quasi-velocities, Euler's equations for the rotation):
 their four rates would carry a singular M, and pᵀṗ = 0 holds identically in ω.
+
+Impulsive form (Lagrange's equations integrated over the instant of an impact; Pfeiffer & Glocker
+1996, §6.1): the finite forces drop out and the velocities jump,
+
+    M Δq̇ = Q̂ + Aᵀ Λ,   A Δq̇ = 0     (Q̂ the generalized impulse of the contacts, Λ the constraints')
+
+solved as the same saddle-point system with [Q̂; 0] on the right (`impulse_response`).
 """
 from __future__ import annotations
 
@@ -39,6 +46,18 @@ class Lagrange(Formulation):
     @property
     def integrates(self):
         return f"q ({self.system.n_q}), q̇ ({self.system.n_u}); {self.n_rows} multipliers"
+
+    def impulse_response(self, ev, Q):
+        """M Δq̇ − Aᵀ Λ = Q̂, A Δq̇ = 0 (the module docstring): Δq̇ per column of Q."""
+        M, A = ev.dynamics.M, self.impulse_rows(ev.rows)
+        if A is None:
+            return np.linalg.solve(M, Q)
+        n, k = M.shape[0], A.shape[0]
+        kkt = np.zeros((n + k, n + k))
+        kkt[:n, :n], kkt[:n, n:], kkt[n:, :n] = M, A.T, A
+        rhs = np.zeros((n + k, Q.shape[1]))
+        rhs[:n] = Q
+        return np.linalg.solve(kkt, rhs)[:n]
 
     def accelerations(self, dyn, rows, state):
         if rows is None:

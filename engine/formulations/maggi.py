@@ -7,6 +7,11 @@ First-order (nonholonomic) rows are eliminated at the velocity level, as in the 
 equations: independent quasi-velocities ν with u = C(q) ν + c are integrated, so those rows hold
 by construction. Holonomic and second-order rows stay at the acceleration level, with an
 orthonormal null-space basis (default) or coordinate partitioning (`Maggi.acceleration_basis`).
+
+Impulsive form (the first group integrated over the impact, Papastavridis 2002, §3.16 for impulsive
+motion in quasi-velocities): Cᵀ (M Δq̇ − Q̂) = 0 with Δq̇ = C Δν, i.e. the reduced system
+(Cᵀ M C) Δν = Cᵀ Q̂ on the admissible directions C of every velocity-level row
+(engine.formulations.reduced `impulse_response`); the constraints' impulses follow from the second group.
 """
 from __future__ import annotations
 

@@ -15,6 +15,12 @@ restrict u_i_dot = N w + w_p further (N a basis of their null space). The l redu
 and the reactions follow from the second group λ = Dᵀ (M u_dot − f) with A D = I (D = A⁺).
 Subclasses choose which rows are eliminated at the velocity level (`velocity_rows`) and may give
 the l equations in the quasi-accelerations w another way (`reduced_equations`).
+
+An impulse keeps every velocity-level row: the jump lies in the admissible velocities, Δu = C N Δw
+(C this formulation's partition, N a basis of the remaining velocity-level rows), and the reduced
+equations integrated over the impact give (`impulse_response`; `impulse_matrix` the left side)
+
+    (Nᵀ Cᵀ M C N) Δw = Nᵀ Cᵀ Q̂.
 """
 from __future__ import annotations
 
@@ -24,7 +30,7 @@ from abc import abstractmethod
 import numpy as np
 import scipy.linalg
 
-from eomlab.engine.constraints import StateContext
+from eomlab.engine.constraints import HOLONOMIC, VELOCITY, StateContext
 from eomlab.engine.mechanics.system import SingularMassMatrix
 from eomlab.engine.formulations.formulation import Evaluation, Formulation
 from eomlab.engine.formulations.rank import RANK_RTOL, independent_partition, numerical_rank
@@ -156,6 +162,34 @@ class ReducedFormulation(Formulation):
         self.choose_partition(t, q)
         self.repartitions += 1
         return np.concatenate((q, u[self.indep]))
+
+    # --- impacts ----------------------------------------------------------------------------
+
+    def impulse_matrix(self, dyn, state, CN):
+        """The left side of the reduced impulsive equations: (CN)ᵀ M (CN)."""
+        return CN.T @ (dyn.M @ CN)
+
+    def impulse_response(self, ev, Q):
+        """Δu = CN Δw with (CN)ᵀ M (CN) Δw = (CN)ᵀ Q̂ (the module docstring), per column of Q."""
+        n = ev.u.shape[0]
+        rows = ev.rows
+        C = np.eye(n)
+        sel = self.partition_rows if rows is not None else np.zeros(0, int)
+        if sel.size:
+            C = np.zeros((n, len(self.indep)))
+            C[self.indep, np.arange(len(self.indep))] = 1.0
+            C[self.dep] = -_PartitionFactor(rows.A[sel], self.dep, self.indep).X
+        CN = C
+        if rows is not None:
+            rest = np.setdiff1d(np.flatnonzero((rows.level == HOLONOMIC) | (rows.level == VELOCITY)), sel)
+            if rest.size:
+                A_R = rows.A[rest] @ C
+                N, _ = self.acceleration_basis_for(A_R, np.zeros(rest.size), rest, float(np.max(np.abs(rows.A))))
+                CN = C @ N
+        if CN.shape[1] == 0:
+            return np.zeros_like(Q)
+        H = np.array(self.impulse_matrix(ev.dynamics, ev.dynamics, CN), dtype=float)
+        return CN @ np.linalg.solve(H, CN.T @ Q)
 
     # --- the reduced equations ---------------------------------------------------------------
 

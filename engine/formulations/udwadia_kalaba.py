@@ -20,6 +20,13 @@ computed M has a last pivot² of ±1e-16 that rounding (numpy's sums or pinocchi
 puts on either side of zero: deciding by LAPACK's "positive or not" made the compiled path take a
 pivot of 1e-8 at some steps and M̂ at others, and its steps shrank to 1e-10 s. M̂ is refused
 (SingularMassMatrix) when its pivot² is below AUGMENTED_RTOL: [M; A] is then rank deficient.
+
+Impulsive form (Udwadia & Kalaba's fundamental equation for impulsive constraints, the same
+correction applied to the jump; Udwadia & Kalaba, Analytical Dynamics, 1996, §5): an impulse Q̂
+alone would give the jump Δa = M⁻¹ Q̂; the constraints A Δq̇ = 0 add the minimum-norm correction in
+the kinetic metric,
+
+    Δq̇ = Δa + G (A G)⁺ (0 − A Δa),   G Gᵀ = M⁻¹     (`impulse_response`; M̂ where M is singular)
 """
 from __future__ import annotations
 
@@ -92,6 +99,13 @@ def factored(M: np.ndarray, forcing: np.ndarray, rows):
     return L, M, forcing
 
 
+class _ImpulseRows:
+    """Velocity-level rows with b = 0, as `factored` reads them."""
+
+    def __init__(self, A):
+        self.A, self.b = A, np.zeros(A.shape[0])
+
+
 class UdwadiaKalaba(Formulation):
     name = "udwadia_kalaba"
 
@@ -118,6 +132,20 @@ class UdwadiaKalaba(Formulation):
             lam = AG_pinv.T @ y
         G_y = _TRTRS(L, y, lower=True, trans=1)[0]  # L⁻ᵀ y
         return a + G_y, lam, {}
+
+    def impulse_response(self, ev, Q):
+        """Δq̇ = Δa + G (A G)⁺ (−A Δa), Δa = M⁻¹ Q̂ (the module docstring), per column of Q."""
+        A = self.impulse_rows(ev.rows)
+        M = ev.dynamics.M
+        if A is None:
+            return np.linalg.solve(M, Q)
+        L, M, _ = factored(M, np.zeros(M.shape[0]), _ImpulseRows(A))  # b = 0: Q̂ is unchanged by M̂
+        if L is None:
+            raise SingularMassMatrix(self.system.describe_singular_mass(M))
+        a = _POTRS(L, Q, lower=True)[0]
+        AG = _TRTRS(L, A.T, lower=True)[0].T
+        y = _pinv(AG) @ (-(A @ a))
+        return a + _TRTRS(L, y, lower=True, trans=1)[0]
 
     def tensor_split(self, dyn, rows) -> dict:
         """The split of Byachkov & Yushkov 2011 in the kinetic metric: W = W_K + W_L, Y = Y_K + Y_L, R_K, R_L (= 0)."""

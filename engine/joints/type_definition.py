@@ -4,6 +4,8 @@ A hook a type does not define refuses by the type's name (NotImplementedError), 
 never falls through to another type's behaviour."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from eomlab.engine.model import Joint
@@ -138,6 +140,9 @@ class AxisJoint(JointType):
 
     def mjcf_joints(self, writer, element, body):
         joint = body.joint
-        writer.spring(writer.joint(element, self.mjcf_kind, joint.names[0], joint.axis), body)
+        written = writer.joint(element, self.mjcf_kind, joint.names[0], joint.axis)
+        if joint.limits and all(math.isfinite(v) for v in joint.limits[:2]):  # MuJoCo's joint range (autolimits)
+            written.set("range", f"{float(joint.limits[0])!r} {float(joint.limits[1])!r}")
+        writer.spring(written, body)
         writer.qpos += joint.q0
         writer.qvel += joint.u0

@@ -6,6 +6,7 @@ from eomlab.engine.model import (
     joint_type, shape_inertia,
 )
 from eomlab.engine.limits import check_mass_and_shape
+from eomlab.engine.modelfile.unilateral_fields import read_limits, read_restitution
 from eomlab.engine.modelfile.fields import (
     _array, _choice, _diagonal, _fields, _identifier, _inertia, _number, _numbers, _rotation, _show, _string,
     _unit_vec3, _vec3,
@@ -52,7 +53,8 @@ def _joint(data: object, path: str, body_name: str) -> Joint:
         speeds=speeds,
         names=names,
         orientation=orientation,
-        limits=_numbers(data["limits"], f"{path}.limits", 2 * dof, " (lower, upper per speed)") if "limits" in data else (),
+        limits=read_limits(data["limits"], f"{path}.limits", dof) if "limits" in data else (),
+        restitution=read_restitution(data["restitution"], f"{path}.restitution") if "restitution" in data else 0.0,
         armature=_number(data["armature"], f"{path}.armature", minimum=0.0) if "armature" in data else 0.0,
     )
     joint_type(kind).check(joint, path)

@@ -11,11 +11,14 @@ from eomlab.engine.modelfile.fields import _integer, _number, _string, _unit_vec
 from eomlab.engine.modelfile.json_text import _NonFinite
 from eomlab.engine.modelfile.names import _Context, _dims, _typed_item
 from eomlab.engine.modelfile.schema import _AXES, _CONSTRAINT_FIELDS
+from eomlab.engine.modelfile.unilateral_fields import read_contact
 
 
 def _constraint(data: object, path: str, index: int, ctx: _Context):
     kind, name = _typed_item(data, path, index, _CONSTRAINT_FIELDS, ctx.names)
     at = lambda key: f"{path}.{key}"  # noqa: E731
+    if kind == "contact":  # unilateral: kept in Model.contacts (engine.unilateral)
+        return read_contact(data, path, name, tuple(ctx.dofs))
     if kind == "coincident":
         dims = _dims(data["dims"], at("dims")) if "dims" in data else _AXES
         return Coincident(name, ctx.point_ref(data["a"], at("a")), ctx.point_ref(data["b"], at("b")), dims)

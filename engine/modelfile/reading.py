@@ -6,7 +6,7 @@ import os
 import numpy as np
 
 from eomlab.engine.limits import check_limits
-from eomlab.engine.model import Model, ModelError, Settings
+from eomlab.engine.model import Contact, Model, ModelError, Settings
 from eomlab.engine.modelfile.bodies import _body, _tree_order
 from eomlab.engine.modelfile.constraint_fields import _check_prescribed_once, _constraint
 from eomlab.engine.modelfile.fields import _fields, _integer, _limited_list, _string, _vec3
@@ -58,13 +58,15 @@ def _build_model(data: object) -> Model:
 
     ctx = _Context({b.name: b.joint.n_coordinates for b in ordered}, tuple(n for b in ordered for n in b.joint.names), names)
     constraint_data = _limited_list(data.get("constraints", []), "constraints", MAX_CONSTRAINTS, "constraints")
-    constraints = tuple(_constraint(c, f"constraints[{i}]", i, ctx) for i, c in enumerate(constraint_data))
+    items = tuple(_constraint(c, f"constraints[{i}]", i, ctx) for i, c in enumerate(constraint_data))
+    constraints = tuple(c for c in items if not isinstance(c, Contact))
+    contacts = tuple(c for c in items if isinstance(c, Contact))
     _check_prescribed_once(constraints)
     force_data = _limited_list(data.get("forces", []), "forces", MAX_FORCES, "forces")
     forces = tuple(_force(f, f"forces[{i}]", i, ctx) for i, f in enumerate(force_data))
     settings = _settings(data["settings"], "settings") if "settings" in data else Settings()
     return Model(name=name, gravity=gravity, bodies=ordered, constraints=constraints, forces=forces,
-                 settings=settings, eomlab=version)
+                 settings=settings, eomlab=version, contacts=contacts)
 
 
 def loads_model(text: str, source: str | None = None) -> Model:

@@ -21,7 +21,8 @@ _RESERVED_COORDINATES = frozenset({"t", "pi"} | set(FUNCTIONS) | set(keyword.kwl
 
 _TOP_FIELDS = ("eomlab", "name", "gravity", "bodies", "constraints", "forces", "settings")
 _BODY_FIELDS = ("name", "parent", "joint", "mass", "com", "inertia", "shape")
-_JOINT_FIELDS = ("type", "axis", "at", "rotation", "q0", "u0", "sequence", "speeds", "names", "orientation", "limits", "axis2", "armature")
+_JOINT_FIELDS = ("type", "axis", "at", "rotation", "q0", "u0", "sequence", "speeds", "names", "orientation", "limits", "axis2",
+                 "restitution", "armature")
 _SHAPE_FIELDS = ("kind", "length", "radius", "size")
 _SHAPE_DIMENSION = {"rod": "length", "disk": "radius", "sphere": "radius", "box": "size", "point": None}
 _SETTINGS_FIELDS = ("method", "coordinates", "integrator", "rtol", "atol", "t_end", "dt_out", "dt", "stabilization", "maggi_basis")
@@ -34,6 +35,7 @@ _CONSTRAINT_FIELDS = {
     "knife_edge": ("body", "point", "direction"),
     "rolling_disk": ("body", "radius", "axis"),
     "expression": ("equation", "order"),
+    "contact": ("a", "b", "restitution"),
 }
 _FORCE_FIELDS = {
     "spring": ("a", "b", "stiffness", "rest_length", "damping"),
@@ -49,6 +51,7 @@ _REQUIRED = {
     "knife_edge": ("body", "direction"),
     "rolling_disk": ("body", "radius"),
     "expression": ("equation",),
+    "contact": ("a", "b"),
     "spring": ("a", "b", "stiffness"),
     "joint_spring": ("body", "stiffness"),
     "joint_effort": ("body", "value"),

@@ -15,6 +15,7 @@ from eomlab.engine.model import (
 )
 from eomlab.engine.modelfile.reading import model_from_dict
 from eomlab.engine.modelfile.schema import _SHAPE_DIMENSION
+from eomlab.engine.modelfile.unilateral_fields import contact_out, limits_out
 
 
 def _floats(values: Iterable[float]) -> list[float]:
@@ -57,7 +58,9 @@ def _joint_out(joint: Joint) -> dict:
     if joint.names:  # a joint built in code may leave them to the loader's defaults
         out["names"] = list(joint.names)
     if joint.limits:
-        out["limits"] = _floats(joint.limits)
+        out["limits"] = limits_out(joint)
+    if joint.restitution:
+        out["restitution"] = float(joint.restitution)
     if joint.armature:
         out["armature"] = float(joint.armature)
     return out
@@ -152,7 +155,7 @@ def model_to_dict(model: Model) -> dict:
         "name": model.name,
         "gravity": _floats(model.gravity),
         "bodies": [_body_out(b) for b in model.bodies],
-        "constraints": [_constraint_out(c) for c in model.constraints],
+        "constraints": [_constraint_out(c) for c in model.constraints] + [contact_out(c) for c in model.contacts],
         "forces": [_force_out(f) for f in model.forces],
         "settings": _settings_out(model.settings),
     }

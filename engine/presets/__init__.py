@@ -28,6 +28,7 @@ from eomlab.engine.presets.constrained import (
 )
 from eomlab.engine.presets.parts import euler_matrix
 from eomlab.engine.presets.planar_presets import cart_pendulum, double_compound_pendulum, double_pendulum_absolute, planar_chain, simple_pendulum
+from eomlab.engine.presets.impact_presets import bouncing_ball, double_pendulum_limits, newtons_cradle, newtons_cradle_2, pendulum_stop
 from eomlab.engine.presets.spatial_presets import heavy_top, rigid_body_fixed_point, spatial_chain, tumbling_box
 from eomlab.engine.presets.stability_presets import benchmark_bicycle, double_pendulum_points, sleeping_top
 
@@ -55,6 +56,11 @@ PRESETS: dict[str, Callable[..., Model]] = {
     "benchmark_bicycle": benchmark_bicycle,
     "sleeping_top": sleeping_top,
     "double_pendulum_points": double_pendulum_points,
+    "pendulum_stop": pendulum_stop,
+    "bouncing_ball": bouncing_ball,
+    "newtons_cradle": newtons_cradle,
+    "newtons_cradle_2": newtons_cradle_2,
+    "double_pendulum_limits": double_pendulum_limits,
 }
 DEFAULT_PRESET = "double_compound_pendulum"
 

@@ -185,6 +185,9 @@ class Exporter:
                               polycoef=_text([c.length - length0, 0, 0, 0, 0]), **STIFF)
             else:
                 self.notes.append(f"constraint {c.name} not exported: MuJoCo cannot express {NOT_EXPRESSIBLE[c.type]}")
+        for c in self.model.contacts:
+            self.notes.append(f"contact {c.name} not exported (eomlab's impacts by Newton's law have no MuJoCo "
+                              "counterpart here; the joint limits are exported as ranges)")
         for f in self.model.forces:
             if f.type == "spring":
                 tendon = self.tendon(tendons, f.name, f.a, f.b)

@@ -310,12 +310,16 @@ class RunEdits:
         return row[q_columns].copy(), row[u_columns].copy()
 
     def _step_kernel(self):
-        """The compiled DOP853 step of the formulation integrating now, or None (engine.compiled.compiled_step)."""
-        return self.formulation.compiled_step
+        """The compiled DOP853 step of the formulation integrating now, or None (engine.compiled.compiled_step;
+        None while unilateral rows rest: the right-hand side holds them)."""
+        uni = getattr(self, "_unilateral", None)
+        return None if uni is not None and uni.holding else self.formulation.compiled_step
 
     def _restart(self, t: float, y: np.ndarray) -> None:
         """Start the integrator afresh at (t, y); the next sample is the next k·dt_out after t."""
         s, eps = self.settings, self._time_eps()
+        if getattr(self, "_unilateral", None) is not None:  # which rows rest from here (engine.unilateral)
+            self._unilateral.classify(self.formulation, t, y, self.model)
         bound = min([s.t_end] + [b for p in self._pushes for b in (p.t_start, p.t_stop) if b > t + eps])
         for push in self._pushes:
             push.active = push.t_start - eps <= t < push.t_stop - eps

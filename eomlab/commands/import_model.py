@@ -14,7 +14,7 @@ from eomlab.commands.arguments import with_source
 def add_parser(sub) -> None:
     cmd = sub.add_parser("import", help="convert a URDF or MJCF robot model to an eomlab model file",
                          description="Read a URDF (<robot>) or MJCF (<mujoco>) file and write an eomlab model: links "
-                         "and bodies, joints, inertias, gravity, joint limits (kept, not enforced), shapes; MJCF "
+                         "and bodies, joints, inertias, gravity, joint limits (enforced: a limit without range or with limited=\"false\" is none), shapes; MJCF "
                          "ball and free joints as Euler parameters, the first keyframe as initial conditions.")
     cmd.add_argument("robot", help="a URDF (*.urdf) or MJCF (*.xml) file")
     cmd.add_argument("-o", "--out", required=True, metavar="MODEL.eom.json", help="the eomlab model file to write")

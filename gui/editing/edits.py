@@ -56,6 +56,7 @@ def set_field(model: Model, path: Path, value: Any) -> Model:
 
 def unique_name(model: Model, base: str) -> str:
     taken = {b.name for b in model.bodies} | {c.name for c in model.constraints} | {f.name for f in model.forces}
+    taken |= {c.name for c in model.contacts}
     taken.add(GROUND)
     base = re.sub(r"[^A-Za-z0-9_]", "_", base) or "item"
     if not base[0].isalpha():

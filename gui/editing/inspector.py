@@ -91,6 +91,9 @@ def body_fields(model: Model, body) -> list[Field]:
         fields += [
             Field(("joint", "u0"), "initial speeds", u_unit, "vector"),
             Field(("joint", "names"), "coordinate names", "", "json"),
+            Field(("joint", "limits"), "limits", f"{q_unit}, [lower, upper]", "json",
+                  tip="[lower, upper] per speed (or a pair or null each); enforced; clear the field for none"),
+            Field(("joint", "restitution"), "restitution", "e at the limits, 0 … 1"),
         ]
     return fields
 
@@ -126,6 +129,12 @@ def item_fields(model: Model, item: dict) -> list[Field]:
         if isinstance(value, dict) and "body" in value:
             fields.append(Field((key, "body"), f"{key}: body", kind="choice", options=bodies))
             fields.append(Field((key, "point"), f"{key}: point", "m", "vector", tip="body coordinates"))
+            if "radius" in value:  # a contact's sphere
+                fields.append(Field((key, "radius"), f"{key}: radius", "m"))
+        elif item.get("type") == "contact" and key == "b":
+            fields.append(Field((key,), "b", "", "json", tip='"ground", or {"body": ..., "point": [...], "radius": r}'))
+        elif key == "restitution":
+            fields.append(Field((key,), "restitution", "e, 0 … 1"))
         elif key == "body":
             fields.append(Field((key,), "body", kind="choice", options=bodies[1:]))
         elif key == "frame":
@@ -252,7 +261,7 @@ class Inspector(QWidget):
             i = model.body_index(key[1])
             body = model.bodies[i]
             return f"Body “{body.name}”", ("bodies", i), body_fields(model, body), body
-        if kind == "constraint" and key[1] < len(model.constraints):
+        if kind == "constraint" and key[1] < len(model.constraints) + len(model.contacts):
             item = data["constraints"][key[1]]
             return f"Constraint “{item['name']}” ({item['type']})", ("constraints", key[1]), item_fields(model, item), None
         if kind == "force" and key[1] < len(model.forces):
@@ -363,6 +372,8 @@ class Inspector(QWidget):
             new_name = text.strip()
             return edits.rename_body(model, self.key[1], new_name), ("body", new_name)
         value = parse_value(text, f.kind)
+        if f.path in (("joint", "limits"), ("joint", "restitution")) and value == "":
+            return edits.set_field(model, full_path, None), select  # no limits (restitution back to 0)
         if f.path == ("inertia",) and value == "":
             return edits.set_field(model, full_path, None), select  # back to the shape's inertia
         if f.path == ("shape", "kind"):

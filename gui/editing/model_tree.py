@@ -54,8 +54,9 @@ class ModelTree(QTreeWidget):
             parent = bodies if body.parent == GROUND else self.items.get(("body", body.parent), bodies)
             item = self._add(parent, ("body", body.name), body.name, body_summary(body))
             item.setFlags(item.flags() | Qt.ItemIsDragEnabled | Qt.ItemIsDropEnabled)
-        constraints = self._add(None, ("constraints",), "Constraints", str(len(model.constraints)))
-        for i, c in enumerate(model.constraints):
+        listed = tuple(model.constraints) + tuple(model.contacts)  # the file's order: contacts last
+        constraints = self._add(None, ("constraints",), "Constraints", str(len(listed)))
+        for i, c in enumerate(listed):
             self._add(constraints, ("constraint", i), c.name, c.type)
         forces = self._add(None, ("forces",), "Forces", str(len(model.forces)))
         for i, f in enumerate(model.forces):

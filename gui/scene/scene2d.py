@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsSimpleTextItem
 from eomlab.engine.model import is_planar
 from eomlab.gui.scene.geometry import Projection, drawing, reach, zero_direction
 from eomlab.gui.scene.markers import Markers
+from eomlab.gui.scene.contacts2d import ContactLayer2D
 from eomlab.gui.scene.scene_curve import SceneCurve
 
 #: samples in the trail of the last body's mass centre
@@ -107,6 +108,7 @@ class Scene2D(pg.PlotWidget):
         self.mass_centres = Markers("o", pen=pg.mkPen("#222", width=1), brush="#f28e2b")
         for scatter in (self.ground_hinges, self.hinges, self.mass_centres):
             item.addItem(scatter)
+        self.contacts = ContactLayer2D(item)  # contact spheres, the ground, impact arrows (gui/scene/)
         self.time_label = SceneClock(item.getViewBox())
         self.time_label.setColor("#333")
         self.time_label.setPos(6, 4)
@@ -128,6 +130,7 @@ class Scene2D(pg.PlotWidget):
         self.model = model
         planar = is_planar(model) if planar is None else planar
         self.project = Projection(planar, model.gravity)
+        self.contacts.set_model(model, self.project)
         if planar:
             self.setLabel("bottom", "x", units="m")
             self.setLabel("left", "y", units="m")
@@ -186,6 +189,7 @@ class Scene2D(pg.PlotWidget):
             low, high = points.min(axis=0), points.max(axis=0)
             self.picture_box = (low[0], low[1], high[0], high[1])
         self.time_label.setText(f"t = {frame.t:.3f} s")
+        self.contacts.show(frame, p)
         if self.zero_body is not None:
             self._draw_zero_direction()
         if self.reach_box is None:

@@ -67,6 +67,7 @@ def make_scene3d(parent=None):
     from pyqtgraph import Vector, mkColor
 
     from eomlab.gui.scene.scene3d_view import GLHost
+    from eomlab.gui.scene.contacts3d import ContactLayer3D
     from eomlab.gui.scene.solids_gl import SolidsItem
 
     on_top = {GL.GL_DEPTH_TEST: False, GL.GL_BLEND: True, GL.GL_CULL_FACE: False,
@@ -109,6 +110,7 @@ def make_scene3d(parent=None):
                 item.setGLOptions(on_top if item in (self.hinges, self.axes_item) else "translucent")
                 self.addItem(item)
             self.axes_item.setVisible(False)
+            self.contacts = ContactLayer3D(gl, self.addItem)  # contact spheres, impact arrows (gui/scene/)
             self.clock = ""  # drawn by the GL view (gui/scene/scene3d_view.py): grab() and recordings show it too
             self.clock_px = 0  # presentation mode's font size (0: by the view's height)
             self.setBackgroundColor((250, 250, 250, 255))
@@ -119,6 +121,7 @@ def make_scene3d(parent=None):
             self.model = model
             self.frame = None
             self.turn = up_basis(model.gravity)  # GL draws z up: turn 'against gravity' to z
+            self.contacts.set_model(model, self.turn)
             self.framing = None
             r = reach(model)
             self.solids, meshes = [], []
@@ -180,6 +183,7 @@ def make_scene3d(parent=None):
             hinges = np.concatenate([picture.hinges, picture.ground_hinges])
             self.hinges.setData(pos=hinges if len(hinges) else np.zeros((0, 3)))
             self._update_trails(centres, rotations)
+            self.contacts.show(frame)
             self.clock = f"t = {frame.t:.3f} s"
             self._style_clock()
             if self.show_axes:
@@ -220,7 +224,7 @@ def make_scene3d(parent=None):
             r = reach(model)
             fixed = anchors(model, self.turn)
             if self.floor_z is None:  # once per run, from its first pose
-                self.floor_z = floor_height(model, points, centres, fixed, r, bool(self.traces))
+                self.floor_z = self.contacts.floor(floor_height(model, points, centres, fixed, r, bool(self.traces)))
             # a post from each anchor above the ground down to it: what a chain hangs from
             posts = [np.array([a, [a[0], a[1], self.floor_z]]) for a in fixed if a[2] > self.floor_z + 1e-6]
             self.posts.setData(pos=_segments(posts))

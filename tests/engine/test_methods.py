@@ -48,7 +48,7 @@ def test_each_entry_names_a_symbolic_derivation(key):
 def test_a_formulation_must_provide_its_abstract_methods():
     with pytest.raises(TypeError):
         Formulation(build_system(preset("simple_pendulum")), preset("simple_pendulum").settings)
-    assert Formulation.__abstractmethods__ == {"accelerations", "integrates"}
+    assert Formulation.__abstractmethods__ == {"accelerations", "integrates", "impulse_response"}
 
 
 def test_an_unknown_method_names_the_known_ones():
