@@ -2,6 +2,7 @@
 models: hanging planar chains of point masses (n links), the sleeping top. It measures; it never asserts.
 
     .venv/bin/python bench/bench_linearize.py [--sympy-limit 120] [--no-readme]
+    .venv/bin/python bench/bench_linearize.py --accuracy      # the Jacobian's error, a section of its own
 
 eomlab: `linearize(model)` in one process after the imports, best of 3 (kane, joint coordinates), and
 `eomlab linearize FILE` as a command (wall and CPU time of the whole process, imports included).
@@ -150,12 +151,73 @@ def difference(a, b) -> float | None:
     return float(np.max(np.abs(a - b)))
 
 
+def accuracy_rows() -> list[list[str]]:
+    """The Jacobian's error: against the exact derivative of eomlab's symbolic equations, and the
+    bicycle's A against the paper's (Meijaard et al. 2007, Table 2)."""
+    import sympy as sp
+
+    from eomlab.engine.linearize import linearize
+    from eomlab.engine.linearize.chart import with_rate_speeds
+    from eomlab.engine.presets import preset
+    from eomlab.engine.symbolic import derive
+
+    rows = []
+    for name, about in (("double_compound_pendulum", "equilibrium"), ("sleeping_top", "initial")):
+        model = with_rate_speeds(preset(name))
+        lin = linearize(model, about=about, method="kane")
+        eq = derive(model, "kane")
+        by = {s.name: s for s in eq.mass_matrix.free_symbols | eq.forcing.free_symbols}
+        q = [by.get(n, sp.Symbol(n)) for n in eq.coordinates]
+        u = [by.get(n, sp.Symbol(n)) for n in eq.speeds]
+        rhs = sp.Matrix([*u, *(eq.mass_matrix.LUsolve(eq.forcing))])
+        at = {**{x: lin.q[x.name] for x in q}, **{x: lin.u[x.name] for x in u}}
+        exact = np.array(rhs.jacobian(q + u).subs(at).evalf(30), dtype=float)
+        error = np.abs(lin.A_full - exact).max() / np.abs(exact).max()
+        rows.append([f"{name} ({about}), kane, joint", "exact Jacobian of the symbolic equations", f"{error:.1e}"])
+    M = np.array([[80.81722, 2.31941332208709], [2.31941332208709, 0.29784188199686]])
+    C1 = np.array([[0.0, 33.86641391492494], [-0.85035641456978, 1.68540397397560]])
+    K0 = np.array([[-80.95, -2.59951685249872], [-2.59951685249872, -0.80329488458618]])
+    K2 = np.array([[0.0, 76.59734589573222], [0.0, 2.65431523794604]])
+    for coordinates in ("joint", "absolute"):
+        worst = 0.0
+        for v in np.linspace(0.0, 10.0, 11):
+            Mi = np.linalg.inv(M)
+            paper = np.block([[np.zeros((2, 2)), np.eye(2)], [-Mi @ (G * K0 + v * v * K2), -Mi @ (v * C1)]])
+            lin = linearize(preset("benchmark_bicycle", speed=v), method="kane", coordinates=coordinates)
+            worst = max(worst, float(np.abs(lin.A - paper).max()))
+        rows.append([f"benchmark bicycle, v = 0…10 m/s, kane, {coordinates}", "the paper's A (Table 2)",
+                     f"{worst:.1e} (absolute)"])
+    return rows
+
+
+def write_section(marker: str, table: str) -> None:
+    readme = HERE / "README.md"
+    old = readme.read_text(encoding="utf-8")
+    if marker in old:
+        start = old.index(marker)
+        end = old.find("\n## ", start + len(marker))
+        old = old[:start] + (old[end:] if end >= 0 else "\n")
+    readme.write_text(old.rstrip("\n") + "\n" + table, encoding="utf-8")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--sympy-limit", type=float, default=120.0)
     parser.add_argument("--no-readme", action="store_true")
+    parser.add_argument("--accuracy", action="store_true", help="only the Jacobian's error (its own section)")
     args = parser.parse_args()
     from eomlab.engine.presets import preset
+
+    if args.accuracy:
+        rows = accuracy_rows()
+        table = (f"\n## Linearization accuracy (`bench_linearize.py --accuracy`, {time.strftime('%Y-%m-%d %H:%M')})\n\n"
+                 "The largest difference of A's entries, relative to its largest entry where it says so.\n\n"
+                 "| model | against | difference |\n| --- | --- | --- |\n"
+                 + "\n".join("| " + " | ".join(r) + " |" for r in rows) + "\n")
+        print(table)
+        if not args.no_readme:
+            write_section("\n## Linearization accuracy", table)
+        return
 
     rows = []
     cases = [(f"chain of {n} point masses", chain(n), (sympy_chain, (n,))) for n in (2, 5, 10, 20, 50)]
@@ -192,14 +254,7 @@ def main():
     table = head + "\n".join(text) + "\n"
     print(table)
     if not args.no_readme:
-        readme = HERE / "README.md"
-        old = readme.read_text(encoding="utf-8")
-        marker = "\n## Linearization beside sympy's Linearizer"
-        if marker in old:
-            start = old.index(marker)
-            end = old.find("\n## ", start + len(marker))
-            old = old[:start] + (old[end:] if end >= 0 else "\n")
-        readme.write_text(old.rstrip("\n") + "\n" + table, encoding="utf-8")
+        write_section("\n## Linearization beside sympy's Linearizer", table)
 
 
 if __name__ == "__main__":
