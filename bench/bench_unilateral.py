@@ -47,14 +47,16 @@ def main() -> None:
     parser.add_argument("--t-end", type=float, default=5.0)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--rhs", action="store_true", help="time the right-hand side alone (best of 30 × 200 calls)")
+    parser.add_argument("--only", nargs="*", metavar="PRESET", help="these models only")
     args = parser.parse_args()
+    models = [(n, p) for n, p in MODELS if not args.only or n in args.only]
     print(f"# {eomlab.__file__}")
     if args.rhs:
-        for name, params in MODELS:
+        for name, params in models:
             for method in METHODS:
                 print(f"{name}{params or ''}\t{method}\t{rhs_seconds(name, params, method) * 1e6:.2f} µs per right-hand side")
         return
-    for name, params in MODELS:
+    for name, params in models:
         for method in METHODS:
             cpu, evals = measure(name, params, method, args.t_end, args.repeat)
             print(f"{name}{params or ''}\t{method}\t{cpu / args.t_end * 1e3:.1f} ms CPU per simulated s\t{evals} rhs")

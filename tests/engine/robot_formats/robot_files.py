@@ -61,7 +61,9 @@ def urdf(name: str, links: list[Link]) -> str:
                            f'<child link="{child}"/>{joint_origin}<axis xyz="{axis}"/></joint>')
             continue
         kind = {"hinge": "continuous", "slide": "prismatic", "free": "floating"}[link.joint]
-        limit = '<limit lower="-1" upper="1" effort="1" velocity="1"/>' if kind == "prismatic" else ""
+        # URDF needs a prismatic joint's <limit>; eomlab enforces it (issue 28) while the MuJoCo reference has
+        # no limits, so it lies beyond any travel in these runs
+        limit = '<limit lower="-1000" upper="1000" effort="1" velocity="1"/>' if kind == "prismatic" else ""
         out.append(f'<joint name="{link.name}_j" type="{kind}">{ends}<child link="{link.name}"/>{origin}'
                    f'<axis xyz="{_t(link.axis)}"/>{limit}</joint>')
     out.append("</robot>")
