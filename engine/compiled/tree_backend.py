@@ -226,6 +226,22 @@ class PinocchioTree:
             H = H @ self._body_frames
         return np.ascontiguousarray(H[:, :3, :3]), np.ascontiguousarray(H[:, :3, 3]), J.T
 
+    def world_jacobian(self, q_pin: np.ndarray):
+        """(J, oMi): every speed's world twist (6, nu; the velocity of the body-fixed point at the world
+        origin, then the angular axis) in eomlab's order, and pinocchio's joint placements (read them
+        before the next call)."""
+        data = self.data
+        self.pin.computeJointJacobians(self.model, data, q_pin)
+        J = data.J.reshape(6, self.n_u)
+        return (J[:, self._v_scatter] if self._permuted else J.copy()), data.oMi
+
+    def world_jacobian_rate(self, q_pin: np.ndarray, u: np.ndarray) -> np.ndarray:
+        """J̇ (6, nu) at (q, u) in eomlab's order (pinocchio's time variation, WORLD)."""
+        data = self.data
+        self.pin.computeJointJacobiansTimeVariation(self.model, data, q_pin, self._theirs(u))
+        dJ = data.dJ.reshape(6, self.n_u)
+        return dJ[:, self._v_scatter] if self._permuted else dJ.copy()
+
     def bias_twists(self, q_pin: np.ndarray, u: np.ndarray) -> np.ndarray:
         """(nb, 6) the rate of every body's world twist at u̇ = 0 (linear part at the world origin,
         then angular): Σ over the speeds that move the body of J̇ u (pinocchio's dJ, WORLD)."""

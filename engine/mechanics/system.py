@@ -25,6 +25,7 @@ from eomlab.engine.kinematics import KinematicState, TreeKinematics
 from eomlab.engine.model import Model, initial_coordinates, initial_speeds, speed_names
 from eomlab.engine.rotations import cross
 from eomlab.engine.mechanics.state import StateContext
+from eomlab.engine.compiled.point_rows import compiled_point_rows
 from eomlab.engine.compiled.tree_backend import NUMPY_PATH, PINOCCHIO_PATH, build_tree_backend
 
 
@@ -127,6 +128,8 @@ class MechanicalSystem:
         #: the compiled tree-dynamics backend (engine.compiled.tree_backend) or None, and the path in words
         self.tree_backend, self.dynamics_path = (build_tree_backend(self.kin, self.gravity) if compiled
                                                  else (None, f"{NUMPY_PATH} (asked for)"))
+        # loop closures stacked on the compiled tree's Jacobians (engine.compiled.point_rows) where it runs
+        self.constraints = compiled_point_rows(self.constraints, self.tree_backend)
         self._no_effort = np.zeros(self.n_u)
 
     @property
