@@ -36,9 +36,10 @@ _SKEW_SIGN = np.array([g for _, _, _, g in _SKEW])
 
 def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Row-wise a × b of (k, 3) arrays."""
-    return np.stack((a[:, 1] * b[:, 2] - a[:, 2] * b[:, 1],
-                     a[:, 2] * b[:, 0] - a[:, 0] * b[:, 2],
-                     a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0]), axis=1)
+    return a[:, _NEXT] * b[:, _LAST] - a[:, _LAST] * b[:, _NEXT]
+
+
+_NEXT, _LAST = np.array([1, 2, 0]), np.array([2, 0, 1])
 
 
 def compiled_point_rows(constraints: ConstraintSet | None, tree) -> ConstraintSet | None:
@@ -182,7 +183,7 @@ class PointRowSet(ConstraintSet):
         q_pin, J, P, JP = self._positions(ctx.q)
         A, position, d = self._matrix(P, JP)
         u = ctx.u
-        b = self._bias(q_pin, u, J, P, JP, d) if np.any(u) else np.zeros(self.n_rows)
+        b = self._bias(q_pin, u, J, P, JP, d) if u.any() else np.zeros(self.n_rows)
         return SplitRows(self._rows(A, b, position, u), [], [(q_pin, J, P, JP, d)])
 
     def rows_at(self, split: SplitRows, ctx) -> ConstraintRows:

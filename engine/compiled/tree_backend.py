@@ -138,6 +138,7 @@ class PinocchioTree:
         self._v_gather = np.array(v_gather, dtype=int)
         self._v_scatter = np.argsort(self._v_gather)  # pinocchio's index of each eomlab speed
         self._permuted = not np.array_equal(self._v_gather, np.arange(kin.n_u))
+        self._lower = np.tril_indices(kin.n_u, -1)  # M's entries pinocchio's CRBA leaves unfilled
         # one Data for every call (pinocchio's holds nv³ tensors: about 0.5 GB and 1 s to make at 200
         # joints); each method reads what it needs from it before it returns
         self._weightless, self._gravity = pin.Motion.Zero(), pin.Motion(model.gravity)  # copies
@@ -170,8 +171,9 @@ class PinocchioTree:
 
     def mass_matrix(self, q_pin: np.ndarray) -> np.ndarray:
         """M by the composite-rigid-body algorithm (pinocchio fills the upper triangle)."""
-        M = self.pin.crba(self.model, self.data, q_pin)
-        M = np.triu(M) + np.triu(M, 1).T
+        M = self.pin.crba(self.model, self.data, q_pin).copy()
+        lower = self._lower
+        M[lower] = M.T[lower]
         return M[np.ix_(self._v_scatter, self._v_scatter)] if self._permuted else M
 
     def bias_forces(self, q_pin: np.ndarray, u: np.ndarray) -> np.ndarray:
