@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from eomlab.engine.constraints.geometric import CoincidentRows, DistanceRows
-from eomlab.engine.constraints.rows import ConstraintRows
+from eomlab.engine.constraints.rows import ConstraintRows, RowBlock
 from eomlab.engine.constraints.stack import ConstraintSet, SplitRows
 
 #: the entries of [I, −[P]×] (3 × 6) that depend on P: (row, column, component of P, sign)
@@ -42,25 +42,37 @@ def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 _NEXT, _LAST = np.array([1, 2, 0]), np.array([2, 0, 1])
 
 
+_POINT_KINDS = (CoincidentRows, DistanceRows)
+
+
 def compiled_point_rows(constraints: ConstraintSet | None, tree) -> ConstraintSet | None:
-    """`constraints` as a PointRowSet when every kind is a coincident or distance constraint and the
+    """`constraints` as a PointRowSet when some kind is a coincident or distance constraint and the
     compiled path runs (`tree` a PinocchioTree), else `constraints` unchanged."""
     if constraints is None or tree is None or not constraints.kinds:
         return constraints
-    if not all(type(k) in (CoincidentRows, DistanceRows) for k in constraints.kinds):
+    if not any(type(k) in _POINT_KINDS for k in constraints.kinds):
         return constraints
     return PointRowSet(constraints.kinds, tree)
 
 
 class PointRowSet(ConstraintSet):
-    """A ConstraintSet of coincident and distance kinds whose rows come from the compiled tree in one
-    pass per stage: `evaluate_split` at q (positions, Jacobians), `rows_at` the biases at u."""
+    """A ConstraintSet whose coincident and distance rows come from the compiled tree in one pass per
+    stage: `evaluate_split` at q (positions, Jacobians), `rows_at` the biases at u. Any other kind
+    (joints as rows, rolling, expressions) gives its own rows as in ConstraintSet, stacked in order."""
 
     def __init__(self, kinds, tree):
         super().__init__(kinds)
         self.tree = tree
         kin = tree.kin
         points, slots = [], {}
+        #: per kind: None for a point kind, else the kind (its rows are its own)
+        self._own = [None if type(k) in _POINT_KINDS else k for k in kinds]
+        self._mixed = any(k is not None for k in self._own)
+        self._slices = []
+        first = 0
+        for k in kinds:
+            self._slices.append(slice(first, first + k.rows))
+            first += k.rows
 
         def slot(body: int, local: np.ndarray) -> int:
             key = (body, tuple(local))
@@ -73,6 +85,9 @@ class PointRowSet(ConstraintSet):
         distance_rows, distance_b, distance_a, lengths = [], [], [], []
         row = 0
         for k in kinds:
+            if type(k) not in _POINT_KINDS:
+                row += k.rows
+                continue
             pb, pa = slot(k.b, k.pb), slot(k.a, k.pa)
             if isinstance(k, CoincidentRows):
                 for axis in k.axes:
@@ -166,28 +181,56 @@ class PointRowSet(ConstraintSet):
             b[self._d_rows] = -(np.einsum("ki,ki->k", d, relative) + np.einsum("ki,ki->k", d_dot, d_dot)) / self._lengths
         return b
 
-    def _rows(self, A, b, position, u) -> ConstraintRows:
-        return ConstraintRows(A, b, self.level, self.owner, position, A @ u, self._velocity_rows, self._no_c,
-                              self._linear_rows)
+    def _rows(self, A, b, position, u, own=None) -> ConstraintRows:
+        """The stacked rows: the point rows' arrays as they are, or (`own`: the other kinds' blocks in
+        kind order, None for a point kind) each point kind's share stacked with those blocks."""
+        if own is None:
+            return ConstraintRows(A, b, self.level, self.owner, position, A @ u, self._velocity_rows, self._no_c,
+                                  self._linear_rows)
+        velocity = A @ u
+        blocks = [block if block is not None else
+                  RowBlock(A=A[rows], b=b[rows], position=position[rows], velocity=velocity[rows], c=self._no_c[rows])
+                  for block, rows in zip(own, self._slices)]
+        return self._stack(blocks, u.shape[0])
 
     # --- ConstraintSet's interface ----------------------------------------------------------------
 
     def evaluate(self, ctx) -> ConstraintRows:
         q_pin, J, P, JP = self._positions(ctx.q)
         A, position, d = self._matrix(P, JP)
-        return self._rows(A, self._bias(q_pin, ctx.u, J, P, JP, d), position, ctx.u)
+        own = [None if k is None else k.evaluate(ctx) for k in self._own] if self._mixed else None
+        return self._rows(A, self._bias(q_pin, ctx.u, J, P, JP, d), position, ctx.u, own)
 
     def evaluate_split(self, ctx) -> SplitRows:
-        """The rows at ctx (t, q; u = 0 in the reduced formulations, where every bias vanishes: it is
-        quadratic in u), with what `rows_at` reuses at the same q."""
+        """The rows at ctx (t, q; u = 0 in the reduced formulations, where every point row's bias
+        vanishes: it is quadratic in u), with what `rows_at` reuses at the same q."""
         q_pin, J, P, JP = self._positions(ctx.q)
         A, position, d = self._matrix(P, JP)
         u = ctx.u
         b = self._bias(q_pin, u, J, P, JP, d) if u.any() else np.zeros(self.n_rows)
-        return SplitRows(self._rows(A, b, position, u), [], [(q_pin, J, P, JP, d)])
+        points = (q_pin, J, P, JP, d, A, position)
+        if not self._mixed:
+            return SplitRows(self._rows(A, b, position, u), [], [points])
+        pairs = [None if k is None else k.evaluate_at_zero(ctx) for k in self._own]
+        own = [None if pair is None else pair[0] for pair in pairs]
+        return SplitRows(self._rows(A, b, position, u, own), own, [points, pairs])
 
     def rows_at(self, split: SplitRows, ctx) -> ConstraintRows:
-        """The rows at the full state ctx (same t and q as `split`, any u): only b and the velocity residual are new."""
-        q_pin, J, P, JP, d = split.caches[0]
-        A, u = split.rows.A, ctx.u
-        return self._rows(A, self._bias(q_pin, u, J, P, JP, d), split.rows.position, u)
+        """The rows at the full state ctx (same t and q as `split`, any u): the point rows' b and velocity
+        residual are new; the other kinds as in ConstraintSet.rows_at."""
+        q_pin, J, P, JP, d, A, position = split.caches[0]
+        u = ctx.u
+        b = self._bias(q_pin, u, J, P, JP, d)
+        if not self._mixed:
+            return self._rows(A, b, position, u)
+        own = []
+        for k, pair in zip(self._own, split.caches[1]):
+            if k is None:
+                own.append(None)
+            elif k.u_independent_matrix:
+                block = pair[0]
+                own.append(RowBlock(A=block.A, b=k.bias_at(pair[1], ctx), position=block.position,
+                                    velocity=block.A @ u + block.c, c=block.c))
+            else:
+                own.append(k.evaluate(ctx))
+        return self._rows(A, b, position, u, own)

@@ -28,8 +28,9 @@ class CoincidentRows(LinearKind):
         J = kin.point_jacobian(ks, self.b, Pb) - kin.point_jacobian(ks, self.a, Pa)
         ax = self.axes
         cache = (Pa, Pb)
-        return RowBlock(A=J[ax], b=self.bias_at(cache, ctx), position=(Pb - Pa)[ax], velocity=(J @ ctx.u)[ax],
-                        c=np.zeros(self.rows)), cache
+        # b is quadratic in u: 0 at u = 0 (the reduced formulations' first stage)
+        b = self.bias_at(cache, ctx) if ctx.u.any() else np.zeros(self.rows)
+        return RowBlock(A=J[ax], b=b, position=(Pb - Pa)[ax], velocity=(J @ ctx.u)[ax], c=np.zeros(self.rows)), cache
 
     def bias_at(self, cache, ctx):
         Pa, Pb = cache
@@ -63,7 +64,8 @@ class DistanceRows(LinearKind):
         d_dot = J @ ctx.u
         A = (d @ J)[None, :] / L
         cache = (Pa, Pb, d, J)
-        return RowBlock(A=A, b=self.bias_at(cache, ctx), position=np.array([(d @ d - L * L) / (2 * L)]),
+        b = self.bias_at(cache, ctx) if ctx.u.any() else np.zeros(1)  # quadratic in u
+        return RowBlock(A=A, b=b, position=np.array([(d @ d - L * L) / (2 * L)]),
                         velocity=np.array([d @ d_dot / L]), c=np.zeros(1)), cache
 
     def bias_at(self, cache, ctx):
@@ -99,7 +101,8 @@ class KnifeEdgeRows(LinearKind):
         v = J @ ctx.u
         A = (n @ J)[None, :]
         cache = (P, n, J)
-        return RowBlock(A=A, b=self.bias_at(cache, ctx), position=None, velocity=np.array([n @ v]),
+        b = self.bias_at(cache, ctx) if ctx.u.any() else np.zeros(1)  # quadratic in u
+        return RowBlock(A=A, b=b, position=None, velocity=np.array([n @ v]),
                         c=np.zeros(1)), cache
 
     def bias_at(self, cache, ctx):

@@ -131,6 +131,7 @@ class MechanicalSystem:
         # loop closures stacked on the compiled tree's Jacobians (engine.compiled.point_rows) where it runs
         self.constraints = compiled_point_rows(self.constraints, self.tree_backend)
         self._no_effort = np.zeros(self.n_u)
+        self._last_rates = None  # (q, W(q)) of the last rate_matrix on the compiled path
 
     @property
     def compiled(self) -> bool:
@@ -167,7 +168,15 @@ class MechanicalSystem:
 
     def rate_matrix(self, q) -> np.ndarray:
         """W(q) with q̇ = W u: each block in closed form on the compiled path, the numpy reference otherwise."""
-        return self.kin.rate_matrix_closed_form(q) if self.tree_backend is not None else self.kin.rate_matrix(q)
+        if self.tree_backend is None:
+            return self.kin.rate_matrix(q)
+        # a reduced formulation asks twice at one q (its rows at u = 0, then the dynamics): the last is kept
+        last = self._last_rates
+        if last is not None and np.array_equal(last[0], q):
+            return last[1]
+        W = self.kin.rate_matrix_closed_form(q)
+        self._last_rates = (np.array(q, dtype=float), W)
+        return W
 
     def qdot(self, q, u) -> np.ndarray:
         return self.kin.qdot(q, u) if self.has_body_rates else np.array(u, dtype=float, copy=True)

@@ -1,12 +1,13 @@
 """Loop closures on the compiled path (engine.compiled.point_rows) against the numpy path's constraint
 kinds (engine.constraints.geometric), at random states: A, b, Φ and the velocity residual, by
-`evaluate` and by `evaluate_split` + `rows_at`. Tolerance: 1e-11 relative to max(1, max |x|)."""
+`evaluate` and by `evaluate_split` + `rows_at`, alone and stacked with other kinds (joints as rows in
+absolute coordinates). Tolerance: 1e-11 relative to max(1, max |x|)."""
 import numpy as np
 import pytest
 
 from eomlab.engine.compiled.point_rows import PointRowSet
 from eomlab.engine.constraints import ConstraintSet
-from eomlab.engine.mechanics.system import MechanicalSystem, build_system
+from eomlab.engine.mechanics.system import build_system
 from eomlab.engine.presets import preset
 
 from four_bar_chain import four_bar_chain
@@ -18,6 +19,7 @@ MODELS = {
     "cartesian_pendulum": lambda: preset("cartesian_pendulum"),  # a distance row on planar joints
     "spherical_pendulum_cartesian": lambda: preset("spherical_pendulum_cartesian"),
 }
+CASES = [(name, "joint") for name in sorted(MODELS)] + [("four_bar", "absolute"), ("chain_of_3_four_bars", "absolute")]
 
 
 def _close(a, b, what):
@@ -34,11 +36,13 @@ def _same_rows(fast, slow):
         assert np.array_equal(getattr(fast, field), getattr(slow, field)), field
 
 
-@pytest.mark.parametrize("name", sorted(MODELS))
-def test_point_rows_match_the_numpy_kinds(name):
+@pytest.mark.parametrize("name, coordinates", CASES)
+def test_point_rows_match_the_numpy_kinds(name, coordinates, monkeypatch):
     pytest.importorskip("pinocchio")
     model = MODELS[name]()
-    fast_system, slow_system = MechanicalSystem(model), MechanicalSystem(model, compiled=False)
+    fast_system = build_system(model, coordinates)
+    monkeypatch.setenv("EOMLAB_FAST_PATH", "0")
+    slow_system = build_system(model, coordinates)
     if not fast_system.compiled:
         pytest.skip(fast_system.dynamics_path)
     assert isinstance(fast_system.constraints, PointRowSet)
@@ -55,8 +59,8 @@ def test_point_rows_match_the_numpy_kinds(name):
         _same_rows(fast_system.constraints.rows_at(split, fast_system.dynamics(0.3, q, u)), slow)
 
 
-@pytest.mark.parametrize("name, coordinates", [("rolling_disk_leaning", "joint"), ("four_bar", "absolute")])
+@pytest.mark.parametrize("name, coordinates", [("rolling_disk_leaning", "joint"), ("double_pendulum_absolute", "absolute")])
 def test_other_kinds_keep_the_general_rows(name, coordinates):
-    """A set with any kind but coincident and distance rows (rolling, joints as rows) stays the general one."""
+    """A set without coincident and distance rows (rolling, joints as rows) stays the general one."""
     system = build_system(preset(name), coordinates)
     assert type(system.constraints) is ConstraintSet
