@@ -124,6 +124,9 @@ class PointRowSet(ConstraintSet):
         self._moving = np.flatnonzero(self._joint > 0)
         self._fixed = np.flatnonzero(self._joint == 0)
         self._moving_joints = [int(j) for j in self._joint[self._moving]]
+        self._moving_points = [(j, self._local[i].copy()) for i, j in zip(self._moving, self._moving_joints)]
+        self._identity = np.zeros((n_points, 3, 6))  # [I, 0] of every point, filled per state with −[P]×
+        self._identity[:, 0, 0] = self._identity[:, 1, 1] = self._identity[:, 2, 2] = 1.0
         self._velocity_rows = self._linear_rows = np.arange(self.n_rows)
         self._no_c = np.zeros(self.n_rows)
 
@@ -136,11 +139,9 @@ class PointRowSet(ConstraintSet):
         q_pin = tree.configuration(q)
         J, oMi = tree.world_jacobian(q_pin)
         P = self._local.copy()
-        for i, j in zip(self._moving, self._moving_joints):
-            placement = oMi[j]
-            P[i] = placement.rotation @ self._local[i] + placement.translation
-        E = np.zeros((P.shape[0], 3, 6))
-        E[:, 0, 0] = E[:, 1, 1] = E[:, 2, 2] = 1.0
+        if self._moving_joints:
+            P[self._moving] = [oMi[j].act(local) for j, local in self._moving_points]
+        E = self._identity.copy()
         E[:, _SKEW_ROW, _SKEW_COL] = P[:, _SKEW_SRC] * _SKEW_SIGN
         JP = (E @ J) * self._mask[:, None, :]
         return q_pin, J, P, JP
