@@ -208,7 +208,7 @@ class PointRowSet(ConstraintSet):
         q_pin, J, P, JP = self._positions(ctx.q)
         A, position, d = self._matrix(P, JP)
         u = ctx.u
-        b = self._bias(q_pin, u, J, P, JP, d) if u.any() else np.zeros(self.n_rows)
+        b = self._bias(q_pin, u, J, P, JP, d) if np.count_nonzero(u) else np.zeros(self.n_rows)
         points = (q_pin, J, P, JP, d, A, position)
         if not self._mixed:
             return SplitRows(self._rows(A, b, position, u), [], [points])

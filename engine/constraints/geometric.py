@@ -29,7 +29,7 @@ class CoincidentRows(LinearKind):
         ax = self.axes
         cache = (Pa, Pb)
         # b is quadratic in u: 0 at u = 0 (the reduced formulations' first stage)
-        b = self.bias_at(cache, ctx) if ctx.u.any() else np.zeros(self.rows)
+        b = self.bias_at(cache, ctx) if np.count_nonzero(ctx.u) else np.zeros(self.rows)
         return RowBlock(A=J[ax], b=b, position=(Pb - Pa)[ax], velocity=(J @ ctx.u)[ax], c=np.zeros(self.rows)), cache
 
     def bias_at(self, cache, ctx):
@@ -64,7 +64,7 @@ class DistanceRows(LinearKind):
         d_dot = J @ ctx.u
         A = (d @ J)[None, :] / L
         cache = (Pa, Pb, d, J)
-        b = self.bias_at(cache, ctx) if ctx.u.any() else np.zeros(1)  # quadratic in u
+        b = self.bias_at(cache, ctx) if np.count_nonzero(ctx.u) else np.zeros(1)  # quadratic in u
         return RowBlock(A=A, b=b, position=np.array([(d @ d - L * L) / (2 * L)]),
                         velocity=np.array([d @ d_dot / L]), c=np.zeros(1)), cache
 
@@ -101,7 +101,7 @@ class KnifeEdgeRows(LinearKind):
         v = J @ ctx.u
         A = (n @ J)[None, :]
         cache = (P, n, J)
-        b = self.bias_at(cache, ctx) if ctx.u.any() else np.zeros(1)  # quadratic in u
+        b = self.bias_at(cache, ctx) if np.count_nonzero(ctx.u) else np.zeros(1)  # quadratic in u
         return RowBlock(A=A, b=b, position=None, velocity=np.array([n @ v]),
                         c=np.zeros(1)), cache
 
@@ -169,7 +169,7 @@ class RollingDiskRows(LinearKind):
         A = np.vstack((J_P[2][None, :], J_P[:2]))
         cache = (a, p, s, rho)
         # b is quadratic in u: 0 at u = 0 (the reduced formulations' first stage)
-        b = self.bias_at(cache, ctx) if ctx.u.any() else np.zeros(3)
+        b = self.bias_at(cache, ctx) if np.count_nonzero(ctx.u) else np.zeros(3)
         return RowBlock(A=A, b=b, position=np.array([C[2] - self.radius * s]), velocity=A @ ctx.u,
                         c=np.zeros(3)), cache
 
