@@ -182,9 +182,10 @@ class PointRowSet(ConstraintSet):
             b[self._d_rows] = -(np.einsum("ki,ki->k", d, relative) + np.einsum("ki,ki->k", d_dot, d_dot)) / self._lengths
         return b
 
-    def _rows(self, A, b, position, u, own=None) -> ConstraintRows:
+    def _rows(self, A, b, position, u, own=None, like=None) -> ConstraintRows:
         """The stacked rows: the point rows' arrays as they are, or (`own`: the other kinds' blocks in
-        kind order, None for a point kind) each point kind's share stacked with those blocks."""
+        kind order, None for a point kind) each point kind's share stacked with those blocks (A, Φ and
+        c those of `like`, the rows at u = 0, when every kind's A is u-independent)."""
         if own is None:
             return ConstraintRows(A, b, self.level, self.owner, position, A @ u, self._velocity_rows, self._no_c,
                                   self._linear_rows)
@@ -192,7 +193,7 @@ class PointRowSet(ConstraintSet):
         blocks = [block if block is not None else
                   RowBlock(A=A[rows], b=b[rows], position=position[rows], velocity=velocity[rows], c=self._no_c[rows])
                   for block, rows in zip(own, self._slices)]
-        return self._stack(blocks, u.shape[0])
+        return self._stack(blocks, u.shape[0], like=like if self._all_fast else None)
 
     # --- ConstraintSet's interface ----------------------------------------------------------------
 
@@ -234,4 +235,4 @@ class PointRowSet(ConstraintSet):
                                     velocity=block.A @ u + block.c, c=block.c))
             else:
                 own.append(k.evaluate(ctx))
-        return self._rows(A, b, position, u, own)
+        return self._rows(A, b, position, u, own, like=split.rows)
