@@ -138,7 +138,7 @@ class PinocchioTree:
         self._v_gather = np.array(v_gather, dtype=int)
         self._v_scatter = np.argsort(self._v_gather)  # pinocchio's index of each eomlab speed
         self._permuted = not np.array_equal(self._v_gather, np.arange(kin.n_u))
-        self._last_configuration = None  # (q, q_pin) of the last `configuration` with quaternions
+        self._last_configuration = None  # (the bytes of q, q_pin) of the last `configuration` with quaternions
         self._lower = np.tril_indices(kin.n_u, -1)  # M's entries pinocchio's CRBA leaves unfilled
         # one Data for every call (pinocchio's holds nv³ tensors: about 0.5 GB and 1 s to make at 200
         # joints); each method reads what it needs from it before it returns
@@ -162,8 +162,9 @@ class PinocchioTree:
             return q
         if self._simple:
             return q[self._q_gather]
-        last = self._last_configuration  # asked for again at one q (the rows, then M and the forcing)
-        if last is not None and np.array_equal(last[0], q):
+        key = q.tobytes()  # asked for again at one q (the rows, then M and the forcing)
+        last = self._last_configuration
+        if last is not None and last[0] == key:
             return last[1]
         q_pin = np.empty(self._q_gather.size)
         q_pin[self._plain] = q[self._plain_source]
@@ -172,7 +173,7 @@ class PinocchioTree:
             p /= np.sqrt(p @ p)
         for start, angles, sequence in self._euler_quaternions:
             q_pin[start : start + 4] = _euler_quaternion(sequence, q[angles])
-        self._last_configuration = (q.copy(), q_pin)
+        self._last_configuration = (key, q_pin)
         return q_pin
 
     def mass_matrix(self, q_pin: np.ndarray) -> np.ndarray:

@@ -166,7 +166,7 @@ class RollingDiskRows(LinearKind):
         rho = -self.radius * p / s
         C = ks.com[i]
         J_P = kin.point_jacobian(ks, i, C + rho)  # material point at the contact
-        A = np.vstack((J_P[2][None, :], J_P[:2]))
+        A = J_P[[2, 0, 1]]
         cache = (a, p, s, rho)
         # b is quadratic in u: 0 at u = 0 (the reduced formulations' first stage)
         b = self.bias_at(cache, ctx) if np.count_nonzero(ctx.u) else np.zeros(3)

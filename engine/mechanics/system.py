@@ -131,7 +131,7 @@ class MechanicalSystem:
         # loop closures stacked on the compiled tree's Jacobians (engine.compiled.point_rows) where it runs
         self.constraints = compiled_point_rows(self.constraints, self.tree_backend)
         self._no_effort = np.zeros(self.n_u)
-        self._last_rates = None  # (q, W(q)) of the last rate_matrix on the compiled path
+        self._last_rates = None  # (the bytes of q, W(q)) of the last rate_matrix on the compiled path
 
     @property
     def compiled(self) -> bool:
@@ -171,11 +171,12 @@ class MechanicalSystem:
         if self.tree_backend is None:
             return self.kin.rate_matrix(q)
         # a reduced formulation asks twice at one q (its rows at u = 0, then the dynamics): the last is kept
+        key = np.asarray(q, dtype=float).tobytes()  # (cheaper than comparing arrays)
         last = self._last_rates
-        if last is not None and np.array_equal(last[0], q):
+        if last is not None and last[0] == key:
             return last[1]
         W = self.kin.rate_matrix_closed_form(q)
-        self._last_rates = (np.array(q, dtype=float), W)
+        self._last_rates = (key, W)
         return W
 
     def qdot(self, q, u) -> np.ndarray:
