@@ -1,4 +1,8 @@
-"""Sections 3 and 4: constrained systems with every formulation, and the targets from the issues."""
+"""Sections 3 and 4: constrained systems with every formulation, and the targets from the issues; run alone
+(`main`, at the end), one constrained right-hand side beside MuJoCo's mj_forward."""
+import os
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -8,6 +12,7 @@ from threadpoolctl import ThreadpoolController, threadpool_limits
 
 from bench_common import (  # noqa: E402
     METHODS,
+    ROOT,
     Config,
     Report,
     chain_model,
@@ -151,3 +156,107 @@ def limit_overheads() -> tuple[float, float]:
             pass
 
     return time_call(fresh, 0.01, 9), time_call(reused, 0.01, 9)
+
+
+# --- run alone: one constrained right-hand side beside MuJoCo's mj_forward (issue 30, item 1) ----------------------
+#
+#     .venv/bin/python bench/bench_constrained.py [--rounds 7] [--calls 300]
+#
+# Per model, every formulation's right-hand side (`formulation.derivative` at the initial state, the compiled path
+# and the numpy path, EOMLAB_FAST_PATH=0) and MuJoCo's mj_forward on the model written by `eomlab export`, in
+# interleaved rounds; each ratio is taken inside its round (medians shown). CPU seconds of this process per call,
+# BLAS on one thread. The rolling disk: its constraint is not exported (MuJoCo has no rolling constraint), so
+# MuJoCo's disk gets a floor and its cylinder-plane contact (condim 3) instead.
+
+STANDALONE_MODELS = ("four-bar", "four-bar, absolute", "rolling disk (leaning)", "chain of 10 four-bars")
+
+
+def standalone_models():
+    """(label, model, coordinates, MJCF text) of the models the standalone bench measures."""
+    from eomlab.engine.modelfile import load_model
+    from eomlab.engine.robot_formats import export_mjcf
+
+    sys.path.insert(0, os.path.join(ROOT, "tests", "engine", "compiled"))
+    from four_bar_chain import four_bar_chain
+
+    models = os.path.join(ROOT, "assets", "models")
+    four_bar = load_model(os.path.join(models, "four_bar.eom.json"))
+    disk = load_model(os.path.join(models, "rolling_disk_leaning.eom.json"))
+    chain = four_bar_chain(10)
+    disk_xml = export_mjcf(disk)[0].replace('<flag contact="disable" />', "")
+    disk_xml = disk_xml.replace('contype="0" conaffinity="0"', 'contype="1" conaffinity="1" condim="3"')
+    disk_xml = disk_xml.replace("<worldbody>", '<worldbody>\n    <geom type="plane" size="20 20 0.1" />', 1)
+    return [("four-bar", four_bar, "joint", export_mjcf(four_bar)[0]),
+            ("four-bar, absolute", four_bar, "absolute", export_mjcf(four_bar)[0]),
+            ("rolling disk (leaning)", disk, "joint", disk_xml),
+            ("chain of 10 four-bars", chain, "joint", export_mjcf(chain)[0])]
+
+
+def _mj_forward(xml: str):
+    import mujoco
+
+    m = mujoco.MjModel.from_xml_string(xml)
+    d = mujoco.MjData(m)
+    if m.nkey:
+        mujoco.mj_resetDataKeyframe(m, d, 0)
+    mujoco.mj_forward(m, d)
+    return lambda: mujoco.mj_forward(m, d)
+
+
+def _per_call(fn, calls: int) -> float:
+    t0 = time.process_time()
+    for _ in range(calls):
+        fn()
+    return (time.process_time() - t0) / calls
+
+
+def standalone(rounds: int, calls: int) -> list[list[str]]:
+    from eomlab.engine.compiled.tree_backend import FAST_PATH_VARIABLE
+
+    rows = []
+    for label, model, coords, xml in standalone_models():
+        fns = {"mj_forward": _mj_forward(xml)}
+        for path in ("1", "0"):
+            os.environ[FAST_PATH_VARIABLE] = path
+            for method in METHODS:
+                sim = Simulation(model, method=method, coordinates=coords)
+                y = np.array(sim.stepper.y, copy=True)
+                fns[(method, path)] = lambda f=sim.formulation.derivative, y=y: f(0.0, y)
+        os.environ.pop(FAST_PATH_VARIABLE)
+        times = {k: [] for k in fns}
+        with one_thread():
+            for fn in fns.values():
+                fn()
+            for _ in range(rounds):
+                for k, fn in fns.items():
+                    times[k].append(_per_call(fn, calls if k != "mj_forward" else 20 * calls))
+        mj = np.array(times["mj_forward"])
+        for method in METHODS:
+            fast, slow = np.array(times[(method, "1")]), np.array(times[(method, "0")])
+            kane = np.array(times[("kane", "1")])
+            fastest = np.min([times[(m, "1")] for m in METHODS], axis=0)
+            rows.append([label, method, fmt_time(float(np.median(fast))), fmt_time(float(np.median(slow))),
+                         fmt_time(float(np.median(mj))), f"{np.median(fast / mj):.1f}×", f"{np.median(slow / mj):.1f}×",
+                         f"{np.median(fast / fastest):.2f}×", f"{np.median(fast / kane):.2f}×"])
+            print("  ", " | ".join(rows[-1]), flush=True)
+    return rows
+
+
+def main(argv=None):
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--calls", type=int, default=300)
+    args = parser.parse_args(argv)
+    load = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+    print(f"uptime before: {load}", flush=True)
+    rows = standalone(args.rounds, args.calls)
+    print(f"uptime after: {subprocess.run(['uptime'], capture_output=True, text=True).stdout.strip()}")
+    print()
+    print(table(["model", "formulation", "RHS compiled", "RHS numpy", "mj_forward", "compiled / mj", "numpy / mj",
+                 "/ fastest method", "/ kane"], rows))
+
+
+if __name__ == "__main__":
+    main()

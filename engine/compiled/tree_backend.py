@@ -142,10 +142,13 @@ class PinocchioTree:
         self._v_gather = np.array(v_gather, dtype=int)
         self._v_scatter = np.argsort(self._v_gather)  # pinocchio's index of each eomlab speed
         self._permuted = not np.array_equal(self._v_gather, np.arange(kin.n_u))
+        self._last_configuration = None  # (the bytes of q, q_pin) of the last `configuration` with quaternions
+        self._lower = np.tril_indices(kin.n_u, -1)  # M's entries pinocchio's CRBA leaves unfilled
         # one Data for every call (pinocchio's holds nv³ tensors: about 0.5 GB and 1 s to make at 200
         # joints); each method reads what it needs from it before it returns
         self._weightless, self._gravity = pin.Motion.Zero(), pin.Motion(model.gravity)  # copies
         self._body_joint = np.array([joint_of[b] for b in range(kin.n_bodies)], dtype=int)
+        self._body_joint_list = [int(j) for j in self._body_joint]
         placed = np.array([frame_of[b].homogeneous for b in range(kin.n_bodies)]).reshape(kin.n_bodies, 4, 4)
         self._body_frames = None if np.array_equal(placed, np.broadcast_to(np.eye(4), placed.shape)) else placed
         self.kin = kin
@@ -163,6 +166,10 @@ class PinocchioTree:
             return q
         if self._simple:
             return q[self._q_gather]
+        key = q.tobytes()  # asked for again at one q (the rows, then M and the forcing)
+        last = self._last_configuration
+        if last is not None and last[0] == key:
+            return last[1]
         q_pin = np.empty(self._q_gather.size)
         q_pin[self._plain] = q[self._plain_source]
         for start, _ in self._quaternions:
@@ -170,12 +177,14 @@ class PinocchioTree:
             p /= np.sqrt(p @ p)
         for start, angles, sequence in self._euler_quaternions:
             q_pin[start : start + 4] = _euler_quaternion(sequence, q[angles])
+        self._last_configuration = (key, q_pin)
         return q_pin
 
     def mass_matrix(self, q_pin: np.ndarray) -> np.ndarray:
         """M by the composite-rigid-body algorithm (pinocchio fills the upper triangle)."""
-        M = self.pin.crba(self.model, self.data, q_pin)
-        M = np.triu(M) + np.triu(M, 1).T
+        M = self.pin.crba(self.model, self.data, q_pin).copy()
+        lower = self._lower
+        M[lower] = M.T[lower]
         return M[np.ix_(self._v_scatter, self._v_scatter)] if self._permuted else M
 
     def bias_forces(self, q_pin: np.ndarray, u: np.ndarray) -> np.ndarray:
@@ -225,10 +234,30 @@ class PinocchioTree:
         J = np.array(data.J).reshape(6, self.n_u)  # (a single column comes back 1-D)
         if self._permuted:
             J = J[:, self._v_scatter]
-        H = np.array([M.homogeneous for M in data.oMi])[self._body_joint]
+        oMi = data.oMi
+        R = np.array([oMi[j].rotation for j in self._body_joint_list])
+        origin = np.array([oMi[j].translation for j in self._body_joint_list])
         if self._body_frames is not None:
-            H = H @ self._body_frames
-        return np.ascontiguousarray(H[:, :3, :3]), np.ascontiguousarray(H[:, :3, 3]), J.T
+            frames = self._body_frames
+            origin = origin + (R @ frames[:, :3, 3:])[:, :, 0]
+            R = R @ frames[:, :3, :3]
+        return R, origin, J.T
+
+    def world_jacobian(self, q_pin: np.ndarray):
+        """(J, oMi): every speed's world twist (6, nu; the velocity of the body-fixed point at the world
+        origin, then the angular axis) in eomlab's order, and pinocchio's joint placements (read them
+        before the next call)."""
+        data = self.data
+        self.pin.computeJointJacobians(self.model, data, q_pin)
+        J = data.J.reshape(6, self.n_u)
+        return (J[:, self._v_scatter] if self._permuted else J.copy()), data.oMi
+
+    def world_jacobian_rate(self, q_pin: np.ndarray, u: np.ndarray) -> np.ndarray:
+        """J̇ (6, nu) at (q, u) in eomlab's order (pinocchio's time variation, WORLD)."""
+        data = self.data
+        self.pin.computeJointJacobiansTimeVariation(self.model, data, q_pin, self._theirs(u))
+        dJ = data.dJ.reshape(6, self.n_u)
+        return dJ[:, self._v_scatter] if self._permuted else dJ.copy()
 
     def bias_twists(self, q_pin: np.ndarray, u: np.ndarray) -> np.ndarray:
         """(nb, 6) the rate of every body's world twist at u̇ = 0 (linear part at the world origin,

@@ -7,7 +7,7 @@ import numpy as np
 from eomlab.engine.model import Coincident, Distance, KnifeEdge, RollingDisk
 from eomlab.engine.rotations import cross
 from eomlab.engine.forcing.action import Action
-from eomlab.engine.constraints.rows import AXES, HOLONOMIC, VELOCITY, ConstraintKind, LinearKind, RowBlock, between, body_index, world_point
+from eomlab.engine.constraints.rows import AXES, HOLONOMIC, VELOCITY, LinearKind, RowBlock, between, body_index, world_point
 
 
 class CoincidentRows(LinearKind):
@@ -28,8 +28,9 @@ class CoincidentRows(LinearKind):
         J = kin.point_jacobian(ks, self.b, Pb) - kin.point_jacobian(ks, self.a, Pa)
         ax = self.axes
         cache = (Pa, Pb)
-        return RowBlock(A=J[ax], b=self.bias_at(cache, ctx), position=(Pb - Pa)[ax], velocity=(J @ ctx.u)[ax],
-                        c=np.zeros(self.rows)), cache
+        # b is quadratic in u: 0 at u = 0 (the reduced formulations' first stage)
+        b = self.bias_at(cache, ctx) if np.count_nonzero(ctx.u) else np.zeros(self.rows)
+        return RowBlock(A=J[ax], b=b, position=(Pb - Pa)[ax], velocity=(J @ ctx.u)[ax], c=np.zeros(self.rows)), cache
 
     def bias_at(self, cache, ctx):
         Pa, Pb = cache
@@ -63,7 +64,8 @@ class DistanceRows(LinearKind):
         d_dot = J @ ctx.u
         A = (d @ J)[None, :] / L
         cache = (Pa, Pb, d, J)
-        return RowBlock(A=A, b=self.bias_at(cache, ctx), position=np.array([(d @ d - L * L) / (2 * L)]),
+        b = self.bias_at(cache, ctx) if np.count_nonzero(ctx.u) else np.zeros(1)  # quadratic in u
+        return RowBlock(A=A, b=b, position=np.array([(d @ d - L * L) / (2 * L)]),
                         velocity=np.array([d @ d_dot / L]), c=np.zeros(1)), cache
 
     def bias_at(self, cache, ctx):
@@ -99,7 +101,8 @@ class KnifeEdgeRows(LinearKind):
         v = J @ ctx.u
         A = (n @ J)[None, :]
         cache = (P, n, J)
-        return RowBlock(A=A, b=self.bias_at(cache, ctx), position=None, velocity=np.array([n @ v]),
+        b = self.bias_at(cache, ctx) if np.count_nonzero(ctx.u) else np.zeros(1)  # quadratic in u
+        return RowBlock(A=A, b=b, position=None, velocity=np.array([n @ v]),
                         c=np.zeros(1)), cache
 
     def bias_at(self, cache, ctx):
@@ -116,12 +119,13 @@ class KnifeEdgeRows(LinearKind):
         return [Action(f"constraint {self.name}", "contact", i, P, lam[0] * (ks.R[i] @ self.direction))]
 
 
-class RollingDiskRows(ConstraintKind):
+class RollingDiskRows(LinearKind):
     """A disk rolling without slipping on z = 0.
 
     Holonomic: the lowest rim point touches the plane, Φ = z_C − r·sqrt(1 − (a·k)²).
     First order: the material contact point has no horizontal velocity (2 rows; its vertical
-    velocity is Φ_dot already).
+    velocity is Φ_dot already). The contact point depends on the disk's pose only, so A, Φ (and
+    c = 0) are those at u = 0 and only b is taken at u (`bias_at`).
     """
 
     def __init__(self, kin, c: RollingDisk, path: str = ""):
@@ -133,38 +137,50 @@ class RollingDiskRows(ConstraintKind):
         self.rows, self.level = 3, (HOLONOMIC, VELOCITY, VELOCITY)
         self.labels = ("contact", "slip_x", "slip_y")
 
-    def _contact(self, ks):
-        """Centre-to-contact vector ρ = r·c and its rate, with c the unit downward rim direction."""
-        i, r = self.body, self.radius
-        k = np.array([0.0, 0.0, 1.0])
-        a = ks.R[i] @ self.axis
-        a_dot = cross(ks.omega[i], a)
-        ka = a[2]
-        p = k - ka * a
-        s = np.linalg.norm(p)
+    def _geometry(self, ks):
+        """(a, p, s) at the pose: the disk's axis a in the world, p = k − (a·k) a and s = |p|, with
+        −p / s the unit downward rim direction."""
+        a = ks.R[self.body] @ self.axis
+        p = -a[2] * a
+        p[2] += 1.0
+        s = float(np.sqrt(p @ p))
         if s < 1e-9:
             raise ArithmeticError(f"constraint {self.name}: the disk lies flat, its contact point is undefined")
-        p_dot = -a_dot[2] * a - ka * a_dot
-        s_dot = p @ p_dot / s
-        c = -p / s
-        c_dot = -(p_dot * s - p * s_dot) / (s * s)
-        return r * c, r * c_dot, s
+        return a, p, s
 
-    def evaluate(self, ctx):
+    def _contact(self, ks):
+        """Centre-to-contact vector ρ = r·c and its rate, with c the unit downward rim direction."""
+        a, p, s = self._geometry(ks)
+        return -self.radius * p / s, self._contact_rate(ks, a, p, s), s
+
+    def _contact_rate(self, ks, a, p, s):
+        """ρ̇ = r ċ at the state's angular velocity."""
+        a_dot = cross(ks.omega[self.body], a)
+        p_dot = -a_dot[2] * a - a[2] * a_dot
+        s_dot = p @ p_dot / s
+        return -self.radius * (p_dot * s - p * s_dot) / (s * s)
+
+    def evaluate_at_zero(self, ctx):
         ks, kin, i = ctx.ks, self.kin, self.body
-        rho, rho_dot, s = self._contact(ks)
+        a, p, s = self._geometry(ks)
+        rho = -self.radius * p / s
         C = ks.com[i]
-        P = C + rho
-        J_P = kin.point_jacobian(ks, i, P)  # material point at the contact
-        v_P = J_P @ ctx.u
-        w = ks.omega[i]
-        # d/dt (v_C + ω × ρ) with ρ the geometric contact vector (it slides along the rim);
-        # the holonomic row uses the same form: Φ_dot = v_Pz because the rim tangent is horizontal
-        bias = ks.a_bias[i] + cross(ks.alpha_bias[i], rho) + cross(w, rho_dot)
-        A = np.vstack((J_P[2][None, :], J_P[:2]))
-        b = -np.array([bias[2], bias[0], bias[1]])
-        return RowBlock(A=A, b=b, position=np.array([C[2] - self.radius * s]),
-                        velocity=v_P[[2, 0, 1]], c=np.zeros(3))
+        J_P = kin.point_jacobian(ks, i, C + rho)  # material point at the contact
+        A = J_P[[2, 0, 1]]
+        cache = (a, p, s, rho)
+        # b is quadratic in u: 0 at u = 0 (the reduced formulations' first stage)
+        b = self.bias_at(cache, ctx) if np.count_nonzero(ctx.u) else np.zeros(3)
+        return RowBlock(A=A, b=b, position=np.array([C[2] - self.radius * s]), velocity=A @ ctx.u,
+                        c=np.zeros(3)), cache
+
+    def bias_at(self, cache, ctx):
+        """−(d/dt (v_C + ω × ρ)) in (z, x, y), with ρ the geometric contact vector (it slides along the
+        rim); the holonomic row uses the same form: Φ_dot = v_Pz because the rim tangent is horizontal."""
+        a, p, s, rho = cache
+        ks, i = ctx.ks, self.body
+        rho_dot = self._contact_rate(ks, a, p, s)
+        bias = ks.a_bias[i] + cross(ks.alpha_bias[i], rho) + cross(ks.omega[i], rho_dot)
+        return -bias[[2, 0, 1]]
 
     def actions(self, ks, lam):
         """The ground's force on the disk at the contact point: rows (z, x, y) of A = J_P."""

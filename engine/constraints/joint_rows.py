@@ -153,7 +153,8 @@ class SpatialPins(LinearKind):
         target[k] = ks.origin[self.parent] + rho
         A = self._A0.copy()
         A[self._rows_w, self._cols_w] = Rp @ self._skew_at
-        block = RowBlock(A=A, b=self.bias_at(rho, ctx), position=(ks.origin[self.child] - target).ravel(),
+        b = self.bias_at(rho, ctx) if np.count_nonzero(ctx.u) else np.zeros(self.rows)  # quadratic in u
+        block = RowBlock(A=A, b=b, position=(ks.origin[self.child] - target).ravel(),
                          velocity=A @ ctx.u, c=self._zero_c)
         return block, rho
 
@@ -233,8 +234,8 @@ class PlanarPins(LinearKind):
         flat[self._flat_x] = rho_y  # −(ẑ × ρ)_x = ρ_y
         flat[self._flat_y] = -rho_x
         cache = rho[k]
-        return RowBlock(A=A, b=self.bias_at(cache, ctx), position=phi.ravel(), velocity=A @ u,
-                        c=self._zero_c), cache
+        b = self.bias_at(cache, ctx) if np.count_nonzero(u) else np.zeros(self.rows)  # quadratic in u
+        return RowBlock(A=A, b=b, position=phi.ravel(), velocity=A @ u, c=self._zero_c), cache
 
     def bias_at(self, rho_k, ctx):
         """b = −θ̇_p² ρ (pins on the ground have b = 0)."""

@@ -223,8 +223,7 @@ class ReducedFormulation(Formulation):
         sel, rest = self.partition_rows, self._rest_rows
         l = len(self.indep)
         if sel.size:
-            C = np.zeros((n, l))
-            C[self.indep, np.arange(l)] = 1.0
+            C = self._selection(n, l)
             p = np.zeros(n)
             if factor is None:
                 factor = _PartitionFactor(rows.A[sel], self.dep, self.indep)
@@ -255,6 +254,15 @@ class ReducedFormulation(Formulation):
         # second group: λ = Dᵀ Aᵀλ, A D = I (Aᵀλ = M u_dot − f for the projected tree equations)
         lam = _second_group(rows.A, self.constraint_force(dyn, state, u_dot)) if self.multipliers_wanted else np.zeros(0)
         return u_dot, lam, {"independent": l, "reduced_dof": l if N is None else N.shape[1]}
+
+    def _selection(self, n, l):
+        """A fresh n × l matrix with a 1 at (indep[j], j): C's independent rows (kept per partition)."""
+        kept = getattr(self, "_selection_kept", None)
+        if kept is None or kept[0] is not self.indep:
+            C = np.zeros((n, l))
+            C[self.indep, np.arange(l)] = 1.0
+            kept = self._selection_kept = (self.indep, C)
+        return kept[1].copy()
 
     def acceleration_basis_for(self, A_R, b_R, row_index, scale=0.0):
         """Null-space basis N of A_R and a particular w_p with A_R w_p = b_R."""
@@ -321,7 +329,7 @@ class _PartitionFactor:
             raise np.linalg.LinAlgError("Singular matrix")
         self.lu, self.piv = lu, piv
         l = len(indep)
-        rhs = A_L[:, indep] if c_L is None else np.column_stack((A_L[:, indep], c_L))
+        rhs = A_L[:, indep] if c_L is None else np.concatenate((A_L[:, indep], c_L[:, None]), axis=1)
         sol = _GETRS(lu, piv, rhs, overwrite_b=True)[0]
         self.X = sol[:, :l]
         self.x_c = None if c_L is None else sol[:, l]

@@ -26,6 +26,7 @@ from eomlab.engine.kinematics import KinematicState, TreeKinematics
 from eomlab.engine.model import Model, initial_coordinates, initial_speeds, speed_names
 from eomlab.engine.rotations import cross
 from eomlab.engine.mechanics.state import StateContext
+from eomlab.engine.compiled.point_rows import compiled_point_rows
 from eomlab.engine.compiled.tree_backend import NUMPY_PATH, PINOCCHIO_PATH, build_tree_backend
 
 
@@ -131,9 +132,12 @@ class MechanicalSystem:
         rotor = self.armature.pinocchio_armature() if self.armature is not None else None
         self.tree_backend, self.dynamics_path = (build_tree_backend(self.kin, self.gravity, rotor) if compiled
                                                  else (None, f"{NUMPY_PATH} (asked for)"))
+        # loop closures stacked on the compiled tree's Jacobians (engine.compiled.point_rows) where it runs
+        self.constraints = compiled_point_rows(self.constraints, self.tree_backend)
         self._no_effort = np.zeros(self.n_u)
         # armature the tree's recursions do not hold: M and the forcing take it on (no bare ABA)
         self._armature_explicit = self.armature is not None and self.armature.explicit(self.tree_backend is not None)
+        self._last_rates = None  # (the bytes of q, W(q)) of the last rate_matrix on the compiled path
 
     @property
     def compiled(self) -> bool:
@@ -170,7 +174,16 @@ class MechanicalSystem:
 
     def rate_matrix(self, q) -> np.ndarray:
         """W(q) with q̇ = W u: each block in closed form on the compiled path, the numpy reference otherwise."""
-        return self.kin.rate_matrix_closed_form(q) if self.tree_backend is not None else self.kin.rate_matrix(q)
+        if self.tree_backend is None:
+            return self.kin.rate_matrix(q)
+        # a reduced formulation asks twice at one q (its rows at u = 0, then the dynamics): the last is kept
+        key = np.asarray(q, dtype=float).tobytes()  # (cheaper than comparing arrays)
+        last = self._last_rates
+        if last is not None and last[0] == key:
+            return last[1]
+        W = self.kin.rate_matrix_closed_form(q)
+        self._last_rates = (key, W)
+        return W
 
     def qdot(self, q, u) -> np.ndarray:
         return self.kin.qdot(q, u) if self.has_body_rates else np.array(u, dtype=float, copy=True)

@@ -78,7 +78,15 @@ def fifty_link_chain() -> Model:
 
 DEGENERATE = {"point_mass_pendulum_file": point_mass_pendulum_file, "tilted_point_mass_pendulum": tilted_point_mass_pendulum,
               "point_mass_double_pendulum": point_mass_double_pendulum, "spinning_point_mass": spinning_point_mass}
-OTHER_HIDDEN = {"revolute_prismatic_tree": revolute_prismatic_tree, "fifty_link_chain": fifty_link_chain}
+def chain_of_three_four_bars() -> Model:
+    """Three four-bars in series (tests/engine/compiled/four_bar_chain.py): six loop-closure rows."""
+    from four_bar_chain import four_bar_chain
+
+    return four_bar_chain(3)
+
+
+OTHER_HIDDEN = {"revolute_prismatic_tree": revolute_prismatic_tree, "fifty_link_chain": fifty_link_chain,
+                "chain_of_three_four_bars": chain_of_three_four_bars}
 LONGER = {"point_mass_pendulum_file", "tilted_point_mass_pendulum", "point_mass_double_pendulum", "simple_pendulum"}
 
 
