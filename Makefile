@@ -18,8 +18,9 @@ run: $(STAMP)
 	else $(BIN)/eomlab; fi
 
 # -n auto: one worker per core (pytest-xdist); --dist loadfile keeps each test file on one worker, so a
-# module's cached derivations and windows are built once
-PYTEST := $(BIN)/python -m pytest -q -n auto --dist loadfile
+# module's cached derivations and windows are built once; --no-loadscope-reorder keeps the order of
+# tests/conftest.py (the longest files first) instead of xdist's (the files with most tests first)
+PYTEST := $(BIN)/python -m pytest -q -n auto --dist loadfile --no-loadscope-reorder
 
 test: $(STAMP)
 	@if [ -z "$$DISPLAY" ] && command -v xvfb-run >/dev/null; then \
