@@ -17,16 +17,21 @@ run: $(STAMP)
 		echo "no display: running under xvfb-run"; xvfb-run -a $(BIN)/eomlab; \
 	else $(BIN)/eomlab; fi
 
+# -n auto: one worker per core (pytest-xdist); --dist loadfile keeps each test file on one worker, so a
+# module's cached derivations and windows are built once; --no-loadscope-reorder keeps the order of
+# tests/conftest.py (the longest files first) instead of xdist's (the files with most tests first)
+PYTEST := $(BIN)/python -m pytest -q -n auto --dist loadfile --no-loadscope-reorder
+
 test: $(STAMP)
 	@if [ -z "$$DISPLAY" ] && command -v xvfb-run >/dev/null; then \
-		xvfb-run -a -s "-screen 0 1600x1000x24" $(BIN)/python -m pytest -q; \
-	else $(BIN)/python -m pytest -q; fi
+		xvfb-run -a -s "-screen 0 1600x1000x24" $(PYTEST); \
+	else $(PYTEST); fi
 
 # everything, the slow checks too (10^6 integrator steps with a memory bound: several minutes)
 test-all: $(STAMP)
 	@if [ -z "$$DISPLAY" ] && command -v xvfb-run >/dev/null; then \
-		xvfb-run -a -s "-screen 0 1600x1000x24" $(BIN)/python -m pytest -q -m "slow or not slow"; \
-	else $(BIN)/python -m pytest -q -m "slow or not slow"; fi
+		xvfb-run -a -s "-screen 0 1600x1000x24" $(PYTEST) -m "slow or not slow"; \
+	else $(PYTEST) -m "slow or not slow"; fi
 
 bench: $(STAMP)
 	$(BIN)/python bench/bench_chains.py

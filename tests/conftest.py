@@ -1,10 +1,38 @@
 """Hypothesis runs derandomized by default, so that a test run (and CI) is reproducible; set
 HYPOTHESIS_PROFILE=explore for a fresh random search (what it finds goes into the code, and its
-example into a test)."""
+example into a test).
+
+Each test process (a pytest-xdist worker, or the one process without -n) and the windows it starts
+in child processes keep their settings (QSettings' default store, recovery files) in a folder of
+their own, not in the user's ~/.config: two workers never write one settings file, and no run of
+the suite reads what an earlier one or the user left there."""
+import atexit
 import os
+import shutil
+import tempfile
 
 from hypothesis import settings
 
 settings.register_profile("repeatable", derandomize=True, print_blob=True)
 settings.register_profile("explore", derandomize=False, print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
+
+_CONFIG = tempfile.mkdtemp(prefix=f"eomlab-config-{os.environ.get('PYTEST_XDIST_WORKER', 'main')}-")
+os.environ["XDG_CONFIG_HOME"] = _CONFIG
+atexit.register(shutil.rmtree, _CONFIG, True)
+
+#: The longest test files (tens of seconds each on one core, `pytest --durations`), by file name so that
+#: a file keeps its place wherever it moves. pytest-xdist's --dist loadfile hands out whole files in
+#: collection order; started last, one of these would run on one worker while the others idle.
+LONGEST_FILES = ("test_equations_page.py", "test_symbolic.py", "test_layout_report.py", "test_equations_view.py",
+                 "test_screenshots.py", "test_repaint.py", "test_sweep_dask.py", "test_sweep_cli.py",
+                 "test_tree_backend_runs.py", "test_run.py", "test_recording.py", "test_presentation.py")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Under pytest-xdist only (a worker's collection; a run in one process keeps pytest's order):
+    the longest files first, every file's own tests in their order."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    rank = {name: i for i, name in enumerate(LONGEST_FILES)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(LONGEST_FILES)))  # stable: the rest keep their order

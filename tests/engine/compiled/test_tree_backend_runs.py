@@ -1,8 +1,11 @@
 """Whole runs on the compiled path (engine.compiled.tree_backend, pinocchio) against the numpy reference.
 
 Every preset, every hidden-shape tree of test_tree_backend and test_numba_kernels (the 50-link
-chain among them) and the degenerate shapes below (point
-masses with zero inertia, turned joint frames, a tilted axis, a massless spin) run in every
+chain among them), the hidden models of the joint tests (the arm of test_joint_forces, the sleeve
+of test_cylindrical_joint, the Hooke joint of test_universal_joint, the box in Euler parameters of
+test_quaternions) and the degenerate shapes below (point masses with zero inertia, rods with no
+inertia across them listed out of depth-first order, turned joint frames, a tilted axis, a massless
+spin) run in every
 formulation, in joint and in absolute coordinates, for 0.1 s at rtol = atol = 1e-12 (0.6 s for
 the point-mass pendulums) on both paths: both must finish — or be refused at the start with the
 same words — and their samples agree to 1e-8 relative (the two paths differ by rounding only).
@@ -71,13 +74,54 @@ def revolute_prismatic_tree() -> Model:
     return tree()
 
 
+def hinged_arm() -> Model:
+    """test_joint_forces' 3-D arm: revolute joints about x then y, and a slider."""
+    from test_joint_forces import hinged_arm as arm
+
+    return arm()
+
+
+def slanted_sleeve() -> Model:
+    """test_cylindrical_joint's sleeve on a slanted cylindrical joint carrying a pendulum."""
+    from test_cylindrical_joint import sleeve_model  # imports mujoco's helpers: skipped there without
+
+    return sleeve_model()
+
+
+def hooke_joint() -> Model:
+    """test_universal_joint's body on a universal joint carrying a pendulum."""
+    from test_universal_joint import hooke_model
+
+    return hooke_model()
+
+
+def box_in_euler_parameters() -> Model:
+    """test_quaternions' box on a spherical joint in Euler parameters with a joint spring."""
+    from test_quaternions import _heavy_body_in_euler_parameters
+
+    return _heavy_body_in_euler_parameters()
+
+
+def permuted_rods() -> Model:
+    """Rods with no inertia across them (I = diag(0, 0, 0.1)), listed out of depth-first order (the
+    tree test_numba_kernels' kernel refuses)."""
+    rod = dict(com=(0.5, 0.0, 0.0), inertia=(0.0, 0.0, 0.1))
+    bodies = (_body("a", GROUND, _joint("a", "revolute", q0=(0.3,)), 1.0, **rod),
+              _body("b", GROUND, _joint("b", "revolute", at=(1.0, 0.0, 0.0), u0=(1.0,)), 1.0, **rod),
+              _body("c", "a", _joint("c", "revolute", at=(1.0, 0.0, 0.0), q0=(-0.5,)), 1.0, **rod))
+    return Model(name="permuted rods", gravity=(0.0, -9.81, 0.0), bodies=bodies)
+
+
 def fifty_link_chain() -> Model:
     """test_numba_kernels' 50-link chain (cond(M) about 1e7 along the way)."""
     return preset("planar_chain", n=50, angles=[0.5] * 50)
 
 
 DEGENERATE = {"point_mass_pendulum_file": point_mass_pendulum_file, "tilted_point_mass_pendulum": tilted_point_mass_pendulum,
-              "point_mass_double_pendulum": point_mass_double_pendulum, "spinning_point_mass": spinning_point_mass}
+              "point_mass_double_pendulum": point_mass_double_pendulum, "spinning_point_mass": spinning_point_mass,
+              "permuted_rods": permuted_rods}
+
+
 def chain_of_three_four_bars() -> Model:
     """Three four-bars in series (tests/engine/compiled/four_bar_chain.py): six loop-closure rows."""
     from four_bar_chain import four_bar_chain
@@ -86,7 +130,8 @@ def chain_of_three_four_bars() -> Model:
 
 
 OTHER_HIDDEN = {"revolute_prismatic_tree": revolute_prismatic_tree, "fifty_link_chain": fifty_link_chain,
-                "chain_of_three_four_bars": chain_of_three_four_bars}
+                "hinged_arm": hinged_arm, "slanted_sleeve": slanted_sleeve, "hooke_joint": hooke_joint,
+                "box_in_euler_parameters": box_in_euler_parameters, "chain_of_three_four_bars": chain_of_three_four_bars}
 LONGER = {"point_mass_pendulum_file", "tilted_point_mass_pendulum", "point_mass_double_pendulum", "simple_pendulum"}
 
 
