@@ -222,6 +222,11 @@ class ParameterPanel(QScrollArea):
         except ValueError:
             self.window.statusBar().showMessage(f"{p.path}: not a number: {field.text()!r}", 8000)
             return
+        if not math.isfinite(value):  # Infinity or NaN: refused before any arithmetic (a vector's 0·inf warned)
+            self.window.statusBar().showMessage(f"Refused: {p.path}: must be a finite number, got {field.text()!r}",
+                                                8000)
+            self._show(p, self.current(p))
+            return
         if math.isclose(value, self.current(p)):
             return
         self.change(p, value, next(_gestures))

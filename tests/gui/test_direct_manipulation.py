@@ -200,3 +200,20 @@ def test_a_typed_mass_shows_in_the_tree_without_a_restart(qtbot, make_window):
     field.editingFinished.emit()  # refused in the status bar; nothing changes
     assert "Refused" in window.statusBar().currentMessage() and window.model.bodies[0].mass == 2.5
     assert field.text() == "2.5"
+
+
+@pytest.mark.parametrize("text", ["Infinity", "-Infinity", "inf", "NaN"])
+def test_a_non_finite_parameter_is_refused_without_a_warning(qtbot, make_window, recwarn, text):
+    """Issue 31: `Infinity` typed for |g| (a vector with zero components) printed numpy's
+    RuntimeWarning (0·inf) before being refused."""
+    window = make_window(preset("simple_pendulum").with_settings(t_end=1e5))
+    window.run()
+    wait_for_samples(qtbot, window, 10)
+    before = window.model
+    _, _, field = window.parameter_panel.rows["gravity"]
+    shown = field.text()
+    field.setText(text)
+    field.editingFinished.emit()
+    assert "Refused" in window.statusBar().currentMessage() and "finite" in window.statusBar().currentMessage()
+    assert window.model == before and field.text() == shown
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
