@@ -43,7 +43,7 @@ def main(argv=None) -> int:
     from eomlab.gui.main_window import MainWindow
 
     keep_painting_on_the_gui_thread()
-    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app = QApplication.instance() or QApplication(sys.argv[:1])  # noqa: F841 - lives as long as the window
     settings = QSettings(os.path.join(os.environ.get("TMPDIR", "/tmp"), "bench_compare_stall.ini"), QSettings.IniFormat)
     window = MainWindow(preset(args.model), None, run=True, settings=settings)
     window.confirm_discard = lambda: True

@@ -7,7 +7,7 @@ undo/redo bursts, compare and presentation mode, recording start/stop, run/pause
 
 After each action: no exception reached sys.excepthook (nor threading's or the unraisable hook), no
 warning or error went through Qt's message handler or Python's warnings, and the GUI thread
-answered within STALL_S (a watchdog thread watches a heartbeat timer and dumps every thread's stack
+answered within STALL_S (1 s; longer in proportion to the machine's load beyond its cores) (a watchdog thread watches a heartbeat timer and dumps every thread's stack
 with faulthandler). At the end: the model saves and loads back equal, and undoing everything gives
 the model the session started from. A crash is the child's death by a signal.
 
@@ -118,13 +118,19 @@ def shrink(failed: Outcome, budget_s: float = 300.0) -> Outcome:
     return best
 
 
-def monkey(seeds, seconds: float, model: str, compare: bool = False, shrink_s: float = 300.0, progress=print):
-    """Run each seed for `seconds`; the failures found (shrunk), and the longest stall seen."""
+def monkey(seeds, seconds: float, model: str, compare: bool = False, shrink_s: float = 300.0, progress=print,
+           save: str | None = None):
+    """Run each seed for `seconds`; the failures found (shrunk), and the longest stall seen. With
+    `save` (a folder), each failure's outcome is written there as JSON before the shrink."""
     failures, longest = [], 0.0
     for seed in seeds:
         outcome = run_child(seed, seconds, model, compare)
         longest = max(longest, outcome.longest_stall)
-        progress(outcome.describe().splitlines()[0] + f" (longest GUI stall {outcome.longest_stall:.2f} s)")
+        progress(outcome.describe().splitlines()[0][:300] + f" (longest GUI stall {outcome.longest_stall:.2f} s)")
+        if outcome.failure and save:
+            os.makedirs(save, exist_ok=True)
+            with open(os.path.join(save, f"monkey_{os.path.basename(model)}_{seed}.json"), "w") as fh:
+                json.dump(outcome.__dict__, fh, indent=1)
         if outcome.failure:
             shrunk = shrink(outcome, shrink_s) if shrink_s > 0 else outcome
             progress(shrunk.describe())
@@ -141,6 +147,7 @@ def main(argv=None) -> int:
     parser.add_argument("--compare", action="store_true", help="start in compare mode")
     parser.add_argument("--replay", metavar="FILE", help="a JSON action list (as a failure prints) to replay")
     parser.add_argument("--shrink-seconds", type=float, default=300.0)
+    parser.add_argument("--save", metavar="DIR", help="write each failure's outcome (JSON) here")
     args = parser.parse_args(argv)
     if args.child:
         from monkey_child import child_main
@@ -150,8 +157,12 @@ def main(argv=None) -> int:
         with open(args.replay) as fh:
             outcome = run_child(args.seeds[0], 0.0, args.model, args.compare, json.load(fh))
         print(outcome.describe())
+        if outcome.failure and args.save:
+            os.makedirs(args.save, exist_ok=True)
+            with open(os.path.join(args.save, "replay.json"), "w") as fh:
+                json.dump(outcome.__dict__, fh, indent=1)
         return 1 if outcome.failure else 0
-    failures, _ = monkey(args.seeds, args.seconds, args.model, args.compare, args.shrink_seconds)
+    failures, _ = monkey(args.seeds, args.seconds, args.model, args.compare, args.shrink_seconds, save=args.save)
     return 1 if failures else 0
 
 

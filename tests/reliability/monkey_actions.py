@@ -270,3 +270,15 @@ class Actions:
     def _wait(self, a, b, c, text):
         QTest.qWait(int(20 + 400 * a))
         return f"wait {int(20 + 400 * a)} ms"
+
+    # --- the monkey's self-tests (never chosen at random: not in KINDS) --------------------------
+
+    def _selftest_raise(self, a, b, c, text):
+        from PySide6.QtCore import QTimer
+
+        QTimer.singleShot(0, lambda: 1 / 0)  # an exception inside a Qt slot
+        QTest.qWait(50)
+        return "selftest: a slot raises"
+
+    def _selftest_abort(self, a, b, c, text):
+        os.abort()

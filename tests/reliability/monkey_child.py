@@ -21,6 +21,13 @@ QT_NOISE = ("QStandardPaths", "XDG_RUNTIME_DIR", "QXcbConnection", "Could not co
             "propagateSizeHints", "This plugin does not support", "QOpenGLWidget", "requestActivate")
 
 
+def stall_bound() -> float:
+    """STALL_S on a machine with a core to spare; longer in proportion when the machine's load
+    (processes wanting a core, over the last minute) exceeds its cores: the GUI thread then waits
+    for a core, not for the program."""
+    return STALL_S * max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
+
+
 class Watch:
     """What the hooks caught, and the watchdog of the GUI thread."""
 
@@ -62,7 +69,7 @@ class Watch:
         while not self.stop:
             time.sleep(0.05)
             gap = time.monotonic() - self.beat
-            if gap > STALL_S and not dumped:
+            if gap > stall_bound() and not dumped:
                 with open(self.stacks_path, "w") as fh:
                     fh.write(f"GUI thread silent for {gap:.2f} s; every thread's stack:\n")
                     fh.flush()
@@ -70,14 +77,14 @@ class Watch:
                 dumped = True
             if gap > HANG_S:
                 os._exit(3)
-            if gap <= STALL_S:
+            if gap <= stall_bound():
                 dumped = False
 
     def tick(self) -> None:
         now = time.monotonic()
         gap = now - self.beat
         self.longest = max(self.longest, gap)
-        if gap > STALL_S:
+        if gap > stall_bound():
             self.stalled = max(self.stalled, gap)
         self.beat = now
 
@@ -178,11 +185,13 @@ def child_main(spec: dict) -> int:
         k += 1
         log.write(json.dumps({"action": action, "words": action[0]}) + "\n")
         log.flush()
+        faulthandler.dump_traceback_later(HANG_S, exit=False)  # a hang inside one action shows its stack
         try:
             words = actions.do(action)
         except Exception:  # noqa: BLE001 - an exception in the monkey's own call into the window
             watch.problems.append(("exception", traceback.format_exc()))
             words = f"{action[0]} (raised)"
+        faulthandler.cancel_dump_traceback_later()
         outcome.actions.append(action)
         outcome.done.append(words)
         QTest.qWait(15)
@@ -197,7 +206,8 @@ def child_main(spec: dict) -> int:
     if watch.problems:
         outcome.kind, outcome.failure = watch.problems[0][0], watch.problems[0][1][-3000:]
     elif watch.stalled:
-        outcome.kind, outcome.failure = "stall", f"the GUI thread did not answer for {watch.stalled:.2f} s"
+        outcome.kind, outcome.failure = "stall", (f"the GUI thread did not answer for {watch.stalled:.2f} s (bound "
+                                                  f"{stall_bound():.2f} s at load {os.getloadavg()[0]:.1f})")
         with open(spec["stacks"]) as fh:
             outcome.stacks = fh.read()
     window.close()
