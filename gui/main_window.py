@@ -83,7 +83,12 @@ class MainWindow(QMainWindow):
                 f"Reached t_end = {t_end:g} s" + (" (the run goes on until paused)" if self.session.state == "running" else ""),
                 8000))
         self.session.runs_started.connect(self._on_runs_started)
-        self.session.run_ready.connect(lambda _run: self.plots.set_runs(self.session.runs, self.model))
+        # the plots take the ready runs once per turn of the event loop: compare mode's runs come
+        # ready together, and a rebuild of every curve for each of them stalled the window (issue 31)
+        self._plots_follow = QTimer(self)
+        self._plots_follow.setSingleShot(True)
+        self._plots_follow.timeout.connect(lambda: self.plots.set_runs(self.session.runs, self.model))
+        self.session.run_ready.connect(lambda _run: self._plots_follow.start(0))
 
         self.redraw = Redraw(self)
         self.stall_watch = StallWatch(self)  # a run stuck (dead centre) says so, offering Pause/Reset

@@ -9,7 +9,7 @@ from PySide6.QtGui import QColor, QFont, QFontInfo, QFontMetrics, QPalette
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QGridLayout, QHeaderView, QLabel, QSplitter, QTableWidget,
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
-from eomlab.engine.model import INTEGRATORS, STABILIZATIONS, Model
+from eomlab.engine.model import INTEGRATORS, STABILIZATIONS, Model, ModelError
 from eomlab.engine.simulation import ModelFacts, model_facts
 from eomlab.gui.compare.compare_math import RunSettings, coordinate_difference, largest_drifts
 from eomlab.gui.compare.compare_identical import group_words, restyle_curve, widths
@@ -274,7 +274,11 @@ class ComparePanel(QWidget):
         if known is None or known[0] is not model:
             if len(self._facts) > 16:  # parameter edits make new models: keep the few in use
                 self._facts.clear()
-            known = self._facts[id(model)] = (model, model_facts(model))
+            try:
+                facts = model_facts(model)
+            except (ModelError, ArithmeticError, ValueError, np.linalg.LinAlgError):
+                facts = None  # a pose the facts cannot be read at (gimbal lock at t = 0): the general words
+            known = self._facts[id(model)] = (model, facts)
         return known[1]
 
     def _fit_table(self) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QGridLayout, QWidget
 
@@ -78,20 +78,48 @@ class TiledScenes(QWidget):
         self.scenes: dict[str, Scene2D] = {}
         self.title_px = 0  # 0: pyqtgraph's default title size
         self.columns = 0
+        self.spare: list[Scene2D] = []  # tiles of methods no longer compared, kept for reuse
+        self.waiting: list[str] = []  # methods whose tiles are still to be made
+        self.generation = 0
+        self.model = None
 
     def set_runs(self, model: Model, methods: list[str]) -> None:
-        for scene in self.scenes.values():
-            scene.setParent(None)
-            scene.deleteLater()
+        """A tile per method. The tiles of the last runs are kept for the same methods (a settings
+        edit restarts the runs) and spare ones taken for others; a tile still missing is made one
+        per turn of the event loop (a Scene2D takes 0.1-0.4 s to make: five at once stalled the
+        window for seconds at Ctrl+M, issue 31)."""
+        old = self.scenes
+        self.spare += [scene for method, scene in old.items() if method not in methods]
+        for scene in self.spare:
+            self.grid.removeWidget(scene)
+            scene.setVisible(False)
         self.scenes = {}
         self.columns = 0
-        for method in methods:
-            scene = Scene2D()
-            scene.setObjectName(f"tile_{method}")
-            scene.set_model(model)
-            self.scenes[method] = scene
-            self.retitle(method)
+        self.model = model
+        self.waiting = [m for m in methods]
+        self.generation += 1
+        while self.waiting and (self.waiting[0] in old or self.spare):
+            method = self.waiting.pop(0)
+            self._place(method, old.get(method) or self.spare.pop())
+        if self.waiting:
+            QTimer.singleShot(0, lambda g=self.generation: self._make_next(g))
         self._arrange()
+
+    def _place(self, method: str, scene: Scene2D) -> None:
+        scene.setObjectName(f"tile_{method}")
+        scene.set_model(self.model)
+        scene.setVisible(True)
+        self.scenes[method] = scene
+        self.retitle(method)
+
+    def _make_next(self, generation: int) -> None:
+        if generation != self.generation or not self.waiting:
+            return  # runs started again since: that set_runs placed its own tiles
+        self._place(self.waiting.pop(0), Scene2D())
+        self.columns = 0
+        self._arrange()
+        if self.waiting:
+            QTimer.singleShot(0, lambda: self._make_next(generation))
 
     def _arrange(self) -> None:
         """As many columns as make each tile's mechanism largest: the reach's shape against the

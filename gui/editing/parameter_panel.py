@@ -116,11 +116,15 @@ def _reversal_words(p: Parameter, model, value: float) -> str:
 
 
 class ParameterChange(QUndoCommand):
-    """One parameter change; the commands of one slider drag merge into one step."""
+    """One parameter change; the commands of one slider drag merge into one step. Undo and redo
+    put back the document's models as they were (`before`, `after`), exactly: a vector scaled to a
+    length and back, or a rod's followers (its mass centre, its children's joints) recomputed from
+    the value, did not come back bit for bit (issue 31's monkey: undoing everything changed the model)."""
 
-    def __init__(self, panel: "ParameterPanel", p: Parameter, old: float, new: float, gesture: int):
+    def __init__(self, panel: "ParameterPanel", p: Parameter, old: float, new: float, gesture: int, before=None):
         super().__init__(f"{p.label} = {new:.4g}")
         self.panel, self.p, self.old, self.new, self.gesture = panel, p, old, new, gesture
+        self.before, self.after = before, None
 
     def id(self) -> int:
         return _MERGE_ID
@@ -128,15 +132,16 @@ class ParameterChange(QUndoCommand):
     def mergeWith(self, other) -> bool:
         if not isinstance(other, ParameterChange) or other.p.path != self.p.path or other.gesture != self.gesture:
             return False
-        self.new = other.new
+        self.new, self.after = other.new, other.after
         self.setText(f"{self.p.label} = {self.new:.4g}")
         return True
 
     def redo(self) -> None:
-        self.panel.apply(self.p, self.new, self.gesture)
+        self.panel.apply(self.p, self.new, self.gesture, model=self.after)
+        self.after = self.panel.window.document.model
 
     def undo(self) -> None:
-        self.panel.apply(self.p, self.old, self.gesture)
+        self.panel.apply(self.p, self.old, self.gesture, model=self.before)
 
 
 class ParameterPanel(QScrollArea):
@@ -222,6 +227,11 @@ class ParameterPanel(QScrollArea):
         except ValueError:
             self.window.statusBar().showMessage(f"{p.path}: not a number: {field.text()!r}", 8000)
             return
+        if not math.isfinite(value):  # Infinity or NaN: refused before any arithmetic (a vector's 0·inf warned)
+            self.window.statusBar().showMessage(f"Refused: {p.path}: must be a finite number, got {field.text()!r}",
+                                                8000)
+            self._show(p, self.current(p))
+            return
         if math.isclose(value, self.current(p)):
             return
         self.change(p, value, next(_gestures))
@@ -246,18 +256,23 @@ class ParameterPanel(QScrollArea):
         old = self.current(p)
         # a reversal's undo reverses again: a negative length turns the vector round each time
         self.window.document.undo_stack.push(ParameterChange(self, p, -old if p.vector and value < 0 else old,
-                                                             value, gesture))
+                                                             value, gesture, before=self.window.document.model))
         return True
 
-    def apply(self, p: Parameter, value: float, gesture: int) -> None:
-        """Every run goes on with `p` = value (the commands' redo and undo)."""
+    def apply(self, p: Parameter, value: float, gesture: int, model=None) -> None:
+        """Every run goes on with `p` = value (the commands' redo and undo); with `model`, the
+        document's model becomes that one exactly and the runs take its value of `p`."""
         if not self.session.runs:
             return
-        self.session.set_parameter(p.path, _engine_value(self.session.runs[0].model, p, value))
+        document = self.window.document
+        if model is not None:
+            self.session.set_parameter(p.path, _field(model, p) if p.vector else _value_of(model, p))
+        else:
+            self.session.set_parameter(p.path, _engine_value(self.session.runs[0].model, p, value))
         # the document keeps the value the runs use (Save writes it, Reset starts with it); set
         # without the document's `changed`, which would restart the runs at t = 0
-        document = self.window.document
-        document.model = model_with_parameter(document.model, p.path, _engine_value(document.model, p, value))
+        document.model = model if model is not None else model_with_parameter(
+            document.model, p.path, _engine_value(document.model, p, value))
         self.session.model = document.model
         self._show_in_tree.start()  # the tree and the inspector show it too, once the slider rests
         self._pending[gesture] = f"{p.label.split(' (')[0]} = {abs(value):.3g}"

@@ -200,3 +200,42 @@ def test_a_typed_mass_shows_in_the_tree_without_a_restart(qtbot, make_window):
     field.editingFinished.emit()  # refused in the status bar; nothing changes
     assert "Refused" in window.statusBar().currentMessage() and window.model.bodies[0].mass == 2.5
     assert field.text() == "2.5"
+
+
+@pytest.mark.parametrize("text", ["Infinity", "-Infinity", "inf", "NaN"])
+def test_a_non_finite_parameter_is_refused_without_a_warning(qtbot, make_window, recwarn, text):
+    """Issue 31: `Infinity` typed for |g| (a vector with zero components) printed numpy's
+    RuntimeWarning (0·inf) before being refused."""
+    window = make_window(preset("simple_pendulum").with_settings(t_end=1e5))
+    window.run()
+    wait_for_samples(qtbot, window, 10)
+    before = window.model
+    _, _, field = window.parameter_panel.rows["gravity"]
+    shown = field.text()
+    field.setText(text)
+    field.editingFinished.emit()
+    assert "Refused" in window.statusBar().currentMessage() and "finite" in window.statusBar().currentMessage()
+    assert window.model == before and field.text() == shown
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
+
+
+def test_undoing_every_parameter_change_gives_the_original_model_exactly(qtbot, make_window):
+    """Issue 31's monkey: the panel's undo recomputed the old value (a vector scaled back to its
+    length, a rod's followers moved back) and the model after undoing everything differed from
+    the original in its last bits; |g| = 1e-308 made the way back overflow."""
+    window = make_window(preset("double_compound_pendulum").with_settings(t_end=1e5))
+    window.run()
+    wait_for_samples(qtbot, window, 10)
+    original = window.model
+    panel = window.parameter_panel
+    paths = [path for path in panel.rows if path == "gravity" or path.endswith("shape.length")]
+    assert "gravity" in paths and len(paths) >= 2
+    for path in paths:
+        for text in ("3.3", "1e-308", "7.77", "0.1"):
+            _, _, field = panel.rows[path]
+            field.setText(text)
+            field.editingFinished.emit()
+    stack = window.document.undo_stack
+    while stack.canUndo():
+        stack.undo()
+    assert window.model == original

@@ -18,7 +18,6 @@ Run it by hand for a while from several seeds:
 from __future__ import annotations
 
 import argparse
-import contextlib
 import io
 import json
 import math
@@ -173,27 +172,23 @@ class Outcome:
     interrupted: bool = False  # the run went over the time bound and got Ctrl+C
 
 
-def run_mutant(text: str, directory: str, bound: float = TIME_BOUND, t_end: str = T_END) -> Outcome:
-    """Run `eomlab run MUTANT --t-end T --out CSV` in this process, standard streams captured."""
+def call_main(argv: list[str], bound: float = TIME_BOUND) -> tuple[int | None, str, str, float, bool]:
+    """`eomlab.cli.main(argv)` in this process, standard streams captured, Ctrl+C at the time
+    bound: (exit code, stderr, escaped traceback or "", seconds, interrupted)."""
     from eomlab.cli import main
 
-    path = os.path.join(directory, "mutant.eom.json")
-    out = os.path.join(directory, "mutant.csv")
-    for stale in (out,):
-        if os.path.exists(stale):
-            os.unlink(stale)
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write(text)
     err = io.StringIO()
     escaped, code = "", None
     alarm = _Alarm()
     previous = signal.signal(signal.SIGALRM, alarm)
+    streams = sys.stdout, sys.stderr  # put back by hand: an alarm inside a redirect's exit left one swapped
     start = time.perf_counter()
     signal.setitimer(signal.ITIMER_REAL, bound)
     try:
-        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
+        sys.stdout, sys.stderr = io.StringIO(), err
+        with warnings.catch_warnings():
             warnings.simplefilter("always")  # every warning, even one this worker has shown before
-            code = main(["run", path, "--t-end", t_end, "--out", out])
+            code = main(argv)
     except _TimeBound:
         escaped = f"still running {GRACE:g} s after Ctrl+C at the time bound of {bound:g} s"
     except BaseException:  # noqa: BLE001 - anything escaping main is what we look for
@@ -201,7 +196,20 @@ def run_mutant(text: str, directory: str, bound: float = TIME_BOUND, t_end: str 
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
-    return Outcome(code, err.getvalue(), escaped, time.perf_counter() - start, os.path.exists(out), alarm.interrupted)
+        sys.stdout, sys.stderr = streams
+    return code, err.getvalue(), escaped, time.perf_counter() - start, alarm.interrupted
+
+
+def run_mutant(text: str, directory: str, bound: float = TIME_BOUND, t_end: str = T_END) -> Outcome:
+    """Run `eomlab run MUTANT --t-end T --out CSV` in this process, standard streams captured."""
+    path = os.path.join(directory, "mutant.eom.json")
+    out = os.path.join(directory, "mutant.csv")
+    if os.path.exists(out):
+        os.unlink(out)
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    code, stderr, escaped, seconds, interrupted = call_main(["run", path, "--t-end", t_end, "--out", out], bound)
+    return Outcome(code, stderr, escaped, seconds, os.path.exists(out), interrupted)
 
 
 def judge(outcome: Outcome, bound: float = TIME_BOUND) -> str | None:
