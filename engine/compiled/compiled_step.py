@@ -21,7 +21,6 @@ import importlib.util
 import os
 import tempfile
 import threading
-import time
 from contextlib import contextmanager
 
 import numpy as np
