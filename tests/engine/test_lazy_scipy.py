@@ -19,6 +19,8 @@ eomlab.cli.build_parser()  # every subcommand's module, as `eomlab ...` imports 
 from eomlab.engine.modelfile import load_model
 from eomlab.engine.simulation import Simulation
 import eomlab.engine.formulations
+import eomlab.engine.linearize.vary  # Analyze ▸ Stability imports it with the window
+import eomlab.gui.main_window  # the window's imports too
 model = load_model(sys.argv[1])
 seen["imports"] = loaded()
 if sys.argv[2] == "linearize":
@@ -45,7 +47,7 @@ def _loaded(model: str, path: str) -> dict:
 @pytest.mark.parametrize("model", ["double_compound_pendulum.eom.json", "four_bar.eom.json"])
 def test_the_run_path_imports_scipy_integrate_only_when_it_builds_a_stepper(model):
     seen = _loaded(model, "run")
-    assert seen["imports"] == []  # the command line, the model and the formulations: neither module
+    assert seen["imports"] == []  # the command line, the window, the model and the formulations: neither module
     assert "scipy.integrate" in seen["stepper"]  # a stepper is scipy's OdeSolver (or the compiled DOP853)
 
 
