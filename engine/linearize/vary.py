@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 import numpy as np
-from scipy.optimize import brentq
 
 from eomlab.engine.model import Model, ModelError
 from eomlab.engine.mechanics.system import build_system
@@ -113,6 +112,8 @@ def vary(model: Model, name: str, values, xtol: float = 1e-12, **options) -> Var
     span = float(np.ptp(values))
     for k in np.flatnonzero(sign[:-1] != sign[1:]):
         a, b = values[k], values[k + 1]
+        from scipy.optimize import brentq  # loads when a crossing is sought, not with the window
+
         root = brentq(lambda p: _largest_real(model, name, p, **options) - threshold, a, b, xtol=xtol * span, rtol=1e-15)
         at = linearize(with_value(model, name, root), **options).eigenvalues
         nearest = at[np.argmin(np.abs(at.real))]

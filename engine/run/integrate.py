@@ -4,16 +4,20 @@ A Stepper takes one step at a time, samples the last step's dense output, and ca
 new state (after a projection or a change of independent speeds): the explicit Runge–Kutta
 solvers take it in place (state and its derivative replaced), the implicit ones restart. DOP853
 on a free tree takes its steps compiled when numba is there (engine.compiled.compiled_step).
+scipy.integrate is imported when a stepper is built, not with this module.
 """
 from __future__ import annotations
 
 import numpy as np
-from scipy.integrate import BDF, DOP853, LSODA, RK45, Radau
 
-from eomlab.engine.compiled.compiled_step import CompiledDOP853
-
-SCIPY_SOLVERS = {"DOP853": DOP853, "RK45": RK45, "Radau": Radau, "BDF": BDF, "LSODA": LSODA}
 IN_PLACE = ("DOP853", "RK45")
+
+
+def scipy_solvers() -> dict:
+    """scipy's solver classes by name (imported on the first call)."""
+    from scipy.integrate import BDF, DOP853, LSODA, RK45, Radau
+
+    return {"DOP853": DOP853, "RK45": RK45, "Radau": Radau, "BDF": BDF, "LSODA": LSODA}
 
 
 class RK4:
@@ -68,10 +72,12 @@ class Stepper:
         if self.integrator == "RK4":
             self.solver = RK4(self.fun, t0, y0, self.t_bound, self.dt)
         elif self.integrator == "DOP853" and self.kernel is not None and self.kernel() is not None:
+            from eomlab.engine.compiled.compiled_dop853 import CompiledDOP853
+
             self.solver = CompiledDOP853(self.kernel, self.fun, t0, np.array(y0, float), self.t_bound, rtol=self.rtol,
                                          atol=self.atol)
         else:
-            cls = SCIPY_SOLVERS[self.integrator]
+            cls = scipy_solvers()[self.integrator]
             self.solver = cls(self.fun, t0, np.array(y0, float), self.t_bound, rtol=self.rtol, atol=self.atol)
         self._dense = None
 

@@ -15,7 +15,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import minimize_scalar
 
 from eomlab.engine.model import Model
 from eomlab.engine.mechanics.system import build_system
@@ -69,6 +68,8 @@ def small_oscillation_period(model: Model) -> float | None:
     k = int(np.argmin(values))
     if k in (0, len(grid) - 1):
         return None  # V falls off the searched range: no minimum within it
+    from scipy.optimize import minimize_scalar  # loads when first needed, not with the run
+
     best = minimize_scalar(potential, bracket=(grid[k - 1], grid[k], grid[k + 1]), tol=1e-12)
     q_star = float(best.x)
     h = 1e-2 * max(1.0, abs(q_star))  # a five-point stencil: truncation ~h⁴, round-off ~ε/h²

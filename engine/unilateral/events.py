@@ -13,7 +13,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import brentq
 
 from eomlab.engine.unilateral.impacts import TOUCHING_GAP, Tolerances, resting_forces
 from eomlab.engine.unilateral.gap_rows import UnilateralRows
@@ -111,4 +110,6 @@ def _crossing(times: np.ndarray, values: np.ndarray, below: float, value_at) -> 
 
 
 def _root(value_at, level: float, lo: float, hi: float) -> float:
+    from scipy.optimize import brentq  # loads when first needed, not with the run
+
     return float(brentq(lambda t: value_at(t) - level, lo, hi, xtol=EVENT_XTOL, rtol=4 * np.finfo(float).eps))
