@@ -27,11 +27,12 @@ from eomlab.engine.model import Model, ModelError, Stabilization
 from eomlab.engine.mechanics.projection import ProjectionFailure, project_positions, project_velocities
 from eomlab.engine.run.manipulation import Manipulation
 from eomlab.engine.run.oscillation import Oscillation, measure_oscillation, small_oscillation_period  # noqa: F401  (for the window)
-from eomlab.engine.run.quantities import RunQuantities, SampleQuantities, csv_columns, state_columns  # noqa: F401  (RunQuantities: for the window)
-from eomlab.engine.run.model_history import ModelHistory  # the window keeps its runs' parameter history with it too
+from eomlab.engine.run.quantities import RunQuantities, SampleQuantities, csv_columns, read_quantity, state_columns  # noqa: F401  (RunQuantities, read_quantity: for the window)
+from eomlab.engine.run.model_history import ModelHistory
+from eomlab.engine.run.run_view import RunView  # noqa: F401  (for the window: poses and quantities of a run's rows)
 from eomlab.engine.run.energy_account import SAME_TIME, EnergyAccount  # noqa: F401  (for the window: W and the drift between edits)
 from eomlab.engine.model_facts import ModelFacts, conservative, model_facts  # noqa: F401  (for the window's words)
-from eomlab.engine.run.run_edits import RunEdits, expression_constants, model_with_parameter  # noqa: F401  (for the window)
+from eomlab.engine.run.run_edits import RunEdits, Stretch, expression_constants, model_with_parameter  # noqa: F401  (for the window)
 from eomlab.engine.run.start_checks import StartChecks
 from eomlab.engine.mechanics.system import SingularMassMatrix, build_system
 
@@ -133,7 +134,7 @@ class Simulation(RunEdits, Manipulation, SampleQuantities, StartChecks, DenseIns
     def _reset(self):
         s = self.settings
         self._drop_pushes()
-        self._history = ModelHistory((self.model, self.system, self.formulation))  # every sample is of these
+        self._history = ModelHistory(Stretch(self.model, self.system, self.formulation))  # every sample is of these
         self.notes: list[str] = []
         self._samples: list[np.ndarray] = []
         self._sync_joint_reference()

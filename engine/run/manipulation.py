@@ -19,6 +19,7 @@ import numpy as np
 from eomlab.engine.forcing.generalized_forces import PushElement, _world_point
 from eomlab.engine.model import ModelError
 from eomlab.engine.run.model_history import ModelHistory
+from eomlab.engine.run.run_edits import Stretch
 from eomlab.engine.mechanics.posing import pose_reaching
 from eomlab.engine.mechanics.projection import ProjectionFailure
 from eomlab.engine.mechanics.system import SingularMassMatrix
@@ -103,12 +104,14 @@ class Manipulation:
         P = _world_point(self.system.kin, self.system.kin.positions(q), element.body, element.point)
         return P, element.anchor.copy()
 
-    def continue_from(self, row, model=None) -> None:
+    def continue_from(self, row, model=None, models=None) -> None:
         """Go on from a sample row as `samples()` gives it (t, q, u, …) — one kept by the window,
         earlier or later than the current time: the samples after its time are dropped (so are
         pulls and pushes started after it, and parameters set after it: those in force at its
         time come back), it becomes the latest sample, the run goes on from it. `model`: go on
-        with this model's parameters instead (the window putting back a run it had dropped)."""
+        with this model's parameters instead; `models`: the parameter history to take back
+        (`model_history()` as it was: the window putting back a run it had dropped), its latest
+        model in force from the row on."""
         row = np.asarray(row, dtype=float).ravel()
         if row.size != len(self.columns) or not np.all(np.isfinite(row)):
             raise ModelError("row", f"must be a finite sample row of {len(self.columns)} columns")
@@ -129,12 +132,30 @@ class Manipulation:
         except _POSE_ERRORS as err:
             self._samples = before
             self._history = ModelHistory.of(history)
-            self._switch_to(*self._history.latest)
+            self._switch_to(*self._history.latest.parts())
             raise ModelError("row", f"the run cannot go on from this sample: {err}") from None
         self.failure = None
         self._restart(t, y)
-        if model is not None and model != self.model:
+        if models is not None:
+            self._take_history(list(models))
+        elif model is not None and model != self.model:
             self._continue_with(model, "model")
+
+    def _take_history(self, items: list) -> None:
+        """The parameter history `items` ((start, model), …) becomes the run's: its latest model is
+        in force from now on; the earlier stretches are built when a sample of theirs is evaluated
+        (those this run had are reused)."""
+        if not items:
+            raise ModelError("models", "an empty parameter history")
+        latest = items[-1][1]
+        if latest != self.model:
+            self._continue_with(latest, "models")
+        known = [stretch for _start, stretch in self._history.items()]
+        stretches = []
+        for start, model in items[:-1]:
+            same = next((s for s in known if s.model == model), None)
+            stretches.append((start, same if same is not None else Stretch(model, build=self._built)))
+        self._history = ModelHistory.of([*stretches, (items[-1][0], self._history.latest)])
 
     # --- helpers -----------------------------------------------------------------------------
 

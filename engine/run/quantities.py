@@ -130,6 +130,23 @@ class SampleQuantities:
         return t, evaluation
 
 
+#: the readers a run computes for a window by name (`read_quantity`): each a reader of `SampleQuantities`
+READERS = {reader.__name__: reader for reader in (
+    SampleQuantities.constraint_forces, SampleQuantities.applied_forces, SampleQuantities.constraint_force_arrays,
+    SampleQuantities.applied_force_arrays, SampleQuantities.joint_forces, SampleQuantities.mass_centre_velocities,
+    SampleQuantities.angular_velocities, SampleQuantities.angular_momenta)}
+
+
+def read_quantity(quantities, reader: str, row):
+    """`quantities`' reader named `reader` (a key of `READERS`) at a sample row; ValueError for a
+    name that is not one."""
+    try:
+        method = READERS[reader]
+    except KeyError:
+        raise ValueError(f"no quantity named {reader!r} (readers: {', '.join(READERS)})") from None
+    return method(quantities, row)
+
+
 class RunQuantities(SampleQuantities):
     """`SampleQuantities` of a run held elsewhere (a worker): the same system and formulation,
     read from its sample rows (the columns of `Simulation.columns`). `models`: the run's

@@ -144,10 +144,24 @@ def model_with_parameter(model, path: str, value):
     return model_from_dict(data)
 
 
+class Stretch:
+    """What a run integrates with over a stretch of its time: a model, and its system and
+    formulation, built on first use for a stretch handed back (`Manipulation.continue_from`)."""
+
+    def __init__(self, model, system=None, formulation=None, build=None):
+        self.model, self.system, self.formulation, self._build = model, system, formulation, build
+
+    def parts(self) -> tuple:
+        """(model, system, formulation)."""
+        if self.formulation is None:
+            self.system, self.formulation = self._build(self.model)
+        return self.model, self.system, self.formulation
+
+
 class RunEdits:
     """The edits a window or a script makes to a run (mixed into `Simulation`). The run keeps the
     parameters of each stretch between edits (`_history`: model, system, formulation from each
-    edit's time on): a sample is evaluated with its own, and going back to it brings them back."""
+    edit's time on, `Stretch`es): a sample is evaluated with its own, and going back to it brings them back."""
 
     _pushes: list[PushElement]
     _history: ModelHistory
@@ -213,14 +227,23 @@ class RunEdits:
         """
         self._continue_with(model_with_parameter(self.model, path, value), path)
 
+    def model_history(self) -> tuple:
+        """The parameters in force over the run's time: ((start, model), ...), the first from −inf
+        (what a window reads to pose and evaluate each sample it keeps)."""
+        return tuple((start, stretch.model) for start, stretch in self._history.items())
+
+    def _built(self, model) -> tuple:
+        """(system, formulation) of `model` in this run's coordinates, method and variant."""
+        system = build_system(model, self.settings.coordinates)
+        return system, make_formulation(self.settings.method, system, self.settings, self._variant)
+
     def _continue_with(self, model, path: str) -> None:
         """Go on from the current state and time with `model` (the same coordinates and
         constraints, other parameters); refusals name `path`."""
         t = self._current_time()
         q, u = self._sample_state(self._samples[-1])
         try:
-            system = build_system(model, self.settings.coordinates)
-            formulation = make_formulation(self.settings.method, system, self.settings, self._variant)
+            system, formulation = self._built(model)
         except _EDIT_ERRORS as err:
             raise ModelError(path, str(err)) from None
         if (system.coordinate_names != self.system.coordinate_names or system.speed_names != self.system.speed_names
@@ -234,7 +257,7 @@ class RunEdits:
         except _EDIT_ERRORS as err:
             self._switch_to(*old)
             raise ModelError(path, f"the run cannot go on with this value: {err}") from None
-        self._history.add(t, (model, system, formulation))
+        self._history.add(t, Stretch(model, system, formulation))
         self.failure = None
         self._samples[-1] = row
         self._restart(t, y)
@@ -264,14 +287,14 @@ class RunEdits:
 
     def _formulation_at(self, t: float):
         """The formulation of the parameters in force at time t (`SampleQuantities`)."""
-        return self._history.at(t)[2]
+        return self._history.at(t).parts()[2]
 
     def _back_to(self, t: float) -> None:
         """Back at time t: the pushes started after it are dropped and the parameters in force at
         t are the run's again (the stretches after it are forgotten)."""
         for push in [p for p in self._pushes if p.t_start > t + self._time_eps()]:
             self._pushes.remove(push)
-        self._switch_to(*self._history.keep_until(t))
+        self._switch_to(*self._history.keep_until(t).parts())
 
     def _switch_to(self, model, system, formulation) -> None:
         """Integrate with `formulation` (of `model`) from now on; the pushes move to its system."""
