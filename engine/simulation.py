@@ -7,6 +7,11 @@
 
 A run that blows up (NaN, overflow, singular matrix, step-size collapse, gimbal lock) stops with
 a one-line message and keeps every sample it had.
+
+The Simulation steps; its collaborators share its `RunCourse` (engine/run/run_course.py: what is in
+force, the samples, the pushes) and hold their own state: `edits` (RunEdits), `manipulation`,
+`quantities` (SampleQuantities), `instants` (DenseInstants). Their public methods are the
+Simulation's too (`sim.set_parameter`, `sim.drag_to`, `sim.constraint_forces`, ...).
 """
 from __future__ import annotations
 
@@ -14,6 +19,7 @@ import math
 import time
 from contextlib import contextmanager
 from dataclasses import replace
+from operator import attrgetter
 
 import numpy as np
 from threadpoolctl import ThreadpoolController
@@ -26,14 +32,14 @@ from eomlab.engine.limits import check_settings
 from eomlab.engine.model import Model, ModelError, Stabilization
 from eomlab.engine.mechanics.projection import ProjectionFailure, project_positions, project_velocities
 from eomlab.engine.run.manipulation import Manipulation
+from eomlab.engine.run.run_course import RunCourse
 from eomlab.engine.run.oscillation import Oscillation, measure_oscillation, small_oscillation_period  # noqa: F401  (for the window)
 from eomlab.engine.run.quantities import RunQuantities, SampleQuantities, csv_columns, read_quantity, state_columns  # noqa: F401  (RunQuantities, read_quantity: for the window)
-from eomlab.engine.run.model_history import ModelHistory
 from eomlab.engine.run.run_view import RunView  # noqa: F401  (for the window: poses and quantities of a run's rows)
 from eomlab.engine.run.energy_account import SAME_TIME, EnergyAccount  # noqa: F401  (for the window: W and the drift between edits)
 from eomlab.engine.model_facts import ModelFacts, conservative, model_facts  # noqa: F401  (for the window's words)
-from eomlab.engine.run.run_edits import RunEdits, Stretch, expression_constants, model_with_parameter  # noqa: F401  (for the window)
-from eomlab.engine.run.start_checks import StartChecks
+from eomlab.engine.run.run_edits import RunEdits, expression_constants, model_with_parameter  # noqa: F401  (for the window)
+from eomlab.engine.run.start_checks import check_finite_start, check_rows_at_start, consistent_initial_state
 from eomlab.engine.mechanics.system import SingularMassMatrix, build_system
 
 # inspecting the loaded BLAS libraries costs milliseconds: do it once, then limiting is cheap
@@ -87,7 +93,18 @@ def _refused_at_start():
                          "a number of the model out of range?") from None
 
 
-class Simulation(RunEdits, Manipulation, SampleQuantities, StartChecks, DenseInstants):
+def _delegate(part: str, method):
+    """A method of Simulation that is `method` of its collaborator `part` (its docstring too)."""
+    collaborator = attrgetter(part)
+
+    def delegated(self, *args, **kwargs):
+        return method(collaborator(self), *args, **kwargs)
+
+    delegated.__name__, delegated.__doc__ = method.__name__, method.__doc__
+    return delegated
+
+
+class Simulation:
     @_refused_at_start()
     def __init__(self, model: Model, method=None, coordinates=None, integrator=None, rtol=None,
                  atol=None, t_end=None, dt_out=None, dt=None, stabilization: Stabilization | None = None,
@@ -99,16 +116,71 @@ class Simulation(RunEdits, Manipulation, SampleQuantities, StartChecks, DenseIns
         self.settings = replace(model.settings, **{k: v for k, v in overrides.items() if v is not None})
         _check_run_length(self.settings)
         check_settings(self.settings)
-        self.model = model
-        self.system = build_system(model, self.settings.coordinates)
-        if self.system.n_u == 0:
+        system = build_system(model, self.settings.coordinates)
+        if system.n_u == 0:
             raise ModelError("bodies", "nothing to simulate: no body has a moving joint (add one, or change a fixed joint)")
-        self._variant = variant or self.settings.maggi_basis
-        self.formulation = make_formulation(self.settings.method, self.system, self.settings, self._variant)
-        self.columns = csv_columns(self.system, self.formulation)
+        variant = variant or self.settings.maggi_basis
+        formulation = make_formulation(self.settings.method, system, self.settings, variant)
+        self.columns = csv_columns(system, formulation)
         self._index = {c: i for i, c in enumerate(self.columns)}
-        self.state_columns = state_columns(self.system)
+        self.state_columns = state_columns(system)
+        self.course = RunCourse(self.settings, variant, model, system, formulation, self.columns, self.state_columns)
+        sample = lambda t, y: self._sample(t, y)  # noqa: E731 - looked up at each call (tests wrap it)
+        self.edits = RunEdits(self.course, sample, self._restart)
+        self.manipulation = Manipulation(self.course, self.edits, sample, self._restart)
+        self.quantities = SampleQuantities(self.course.formulation_at, self.state_columns, self.course.pushes,
+                                           self.course.time_eps(), latest=lambda: self.course.samples[-1])
+        self.instants = DenseInstants(self.course)
         self.reset()
+
+    # --- what is in force now (the course's) -----------------------------------------------------
+
+    model = property(lambda self: self.course.model, doc="The model integrated now (edits change it).")
+    system = property(lambda self: self.course.system)
+    formulation = property(lambda self: self.course.formulation)
+
+    @property
+    def failure(self) -> str | None:
+        """None, or when and why the run stopped."""
+        return self.course.failure
+
+    @failure.setter
+    def failure(self, why: str | None) -> None:
+        self.course.failure = why
+
+    @property
+    def _samples(self) -> list[np.ndarray]:
+        return self.course.samples
+
+    # --- the collaborators' methods ----------------------------------------------------------------
+
+    restore = _delegate("edits", RunEdits.restore)
+    set_state = _delegate("edits", RunEdits.set_state)
+    set_parameter = _delegate("edits", RunEdits.set_parameter)
+    push = _delegate("edits", RunEdits.push)
+    model_history = _delegate("course", RunCourse.model_history)
+    _sample_state = _delegate("course", RunCourse.sample_state)
+    drag_to = _delegate("manipulation", Manipulation.drag_to)
+    pull = _delegate("manipulation", Manipulation.pull)
+    move_pull = _delegate("manipulation", Manipulation.move_pull)
+    release = _delegate("manipulation", Manipulation.release)
+    pull_anchor = _delegate("manipulation", Manipulation.pull_anchor)
+    continue_from = _delegate("manipulation", Manipulation.continue_from)
+    constraint_forces = _delegate("quantities", SampleQuantities.constraint_forces)
+    applied_forces = _delegate("quantities", SampleQuantities.applied_forces)
+    constraint_force_arrays = _delegate("quantities", SampleQuantities.constraint_force_arrays)
+    applied_force_arrays = _delegate("quantities", SampleQuantities.applied_force_arrays)
+    joint_forces = _delegate("quantities", SampleQuantities.joint_forces)
+    mass_centre_velocities = _delegate("quantities", SampleQuantities.mass_centre_velocities)
+    angular_velocities = _delegate("quantities", SampleQuantities.angular_velocities)
+    angular_momenta = _delegate("quantities", SampleQuantities.angular_momenta)
+    _evaluated = _delegate("quantities", SampleQuantities._evaluated)
+    take_instants = _delegate("instants", DenseInstants.take)
+
+    def watch_instants(self, spacing: float | None, origin: float = 0.0) -> None:
+        """From the next step on, keep the coordinates at origin + k·spacing (None: none);
+        `take_instants()` gives the (t, q) kept since it was last called."""
+        self.instants.watch(spacing, origin, self.t)
 
     @property
     def coordinate_names(self) -> list[str]:
@@ -126,20 +198,15 @@ class Simulation(RunEdits, Manipulation, SampleQuantities, StartChecks, DenseIns
         with _BLAS.limit(limits=1):
             self._reset()
 
-    # --- set-up ------------------------------------------------------------------------------
-
     def column_index(self, name: str) -> int:
         return self._index[name]
 
     def _reset(self):
         s = self.settings
-        self._drop_pushes()
-        self._history = ModelHistory(Stretch(self.model, self.system, self.formulation))  # every sample is of these
+        self.course.start()
         self.notes: list[str] = []
-        self._samples: list[np.ndarray] = []
-        self._sync_joint_reference()
+        self.course.sync_joint_reference()
         self.diagnostics: dict = {}
-        self.failure: str | None = None
         self.max_condition = 1.0
         self.rhs_evals_sampling = 0
         self.E0 = None
@@ -147,15 +214,18 @@ class Simulation(RunEdits, Manipulation, SampleQuantities, StartChecks, DenseIns
         f = self.formulation
         f.rhs_evals = 0
         self._quaternions = bool(f.system.kin.quaternion_joints)
-        q0, u0 = self._consistent_initial_state()
+        q0, u0 = consistent_initial_state(self.system, self.notes)
         try:
             y0 = f.initial_state(q0, f.model_to_own(q0, u0))
             q_start = f.state_to_qu(0.0, y0)[0]
             f.system.kin.gimbal_crossing(q_start, q_start, GIMBAL_TOL)  # at or within GIMBAL_TOL of a lock: refused
-            self._check_rows_at_start(y0)
+            at_start = check_rows_at_start(f, y0, self.notes)
+            if at_start is not None:
+                self._rank0, self.condition = at_start
+                self.diagnostics["condition_number"] = self.condition
             with np.errstate(over="ignore", invalid="ignore"):  # an overflow is named just below
                 first = self._sample(0.0, y0)
-            self._check_finite_start(first)
+            check_finite_start(self.columns, first)
             self._nonfinite_at, self._nonfinite_trials = None, 0
             # the solver evaluates near y0 too (its first step size): a singular M there is the model's
             with np.errstate(invalid="ignore", divide="ignore", over="ignore"):  # named by the first step
@@ -207,16 +277,10 @@ class Simulation(RunEdits, Manipulation, SampleQuantities, StartChecks, DenseIns
         joint = self.formulation.system.joint_coordinates
         if joint is None:
             return ()
-        self._sync_joint_reference()
+        self.course.sync_joint_reference()
         q_j, u_j = joint.values(t, q, u, ks)
         joint.reference = q_j
         return q_j, u_j
-
-    def _sync_joint_reference(self) -> None:
-        """Angles of the joint coordinates near the latest sample's (or q0 before the first)."""
-        joint = self.formulation.system.joint_coordinates
-        if joint is not None:
-            joint.reference = self._samples[-1][1:1 + joint.n_q] if self._samples else joint.q0
 
     def _watch_condition(self, A: np.ndarray, limit: float = SINGULAR_CONDITION):
         """Condition number of the constraint rows on their rank at the start; a rank loss
@@ -340,7 +404,7 @@ class Simulation(RunEdits, Manipulation, SampleQuantities, StartChecks, DenseIns
             return
         try:
             self._emit_samples(st)
-            self._emit_instants(st)
+            self.instants.emit(st)
             self.t = st.t
             self._after_step(st)
             self._watch_step_size(st, st.t - t_before)
@@ -348,10 +412,39 @@ class Simulation(RunEdits, Manipulation, SampleQuantities, StartChecks, DenseIns
             # a long step may carry the dense output through the lock: stop at the lock itself
             t_lock = self._lock_time(st)
             self._samples[1:] = [row for row in self._samples[1:] if row[0] <= t_lock]
-            self._drop_instants_after(t_lock)
+            self.instants.drop_after(t_lock)
             self._fail(t_lock, str(err))
         except RUN_ERRORS as err:
             self._fail(st.t, str(err))
+
+    def _at_segment_end(self) -> None:
+        """The integrator reached a push's start or end before t_end: restart it there, so the
+        force switches between steps, never within one."""
+        st = self.stepper
+        if st.finished and st.t_bound < self.settings.t_end:
+            self._restart(st.t, st.y)
+
+    def _step_kernel(self):
+        """The compiled DOP853 step of the formulation integrating now, or None (engine.compiled.compiled_step)."""
+        return self.formulation.compiled_step
+
+    def _restart(self, t: float, y: np.ndarray) -> None:
+        """Start the integrator afresh at (t, y); the next sample is the next k·dt_out after t."""
+        s, eps, pushes = self.settings, self.course.time_eps(), self.course.pushes
+        bound = min([s.t_end] + [b for p in pushes for b in (p.t_start, p.t_stop) if b > t + eps])
+        for push in pushes:
+            push.active = push.t_start - eps <= t < push.t_stop - eps
+        steps = self.stepper.steps
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):  # named by the first step
+            self.stepper = Stepper(s.integrator, self._checked_derivative, t, y, bound, s.rtol, s.atol, s.dt,
+                                   kernel=self._step_kernel)
+        self.stepper.steps = steps
+        self.t = t
+        self._out_k = int(math.floor(t / s.dt_out + 1e-9)) + 1
+        self._q_last = self.formulation.state_to_qu(t, y)[0]
+        self.course.sync_joint_reference()
+        self._tiny_steps = 0
+        self._nonfinite_at, self._nonfinite_trials = None, 0
 
     def _lock_time(self, st: Stepper) -> float:
         """When, within the last step, an Euler angle first reached its singular value."""
