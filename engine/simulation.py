@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import math
 import time
-from contextlib import contextmanager
 from dataclasses import replace
 from operator import attrgetter
 
@@ -30,7 +29,7 @@ from eomlab.engine.run.integrate import Stepper
 from eomlab.engine.kinematics import GimbalLock
 from eomlab.engine.limits import check_settings
 from eomlab.engine.model import Model, ModelError, Stabilization
-from eomlab.engine.mechanics.projection import ProjectionFailure, project_positions, project_velocities
+from eomlab.engine.mechanics.projection import projected_state
 from eomlab.engine.run.manipulation import Manipulation
 from eomlab.engine.run.run_course import RunCourse
 from eomlab.engine.run.oscillation import Oscillation, measure_oscillation, small_oscillation_period  # noqa: F401  (for the window)
@@ -39,58 +38,15 @@ from eomlab.engine.run.run_view import RunView  # noqa: F401  (for the window: p
 from eomlab.engine.run.energy_account import SAME_TIME, EnergyAccount  # noqa: F401  (for the window: W and the drift between edits)
 from eomlab.engine.model_facts import ModelFacts, conservative, model_facts  # noqa: F401  (for the window's words)
 from eomlab.engine.run.run_edits import RunEdits, expression_constants, model_with_parameter  # noqa: F401  (for the window)
-from eomlab.engine.run.start_checks import check_finite_start, check_rows_at_start, consistent_initial_state
+from eomlab.engine.run.start_checks import (MAX_FIXED_STEPS, MAX_RUN_SAMPLES, RUN_ERRORS,  # noqa: F401
+                                            check_finite_start, check_rows_at_start, check_run_length,
+                                            consistent_initial_state, refused_at_start)
+from eomlab.engine.run.step_watch import GIMBAL_TOL, StepWatch
 from eomlab.engine.mechanics.system import SingularMassMatrix, build_system
 
 # inspecting the loaded BLAS libraries costs milliseconds: do it once, then limiting is cheap
 _BLAS = ThreadpoolController()
 BLOW_UP = 1e12  # a state component beyond this is taken as a blow-up
-SINGULAR_CONDITION = 1e8  # constraint rows this ill-conditioned mean a singular configuration
-GIMBAL_TOL = 1e-6  # |sin θ| (or |cos θ|) below this: the Euler angles are at their singularity
-# steps shorter than this times max(|t|, dt_out) make no progress; this many in a row: a collapse
-TINY_STEP = 1e-12
-TINY_STEPS_IN_A_ROW = 10
-# a step shorter than this times dt_out is worth a look at the constraint rows' conditioning
-SMALL_STEP = 1e-6
-# when the step size collapses, rows this ill-conditioned are named as the likely cause
-NEAR_SINGULAR_CONDITION = 1e4
-# one step whose solver meets this many NaN derivatives is stuck (scipy may loop on a NaN step size)
-MAX_NONFINITE_TRIALS = 200
-# a run asking for more samples or fixed steps than these would never end (or fill the memory)
-MAX_RUN_SAMPLES = 10**7
-MAX_FIXED_STEPS = 10**9
-RUN_ERRORS = (SingularMassMatrix, ConstraintFailure, GimbalLock, ProjectionFailure, ArithmeticError,
-              np.linalg.LinAlgError, ValueError, FloatingPointError)
-
-
-def _check_run_length(settings) -> None:
-    """Refuse settings whose run could not end: too many samples, or fixed steps."""
-    samples = settings.t_end / settings.dt_out
-    if samples > MAX_RUN_SAMPLES:
-        raise ModelError("settings.dt_out", f"t_end / dt_out = {samples:.3g} samples is too many (at most "
-                         f"{MAX_RUN_SAMPLES:.0e}); use a larger dt_out or a shorter t_end")
-    steps = settings.t_end / settings.dt
-    if settings.integrator == "RK4" and steps > MAX_FIXED_STEPS:
-        raise ModelError("settings.dt", f"t_end / dt = {steps:.3g} fixed steps is too many (at most "
-                         f"{MAX_FIXED_STEPS:.0e}); use a larger dt or a shorter t_end")
-
-
-@contextmanager
-def _refused_at_start():
-    """Whatever fails before the first sample is bad input: a ModelError naming t = 0, never a
-    traceback or numpy's warnings (non-finite values are named by the checks they reach)."""
-    try:
-        with np.errstate(all="ignore"):
-            yield
-    except ModelError:
-        raise
-    except (SingularMassMatrix, GimbalLock) as err:
-        raise ModelError("bodies", f"at t = 0: {err}") from None
-    except (ConstraintFailure, ProjectionFailure) as err:
-        raise ModelError("constraints", f"at t = 0: {err}") from None
-    except RUN_ERRORS as err:
-        raise ModelError("", f"at t = 0: the equations of motion cannot be evaluated ({err}): "
-                         "a number of the model out of range?") from None
 
 
 def _delegate(part: str, method):
@@ -105,7 +61,7 @@ def _delegate(part: str, method):
 
 
 class Simulation:
-    @_refused_at_start()
+    @refused_at_start()
     def __init__(self, model: Model, method=None, coordinates=None, integrator=None, rtol=None,
                  atol=None, t_end=None, dt_out=None, dt=None, stabilization: Stabilization | None = None,
                  variant: str | None = None, max_samples: int | None = None):
@@ -114,7 +70,7 @@ class Simulation:
         overrides = dict(method=method, coordinates=coordinates, integrator=integrator, rtol=rtol,
                          atol=atol, t_end=t_end, dt_out=dt_out, dt=dt, stabilization=stabilization)
         self.settings = replace(model.settings, **{k: v for k, v in overrides.items() if v is not None})
-        _check_run_length(self.settings)
+        check_run_length(self.settings)
         check_settings(self.settings)
         system = build_system(model, self.settings.coordinates)
         if system.n_u == 0:
@@ -131,6 +87,7 @@ class Simulation:
         self.quantities = SampleQuantities(self.course.formulation_at, self.state_columns, self.course.pushes,
                                            self.course.time_eps(), latest=lambda: self.course.samples[-1])
         self.instants = DenseInstants(self.course)
+        self.watch = StepWatch(self.course)
         self.reset()
 
     # --- what is in force now (the course's) -----------------------------------------------------
@@ -177,6 +134,11 @@ class Simulation:
     _evaluated = _delegate("quantities", SampleQuantities._evaluated)
     take_instants = _delegate("instants", DenseInstants.take)
 
+    _watch_condition = _delegate("watch", StepWatch.watch_condition)
+    max_condition = property(lambda self: self.watch.max_condition)
+    _nonfinite_at = property(lambda self: self.watch.nonfinite_at)
+    diagnostics = property(lambda self: self.watch.diagnostics)
+
     def watch_instants(self, spacing: float | None, origin: float = 0.0) -> None:
         """From the next step on, keep the coordinates at origin + k·spacing (None: none);
         `take_instants()` gives the (t, q) kept since it was last called."""
@@ -206,11 +168,9 @@ class Simulation:
         self.course.start()
         self.notes: list[str] = []
         self.course.sync_joint_reference()
-        self.diagnostics: dict = {}
-        self.max_condition = 1.0
+        self.watch.start(None)
         self.rhs_evals_sampling = 0
         self.E0 = None
-        self._rank0 = None
         f = self.formulation
         f.rhs_evals = 0
         self._quaternions = bool(f.system.kin.quaternion_joints)
@@ -221,15 +181,15 @@ class Simulation:
             f.system.kin.gimbal_crossing(q_start, q_start, GIMBAL_TOL)  # at or within GIMBAL_TOL of a lock: refused
             at_start = check_rows_at_start(f, y0, self.notes)
             if at_start is not None:
-                self._rank0, self.condition = at_start
+                rank0, self.condition = at_start
+                self.watch.start(rank0)
                 self.diagnostics["condition_number"] = self.condition
             with np.errstate(over="ignore", invalid="ignore"):  # an overflow is named just below
                 first = self._sample(0.0, y0)
             check_finite_start(self.columns, first)
-            self._nonfinite_at, self._nonfinite_trials = None, 0
             # the solver evaluates near y0 too (its first step size): a singular M there is the model's
             with np.errstate(invalid="ignore", divide="ignore", over="ignore"):  # named by the first step
-                self.stepper = Stepper(s.integrator, self._checked_derivative, 0.0, y0, s.t_end, s.rtol, s.atol, s.dt,
+                self.stepper = Stepper(s.integrator, self.watch.checked_derivative, 0.0, y0, s.t_end, s.rtol, s.atol, s.dt,
                                        kernel=self._step_kernel)
         except (SingularMassMatrix, GimbalLock, ConstraintFailure) as err:
             where = "bodies" if isinstance(err, (SingularMassMatrix, GimbalLock)) else "constraints"
@@ -241,7 +201,6 @@ class Simulation:
         self._projecting = s.stabilization.kind == "projection" and (f.n_rows > 0 or self._quaternions)
         self._euler_joints = any(jl.euler is not None for jl in f.system.kin.joints)
         self._q_last = f.state_to_qu(0.0, y0)[0]
-        self._tiny_steps = 0
         self._samples.append(first)
         self._out_k = 1
 
@@ -262,7 +221,7 @@ class Simulation:
             joint_values = self._joint_values(t, q, u, ks)
             if ev.rows is not None:
                 drift_pos, drift_vel = ev.rows.drift_position, ev.rows.drift_velocity
-                self._watch_condition(ev.rows.A)
+                self.watch.watch_condition(ev.rows.A)
         if self._quaternions:  # the normalisation constraints count among the holonomic rows
             drift_pos = max(drift_pos, float(np.max(np.abs(f.system.kin.normalisation_residuals(q)))))
         E = T + V
@@ -281,22 +240,6 @@ class Simulation:
         q_j, u_j = joint.values(t, q, u, ks)
         joint.reference = q_j
         return q_j, u_j
-
-    def _watch_condition(self, A: np.ndarray, limit: float = SINGULAR_CONDITION):
-        """Condition number of the constraint rows on their rank at the start; a rank loss
-        (a four-bar at a dead point) stops the run naming the rows that become dependent."""
-        if not self._rank0:
-            return
-        s = np.linalg.svd(A, compute_uv=False)
-        cond = float(s[0] / s[self._rank0 - 1]) if s[self._rank0 - 1] > 0 else float("inf")
-        self.diagnostics["condition_number"] = cond
-        self.max_condition = max(self.max_condition, cond)
-        if cond > limit:
-            U = np.linalg.svd(A, full_matrices=False)[0]
-            weights = np.abs(U[:, self._rank0 - 1])
-            rows = [self.formulation.constraints.row_label(i) for i in np.argsort(-weights)[:3] if weights[i] > 0.1]
-            raise ConstraintFailure(f"singular configuration: the constraint rows {', '.join(rows)} lose rank "
-                                    f"(condition number {cond:.3g})")
 
     def frame(self, q, t: float = 0.0) -> Frame:
         """The drawable poses of every body at coordinates q of this run (a stored sample row's
@@ -366,34 +309,18 @@ class Simulation:
     def _fail(self, t: float, why: str):
         self.failure = f"run stopped at t = {t:.6g} s: {why}"
 
-    def _checked_derivative(self, t: float, y: np.ndarray) -> np.ndarray:
-        """The formulation's derivative, remembering when it was last NaN or infinite."""
-        f = self.formulation
-        dy = f.derivative(t, y)
-        if math.isfinite(np.add.reduce(dy)):  # one reduction: cheaper than isfinite on each entry
-            return dy
-        if f.derivative != f.checked_derivative:  # the compiled tree's NaN: a singular M is named here
-            dy = f.checked_derivative(t, y)
-        if not np.all(np.isfinite(dy)):
-            self._nonfinite_at = t
-            self._nonfinite_trials += 1
-            if self._nonfinite_trials > MAX_NONFINITE_TRIALS:
-                raise ArithmeticError("the equations of motion stay NaN or infinite however short the step "
-                                      "(the state or an expression is out of range)")
-        return dy
-
     def _one_step(self):
         self._at_segment_end()
         st = self.stepper
         t_before = st.t
-        self._nonfinite_at, self._nonfinite_trials = None, 0  # trial points the solver rejects within this step count
+        self.watch.step_begins()
         try:
             message = st.step()
         except RUN_ERRORS as err:
             self._fail(t_before, str(err))
             return
         if message is not None:
-            self._fail(st.t, self._collapse_reason(st, f"{self.settings.integrator}: {message}"))
+            self._fail(st.t, self.watch.collapse_reason(st, f"{self.settings.integrator}: {message}"))
             return
         y = st.y
         if not np.all(np.isfinite(y)):
@@ -407,10 +334,10 @@ class Simulation:
             self.instants.emit(st)
             self.t = st.t
             self._after_step(st)
-            self._watch_step_size(st, st.t - t_before)
+            self.watch.watch_step_size(st, st.t - t_before)
         except GimbalLock as err:
             # a long step may carry the dense output through the lock: stop at the lock itself
-            t_lock = self._lock_time(st)
+            t_lock = self.watch.lock_time(st)
             self._samples[1:] = [row for row in self._samples[1:] if row[0] <= t_lock]
             self.instants.drop_after(t_lock)
             self._fail(t_lock, str(err))
@@ -436,73 +363,14 @@ class Simulation:
             push.active = push.t_start - eps <= t < push.t_stop - eps
         steps = self.stepper.steps
         with np.errstate(invalid="ignore", divide="ignore", over="ignore"):  # named by the first step
-            self.stepper = Stepper(s.integrator, self._checked_derivative, t, y, bound, s.rtol, s.atol, s.dt,
+            self.stepper = Stepper(s.integrator, self.watch.checked_derivative, t, y, bound, s.rtol, s.atol, s.dt,
                                    kernel=self._step_kernel)
         self.stepper.steps = steps
         self.t = t
         self._out_k = int(math.floor(t / s.dt_out + 1e-9)) + 1
         self._q_last = self.formulation.state_to_qu(t, y)[0]
         self.course.sync_joint_reference()
-        self._tiny_steps = 0
-        self._nonfinite_at, self._nonfinite_trials = None, 0
-
-    def _lock_time(self, st: Stepper) -> float:
-        """When, within the last step, an Euler angle first reached its singular value."""
-        f, kin = self.formulation, self.formulation.system.kin
-        t0, t1 = st.t_old, st.t
-        if t0 is None or not t1 > t0:
-            return t1
-
-        def locked(t: float) -> bool:
-            now = kin.gimbal_values(f.state_to_qu(t, st.sample(t))[0])
-            return bool(np.any(np.abs(now) < GIMBAL_TOL) or np.any(now * start < 0))
-
-        start = kin.gimbal_values(f.state_to_qu(t0, st.sample(t0))[0])
-        grid = np.linspace(t0, t1, 33)
-        hit = next((k for k in range(1, len(grid)) if locked(grid[k])), None)
-        if hit is None:
-            return t1
-        lo, hi = grid[hit - 1], grid[hit]
-        for _ in range(40):
-            mid = 0.5 * (lo + hi)
-            lo, hi = (lo, mid) if locked(mid) else (mid, hi)
-        return float(hi)
-
-    def _watch_step_size(self, st: Stepper, h: float):
-        """Stop when the steps stop making progress; look at the constraint rows on small steps,
-        where a singular configuration (a linkage at its dead point) first shows."""
-        dt_out = self.settings.dt_out
-        if h >= SMALL_STEP * dt_out:
-            self._tiny_steps = 0
-            return
-        if self.formulation.n_rows:
-            self._watch_condition(self._rows_at(st.t, st.y).A)
-        tiny = h < TINY_STEP * max(abs(st.t), dt_out)
-        self._tiny_steps = self._tiny_steps + 1 if tiny else 0
-        if self._tiny_steps >= TINY_STEPS_IN_A_ROW:
-            raise ArithmeticError(self._collapse_reason(st, f"{TINY_STEPS_IN_A_ROW} steps in a row shorter than {h:.2g} s"))
-
-    def _collapse_reason(self, st: Stepper, detail: str) -> str:
-        """The step size collapsed: name NaN in the equations or ill-conditioned constraint rows
-        as the likely cause."""
-        reason = f"the step size collapsed ({detail})"
-        if self._nonfinite_at is not None:
-            reason = (f"the equations of motion became NaN or infinite at t = {self._nonfinite_at:.6g} s "
-                      f"(an expression undefined there?); {reason}")
-        if not self.formulation.n_rows or not np.all(np.isfinite(st.y)):
-            return reason
-        try:
-            self._watch_condition(self._rows_at(st.t, st.y).A, limit=NEAR_SINGULAR_CONDITION)
-        except ConstraintFailure as singular:
-            return f"{singular}; {reason}"
-        except RUN_ERRORS:
-            pass
-        return reason
-
-    def _rows_at(self, t: float, y: np.ndarray):
-        f = self.formulation
-        q, u = f.state_to_qu(t, y)
-        return f.constraint_rows(t, q, u, f.system.dynamics(t, q, u))
+        self.watch.restarted()
 
     def _emit_samples(self, st: Stepper):
         """Samples at k·dt_out (and at t_end) that the last step passed, from its dense output."""
@@ -516,7 +384,8 @@ class Simulation:
                 break
             y_k = st.y if abs(t_k - st.t) <= eps else st.sample(t_k)
             if self._projecting:
-                projected = self._project(t_k, y_k)
+                projected = projected_state(self.formulation, t_k, y_k, self.settings.stabilization.tolerance,
+                                            self._quaternions)
                 y_k = y_k if projected is None else projected
             self._samples.append(self._sample(t_k, y_k))
             self._out_k += 1
@@ -529,29 +398,10 @@ class Simulation:
             f.system.kin.gimbal_crossing(self._q_last, q_now, GIMBAL_TOL)
             self._q_last = q_now
         if self._projecting:
-            y_new = self._project(st.t, y)
+            y_new = projected_state(f, st.t, y, self.settings.stabilization.tolerance, self._quaternions)
             if y_new is not None:
                 st.replace_state(y_new)
                 y = y_new
         y_new = f.state_changed(st.t, y)
         if y_new is not None:
             st.replace_state(y_new)
-
-    def _project(self, t, y):
-        """Project q, u onto the constraints when they drift beyond the tolerance."""
-        f = self.formulation
-        tol = self.settings.stabilization.tolerance
-        q, u = f.state_to_qu(t, y)
-        normalised = None  # Euler parameters scaled back to e·e = 1: the pose does not change
-        if self._quaternions and np.max(np.abs(f.system.kin.normalisation_residuals(q))) > tol:
-            q = f.system.kin.normalised(q)
-            normalised = f.qu_to_state(q, u)
-        if not f.n_rows:
-            return normalised
-        dyn = f.system.dynamics(t, q, u)
-        rows = f.constraint_rows(t, q, u, dyn)
-        if rows.drift_position <= tol and rows.drift_velocity <= tol:
-            return normalised
-        q, _ = project_positions(f.system, t, q, tol=tol * 1e-2)
-        u, _ = project_velocities(f.system, t, q, u, tol=tol * 1e-2)
-        return f.qu_to_state(q, u)

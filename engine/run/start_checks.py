@@ -8,12 +8,52 @@ import math
 
 import numpy as np
 
+from contextlib import contextmanager
+
 from eomlab.engine.constraints import HOLONOMIC
-from eomlab.engine.formulations import FORMULATIONS
+from eomlab.engine.formulations import FORMULATIONS, ConstraintFailure
+from eomlab.engine.kinematics import GimbalLock
 from eomlab.engine.formulations.rank import condition_number, dependent_rows, numerical_rank
 from eomlab.engine.model import ModelError
 from eomlab.engine.mechanics.projection import ProjectionFailure, _rows as constraint_residuals, project_positions, project_velocities
 from eomlab.engine.mechanics.system import SingularMassMatrix
+
+
+# a run asking for more samples or fixed steps than these would never end (or fill the memory)
+MAX_RUN_SAMPLES = 10**7
+MAX_FIXED_STEPS = 10**9
+RUN_ERRORS = (SingularMassMatrix, ConstraintFailure, GimbalLock, ProjectionFailure, ArithmeticError,
+              np.linalg.LinAlgError, ValueError, FloatingPointError)
+
+
+def check_run_length(settings) -> None:
+    """Refuse settings whose run could not end: too many samples, or fixed steps."""
+    samples = settings.t_end / settings.dt_out
+    if samples > MAX_RUN_SAMPLES:
+        raise ModelError("settings.dt_out", f"t_end / dt_out = {samples:.3g} samples is too many (at most "
+                         f"{MAX_RUN_SAMPLES:.0e}); use a larger dt_out or a shorter t_end")
+    steps = settings.t_end / settings.dt
+    if settings.integrator == "RK4" and steps > MAX_FIXED_STEPS:
+        raise ModelError("settings.dt", f"t_end / dt = {steps:.3g} fixed steps is too many (at most "
+                         f"{MAX_FIXED_STEPS:.0e}); use a larger dt or a shorter t_end")
+
+
+@contextmanager
+def refused_at_start():
+    """Whatever fails before the first sample is bad input: a ModelError naming t = 0, never a
+    traceback or numpy's warnings (non-finite values are named by the checks they reach)."""
+    try:
+        with np.errstate(all="ignore"):
+            yield
+    except ModelError:
+        raise
+    except (SingularMassMatrix, GimbalLock) as err:
+        raise ModelError("bodies", f"at t = 0: {err}") from None
+    except (ConstraintFailure, ProjectionFailure) as err:
+        raise ModelError("constraints", f"at t = 0: {err}") from None
+    except RUN_ERRORS as err:
+        raise ModelError("", f"at t = 0: the equations of motion cannot be evaluated ({err}): "
+                         "a number of the model out of range?") from None
 
 
 def check_finite_start(columns, first: np.ndarray) -> None:
