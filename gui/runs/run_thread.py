@@ -349,7 +349,7 @@ class RunThread(PacedSending, ChildProcess, QThread):
         values = {}
         for reader in wanted:
             try:
-                values[reader] = read_quantity(sim, reader, row)
+                values[reader] = read_quantity(sim.quantities, reader, row)
             except (ModelError, ArithmeticError, ValueError, np.linalg.LinAlgError) as error:
                 values[reader] = Refused.of(error)  # the window says why there is nothing to draw
         if values:
