@@ -5,8 +5,9 @@ travel through the pipe): `SetRunning`, `StepBy`, `SetSpeed`, `Stop`, `WantQuant
 and the edits. Each edit names its fields and says which `EditKind` it is; `apply_edit` makes it
 on the Simulation (one handler per edit type). Replies go from the run to the window: `Ready`,
 `Batch`, `Failed`, `Crashed`, `Done`, `Edited`, `EditRefused`, `Quantities`, `Stats` and, from a
-child process, `End`. `RunThread` turns each reply into its Qt signal through one table
-(gui/runs/run_thread.py), so nothing is looked up by a name carried in a message.
+child process, `End`. `RunThread` applies a control by its type (`RunThread._take`) and turns each
+reply into its Qt signal through one table (gui/runs/run_thread.py), so nothing is looked up by a
+name carried in a message.
 """
 from __future__ import annotations
 

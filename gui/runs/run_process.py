@@ -118,7 +118,7 @@ class ChildProcess:
         try:
             ready = conn.poll(timeout)
             while ready:
-                self._take(conn.recv())  # gui/runs/run_thread.py's table of controls
+                self._take(conn.recv())  # RunThread._take applies each control
                 ready = conn.poll(0)
         except (EOFError, OSError):  # the parent closed its end: stop
             self._stop = True

@@ -179,8 +179,25 @@ class RunThread(PacedSending, ChildProcess, QThread):
             self._wake.set()
 
     def _take(self, message) -> None:
-        """Apply one control (the lock held, or in the child)."""
-        _CONTROLS[type(message) if not isinstance(message, msg.Edit) else msg.Edit](self, message)
+        """Apply one control to the thread's state (the lock held, or in the child)."""
+        match message:
+            case msg.SetRunning(running=running):
+                self._running, self._reanchor = running, True
+            case msg.StepBy(samples=samples):
+                self._steps_requested += samples
+            case msg.SetSpeed(speed=speed):
+                self._speed, self._reanchor = speed, True
+            case msg.Stop():
+                self._stop = True
+            case msg.Edit():
+                self._edits.append(message)
+                self._reanchor = True
+            case msg.WantQuantities(readers=readers):
+                self._quantities_wanted = readers
+            case msg.Record(grid=grid):
+                self._record = grid
+            case _:
+                raise TypeError(f"not a control of a run: {message!r}")
 
     def stop_and_join(self, timeout_ms: int = 1000) -> bool:
         """Ask the worker to stop and wait for it; True if it ended within the timeout."""
@@ -368,39 +385,6 @@ class RunThread(PacedSending, ChildProcess, QThread):
             return self._stop
 
 
-
-def _set_running(thread, m: msg.SetRunning) -> None:
-    thread._running, thread._reanchor = m.running, True
-
-
-def _step_by(thread, m: msg.StepBy) -> None:
-    thread._steps_requested += m.samples
-
-
-def _set_speed(thread, m: msg.SetSpeed) -> None:
-    thread._speed, thread._reanchor = m.speed, True
-
-
-def _stop(thread, _m: msg.Stop) -> None:
-    thread._stop = True
-
-
-def _edit(thread, m: msg.Edit) -> None:
-    thread._edits.append(m)
-    thread._reanchor = True
-
-
-def _want_quantities(thread, m: msg.WantQuantities) -> None:
-    thread._quantities_wanted = m.readers
-
-
-def _record(thread, m: msg.Record) -> None:
-    thread._record = m.grid
-
-
-#: what each control does to the thread's state (on the GUI thread, and in the child); every edit alike
-_CONTROLS = {msg.SetRunning: _set_running, msg.StepBy: _step_by, msg.SetSpeed: _set_speed, msg.Stop: _stop,
-             msg.Edit: _edit, msg.WantQuantities: _want_quantities, msg.Record: _record}
 
 #: the signal each reply is emitted as (the run id first)
 _REPLIES = {
