@@ -7,13 +7,18 @@
 
 A run that blows up (NaN, overflow, singular matrix, step-size collapse, gimbal lock) stops with
 a one-line message and keeps every sample it had.
+
+The Simulation steps; its collaborators share its `RunCourse` (engine/run/run_course.py: what is in
+force, the samples, the pushes) and hold their own state: `edits` (RunEdits), `manipulation`,
+`quantities` (SampleQuantities), `instants` (DenseInstants). Their public methods are the
+Simulation's too (`sim.set_parameter`, `sim.drag_to`, `sim.constraint_forces`, ...).
 """
 from __future__ import annotations
 
 import math
 import time
-from contextlib import contextmanager
 from dataclasses import replace
+from operator import attrgetter
 
 import numpy as np
 from threadpoolctl import ThreadpoolController
@@ -24,15 +29,19 @@ from eomlab.engine.run.integrate import Stepper
 from eomlab.engine.kinematics import GimbalLock
 from eomlab.engine.limits import check_settings
 from eomlab.engine.model import Model, ModelError, Stabilization
-from eomlab.engine.mechanics.projection import ProjectionFailure, project_positions, project_velocities
+from eomlab.engine.mechanics.projection import projected_state
 from eomlab.engine.run.manipulation import Manipulation
+from eomlab.engine.run.run_course import RunCourse
 from eomlab.engine.run.oscillation import Oscillation, measure_oscillation, small_oscillation_period  # noqa: F401  (for the window)
-from eomlab.engine.run.quantities import RunQuantities, SampleQuantities, csv_columns, state_columns  # noqa: F401  (RunQuantities: for the window)
-from eomlab.engine.run.model_history import ModelHistory  # the window keeps its runs' parameter history with it too
+from eomlab.engine.run.quantities import RunQuantities, SampleQuantities, csv_columns, read_quantity, state_columns  # noqa: F401  (RunQuantities, read_quantity: for the window)
+from eomlab.engine.run.run_view import RunView  # noqa: F401  (for the window: poses and quantities of a run's rows)
 from eomlab.engine.run.energy_account import SAME_TIME, EnergyAccount  # noqa: F401  (for the window: W and the drift between edits)
 from eomlab.engine.model_facts import ModelFacts, conservative, model_facts  # noqa: F401  (for the window's words)
 from eomlab.engine.run.run_edits import RunEdits, expression_constants, model_with_parameter  # noqa: F401  (for the window)
-from eomlab.engine.run.start_checks import StartChecks
+from eomlab.engine.run.start_checks import (MAX_FIXED_STEPS, MAX_RUN_SAMPLES, RUN_ERRORS,  # noqa: F401
+                                            check_finite_start, check_rows_at_start, check_run_length,
+                                            consistent_initial_state, refused_at_start)
+from eomlab.engine.run.step_watch import GIMBAL_TOL, StepWatch
 from eomlab.engine.mechanics.system import SingularMassMatrix, build_system
 from eomlab.engine.unilateral import Unilateral, clamped_start
 from eomlab.engine.unilateral.events import CutStep
@@ -40,56 +49,21 @@ from eomlab.engine.unilateral.events import CutStep
 # inspecting the loaded BLAS libraries costs milliseconds: do it once, then limiting is cheap
 _BLAS = ThreadpoolController()
 BLOW_UP = 1e12  # a state component beyond this is taken as a blow-up
-SINGULAR_CONDITION = 1e8  # constraint rows this ill-conditioned mean a singular configuration
-GIMBAL_TOL = 1e-6  # |sin θ| (or |cos θ|) below this: the Euler angles are at their singularity
-# steps shorter than this times max(|t|, dt_out) make no progress; this many in a row: a collapse
-TINY_STEP = 1e-12
-TINY_STEPS_IN_A_ROW = 10
-# a step shorter than this times dt_out is worth a look at the constraint rows' conditioning
-SMALL_STEP = 1e-6
-# when the step size collapses, rows this ill-conditioned are named as the likely cause
-NEAR_SINGULAR_CONDITION = 1e4
-# one step whose solver meets this many NaN derivatives is stuck (scipy may loop on a NaN step size)
-MAX_NONFINITE_TRIALS = 200
-# a run asking for more samples or fixed steps than these would never end (or fill the memory)
-MAX_RUN_SAMPLES = 10**7
-MAX_FIXED_STEPS = 10**9
-RUN_ERRORS = (SingularMassMatrix, ConstraintFailure, GimbalLock, ProjectionFailure, ArithmeticError,
-              np.linalg.LinAlgError, ValueError, FloatingPointError)
 
 
-def _check_run_length(settings) -> None:
-    """Refuse settings whose run could not end: too many samples, or fixed steps."""
-    samples = settings.t_end / settings.dt_out
-    if samples > MAX_RUN_SAMPLES:
-        raise ModelError("settings.dt_out", f"t_end / dt_out = {samples:.3g} samples is too many (at most "
-                         f"{MAX_RUN_SAMPLES:.0e}); use a larger dt_out or a shorter t_end")
-    steps = settings.t_end / settings.dt
-    if settings.integrator == "RK4" and steps > MAX_FIXED_STEPS:
-        raise ModelError("settings.dt", f"t_end / dt = {steps:.3g} fixed steps is too many (at most "
-                         f"{MAX_FIXED_STEPS:.0e}); use a larger dt or a shorter t_end")
+def _delegate(part: str, method):
+    """A method of Simulation that is `method` of its collaborator `part` (its docstring too)."""
+    collaborator = attrgetter(part)
+
+    def delegated(self, *args, **kwargs):
+        return method(collaborator(self), *args, **kwargs)
+
+    delegated.__name__, delegated.__doc__ = method.__name__, method.__doc__
+    return delegated
 
 
-@contextmanager
-def _refused_at_start():
-    """Whatever fails before the first sample is bad input: a ModelError naming t = 0, never a
-    traceback or numpy's warnings (non-finite values are named by the checks they reach)."""
-    try:
-        with np.errstate(all="ignore"):
-            yield
-    except ModelError:
-        raise
-    except (SingularMassMatrix, GimbalLock) as err:
-        raise ModelError("bodies", f"at t = 0: {err}") from None
-    except (ConstraintFailure, ProjectionFailure) as err:
-        raise ModelError("constraints", f"at t = 0: {err}") from None
-    except RUN_ERRORS as err:
-        raise ModelError("", f"at t = 0: the equations of motion cannot be evaluated ({err}): "
-                         "a number of the model out of range?") from None
-
-
-class Simulation(RunEdits, Manipulation, SampleQuantities, StartChecks, DenseInstants):
-    @_refused_at_start()
+class Simulation:
+    @refused_at_start()
     def __init__(self, model: Model, method=None, coordinates=None, integrator=None, rtol=None,
                  atol=None, t_end=None, dt_out=None, dt=None, stabilization: Stabilization | None = None,
                  variant: str | None = None, max_samples: int | None = None):
@@ -98,20 +72,81 @@ class Simulation(RunEdits, Manipulation, SampleQuantities, StartChecks, DenseIns
         overrides = dict(method=method, coordinates=coordinates, integrator=integrator, rtol=rtol,
                          atol=atol, t_end=t_end, dt_out=dt_out, dt=dt, stabilization=stabilization)
         self.settings = replace(model.settings, **{k: v for k, v in overrides.items() if v is not None})
-        _check_run_length(self.settings)
+        check_run_length(self.settings)
         check_settings(self.settings)
-        self.model = model
         self._unilateral = Unilateral.of(model)  # joint limits and contacts (engine.unilateral), or None
         start_model, self._start_notes = clamped_start(model) if self._unilateral is not None else (model, [])
-        self.system = build_system(start_model, self.settings.coordinates)
-        if self.system.n_u == 0:
+        system = build_system(start_model, self.settings.coordinates)
+        if system.n_u == 0:
             raise ModelError("bodies", "nothing to simulate: no body has a moving joint (add one, or change a fixed joint)")
-        self._variant = variant or self.settings.maggi_basis
-        self.formulation = make_formulation(self.settings.method, self.system, self.settings, self._variant)
-        self.columns = csv_columns(self.system, self.formulation)
+        variant = variant or self.settings.maggi_basis
+        formulation = make_formulation(self.settings.method, system, self.settings, variant)
+        self.columns = csv_columns(system, formulation)
         self._index = {c: i for i, c in enumerate(self.columns)}
-        self.state_columns = state_columns(self.system)
+        self.state_columns = state_columns(system)
+        self.course = RunCourse(self.settings, variant, model, system, formulation, self.columns, self.state_columns)
+        sample = lambda t, y: self._sample(t, y)  # noqa: E731 - looked up at each call (tests wrap it)
+        self.edits = RunEdits(self.course, sample, self._restart)
+        self.manipulation = Manipulation(self.course, self.edits, sample, self._restart)
+        self.quantities = SampleQuantities(self.course.formulation_at, self.state_columns, self.course.pushes,
+                                           self.course.time_eps(), latest=lambda: self.course.samples[-1])
+        self.instants = DenseInstants(self.course)
+        self.watch = StepWatch(self.course)
         self.reset()
+
+    # --- what is in force now (the course's) -----------------------------------------------------
+
+    model = property(lambda self: self.course.model, doc="The model integrated now (edits change it).")
+    system = property(lambda self: self.course.system)
+    formulation = property(lambda self: self.course.formulation)
+
+    @property
+    def failure(self) -> str | None:
+        """None, or when and why the run stopped."""
+        return self.course.failure
+
+    @failure.setter
+    def failure(self, why: str | None) -> None:
+        self.course.failure = why
+
+    @property
+    def _samples(self) -> list[np.ndarray]:
+        return self.course.samples
+
+    # --- the collaborators' methods ----------------------------------------------------------------
+
+    restore = _delegate("edits", RunEdits.restore)
+    set_state = _delegate("edits", RunEdits.set_state)
+    set_parameter = _delegate("edits", RunEdits.set_parameter)
+    push = _delegate("edits", RunEdits.push)
+    model_history = _delegate("course", RunCourse.model_history)
+    _sample_state = _delegate("course", RunCourse.sample_state)
+    drag_to = _delegate("manipulation", Manipulation.drag_to)
+    pull = _delegate("manipulation", Manipulation.pull)
+    move_pull = _delegate("manipulation", Manipulation.move_pull)
+    release = _delegate("manipulation", Manipulation.release)
+    pull_anchor = _delegate("manipulation", Manipulation.pull_anchor)
+    continue_from = _delegate("manipulation", Manipulation.continue_from)
+    constraint_forces = _delegate("quantities", SampleQuantities.constraint_forces)
+    applied_forces = _delegate("quantities", SampleQuantities.applied_forces)
+    constraint_force_arrays = _delegate("quantities", SampleQuantities.constraint_force_arrays)
+    applied_force_arrays = _delegate("quantities", SampleQuantities.applied_force_arrays)
+    joint_forces = _delegate("quantities", SampleQuantities.joint_forces)
+    mass_centre_velocities = _delegate("quantities", SampleQuantities.mass_centre_velocities)
+    angular_velocities = _delegate("quantities", SampleQuantities.angular_velocities)
+    angular_momenta = _delegate("quantities", SampleQuantities.angular_momenta)
+    _evaluated = _delegate("quantities", SampleQuantities._evaluated)
+    take_instants = _delegate("instants", DenseInstants.take)
+
+    _watch_condition = _delegate("watch", StepWatch.watch_condition)
+    max_condition = property(lambda self: self.watch.max_condition)
+    _nonfinite_at = property(lambda self: self.watch.nonfinite_at)
+    diagnostics = property(lambda self: self.watch.diagnostics)
+
+    def watch_instants(self, spacing: float | None, origin: float = 0.0) -> None:
+        """From the next step on, keep the coordinates at origin + k·spacing (None: none);
+        `take_instants()` gives the (t, q) kept since it was last called."""
+        self.instants.watch(spacing, origin, self.t)
 
     @property
     def coordinate_names(self) -> list[str]:
@@ -129,28 +164,21 @@ class Simulation(RunEdits, Manipulation, SampleQuantities, StartChecks, DenseIns
         with _BLAS.limit(limits=1):
             self._reset()
 
-    # --- set-up ------------------------------------------------------------------------------
-
     def column_index(self, name: str) -> int:
         return self._index[name]
 
     def _reset(self):
         s = self.settings
-        self._drop_pushes()
-        self._history = ModelHistory((self.model, self.system, self.formulation))  # every sample is of these
+        self.course.start()
         self.notes: list[str] = list(self._start_notes)
-        self._samples: list[np.ndarray] = []
-        self._sync_joint_reference()
-        self.diagnostics: dict = {}
-        self.failure: str | None = None
-        self.max_condition = 1.0
+        self.course.sync_joint_reference()
+        self.watch.start(None)
         self.rhs_evals_sampling = 0
         self.E0 = None
-        self._rank0 = None
         f = self.formulation
         f.rhs_evals = 0
         self._quaternions = bool(f.system.kin.quaternion_joints)
-        q0, u0 = self._consistent_initial_state()
+        q0, u0 = consistent_initial_state(self.system, self.notes)
         try:
             y0 = f.initial_state(q0, f.model_to_own(q0, u0))
             if self._unilateral is not None:  # impacts at t = 0, resting rows
@@ -159,14 +187,17 @@ class Simulation(RunEdits, Manipulation, SampleQuantities, StartChecks, DenseIns
                 self.notes += self._unilateral.notes
             q_start = f.state_to_qu(0.0, y0)[0]
             f.system.kin.gimbal_crossing(q_start, q_start, GIMBAL_TOL)  # at or within GIMBAL_TOL of a lock: refused
-            self._check_rows_at_start(y0)
+            at_start = check_rows_at_start(f, y0, self.notes)
+            if at_start is not None:
+                rank0, self.condition = at_start
+                self.watch.start(rank0)
+                self.diagnostics["condition_number"] = self.condition
             with np.errstate(over="ignore", invalid="ignore"):  # an overflow is named just below
                 first = self._sample(0.0, y0)
-            self._check_finite_start(first)
-            self._nonfinite_at, self._nonfinite_trials = None, 0
+            check_finite_start(self.columns, first)
             # the solver evaluates near y0 too (its first step size): a singular M there is the model's
             with np.errstate(invalid="ignore", divide="ignore", over="ignore"):  # named by the first step
-                self.stepper = Stepper(s.integrator, self._checked_derivative, 0.0, y0, s.t_end, s.rtol, s.atol, s.dt,
+                self.stepper = Stepper(s.integrator, self.watch.checked_derivative, 0.0, y0, s.t_end, s.rtol, s.atol, s.dt,
                                        kernel=self._step_kernel)
         except (SingularMassMatrix, GimbalLock, ConstraintFailure) as err:
             where = "bodies" if isinstance(err, (SingularMassMatrix, GimbalLock)) else "constraints"
@@ -178,7 +209,6 @@ class Simulation(RunEdits, Manipulation, SampleQuantities, StartChecks, DenseIns
         self._projecting = s.stabilization.kind == "projection" and (f.n_rows > 0 or self._quaternions)
         self._euler_joints = any(jl.euler is not None for jl in f.system.kin.joints)
         self._q_last = f.state_to_qu(0.0, y0)[0]
-        self._tiny_steps = 0
         self._samples.append(first)
         self._out_k = 1
 
@@ -199,7 +229,7 @@ class Simulation(RunEdits, Manipulation, SampleQuantities, StartChecks, DenseIns
             joint_values = self._joint_values(t, q, u, ks)
             if ev.rows is not None:
                 drift_pos, drift_vel = ev.rows.drift_position, ev.rows.drift_velocity
-                self._watch_condition(ev.rows.A)
+                self.watch.watch_condition(ev.rows.A)
         if self._quaternions:  # the normalisation constraints count among the holonomic rows
             drift_pos = max(drift_pos, float(np.max(np.abs(f.system.kin.normalisation_residuals(q)))))
         E = T + V
@@ -214,32 +244,10 @@ class Simulation(RunEdits, Manipulation, SampleQuantities, StartChecks, DenseIns
         joint = self.formulation.system.joint_coordinates
         if joint is None:
             return ()
-        self._sync_joint_reference()
+        self.course.sync_joint_reference()
         q_j, u_j = joint.values(t, q, u, ks)
         joint.reference = q_j
         return q_j, u_j
-
-    def _sync_joint_reference(self) -> None:
-        """Angles of the joint coordinates near the latest sample's (or q0 before the first)."""
-        joint = self.formulation.system.joint_coordinates
-        if joint is not None:
-            joint.reference = self._samples[-1][1:1 + joint.n_q] if self._samples else joint.q0
-
-    def _watch_condition(self, A: np.ndarray, limit: float = SINGULAR_CONDITION):
-        """Condition number of the constraint rows on their rank at the start; a rank loss
-        (a four-bar at a dead point) stops the run naming the rows that become dependent."""
-        if not self._rank0:
-            return
-        s = np.linalg.svd(A, compute_uv=False)
-        cond = float(s[0] / s[self._rank0 - 1]) if s[self._rank0 - 1] > 0 else float("inf")
-        self.diagnostics["condition_number"] = cond
-        self.max_condition = max(self.max_condition, cond)
-        if cond > limit:
-            U = np.linalg.svd(A, full_matrices=False)[0]
-            weights = np.abs(U[:, self._rank0 - 1])
-            rows = [self.formulation.constraints.row_label(i) for i in np.argsort(-weights)[:3] if weights[i] > 0.1]
-            raise ConstraintFailure(f"singular configuration: the constraint rows {', '.join(rows)} lose rank "
-                                    f"(condition number {cond:.3g})")
 
     def frame(self, q, t: float = 0.0) -> Frame:
         """The drawable poses of every body at coordinates q of this run (a stored sample row's
@@ -309,34 +317,18 @@ class Simulation(RunEdits, Manipulation, SampleQuantities, StartChecks, DenseIns
     def _fail(self, t: float, why: str):
         self.failure = f"run stopped at t = {t:.6g} s: {why}"
 
-    def _checked_derivative(self, t: float, y: np.ndarray) -> np.ndarray:
-        """The formulation's derivative, remembering when it was last NaN or infinite."""
-        f = self.formulation
-        dy = f.derivative(t, y)  # while unilateral rows rest, theirs (engine.unilateral.run_hooks.Unilateral.classify)
-        if math.isfinite(np.add.reduce(dy)):  # one reduction: cheaper than isfinite on each entry
-            return dy
-        if f.derivative != f.checked_derivative:  # the compiled tree's NaN: a singular M is named here
-            dy = f.checked_derivative(t, y)
-        if not np.all(np.isfinite(dy)):
-            self._nonfinite_at = t
-            self._nonfinite_trials += 1
-            if self._nonfinite_trials > MAX_NONFINITE_TRIALS:
-                raise ArithmeticError("the equations of motion stay NaN or infinite however short the step "
-                                      "(the state or an expression is out of range)")
-        return dy
-
     def _one_step(self):
         self._at_segment_end()
         st = self.stepper
         t_before = st.t
-        self._nonfinite_at, self._nonfinite_trials = None, 0  # trial points the solver rejects within this step count
+        self.watch.step_begins()
         try:
             message = st.step()
         except RUN_ERRORS as err:
             self._fail(t_before, str(err))
             return
         if message is not None:
-            self._fail(st.t, self._collapse_reason(st, f"{self.settings.integrator}: {message}"))
+            self._fail(st.t, self.watch.collapse_reason(st, f"{self.settings.integrator}: {message}"))
             return
         y = st.y
         if not np.all(np.isfinite(y)):
@@ -350,81 +342,55 @@ class Simulation(RunEdits, Manipulation, SampleQuantities, StartChecks, DenseIns
             if event is not None:  # no step straddles an event: sample up to it, restart after it
                 cut = CutStep(st, event)
                 self._emit_samples(cut)
-                self._emit_instants(cut)
+                self.instants.emit(cut)
                 self.t = event.t
                 self._restart(event.t, self._unilateral.after_event(self.formulation, event))
                 return
             self._emit_samples(st)
-            self._emit_instants(st)
+            self.instants.emit(st)
             self.t = st.t
             self._after_step(st)
-            self._watch_step_size(st, st.t - t_before)
+            self.watch.watch_step_size(st, st.t - t_before)
         except GimbalLock as err:
             # a long step may carry the dense output through the lock: stop at the lock itself
-            t_lock = self._lock_time(st)
+            t_lock = self.watch.lock_time(st)
             self._samples[1:] = [row for row in self._samples[1:] if row[0] <= t_lock]
-            self._drop_instants_after(t_lock)
+            self.instants.drop_after(t_lock)
             self._fail(t_lock, str(err))
         except RUN_ERRORS as err:
             self._fail(st.t, str(err))
 
-    def _lock_time(self, st: Stepper) -> float:
-        """When, within the last step, an Euler angle first reached its singular value."""
-        f, kin = self.formulation, self.formulation.system.kin
-        t0, t1 = st.t_old, st.t
-        if t0 is None or not t1 > t0:
-            return t1
+    def _at_segment_end(self) -> None:
+        """The integrator reached a push's start or end before t_end: restart it there, so the
+        force switches between steps, never within one."""
+        st = self.stepper
+        if st.finished and st.t_bound < self.settings.t_end:
+            self._restart(st.t, st.y)
 
-        def locked(t: float) -> bool:
-            now = kin.gimbal_values(f.state_to_qu(t, st.sample(t))[0])
-            return bool(np.any(np.abs(now) < GIMBAL_TOL) or np.any(now * start < 0))
+    def _step_kernel(self):
+        """The compiled DOP853 step of the formulation integrating now, or None (engine.compiled.compiled_step;
+        None while unilateral rows rest: the right-hand side holds them)."""
+        uni = self._unilateral
+        return None if uni is not None and uni.holding else self.formulation.compiled_step
 
-        start = kin.gimbal_values(f.state_to_qu(t0, st.sample(t0))[0])
-        grid = np.linspace(t0, t1, 33)
-        hit = next((k for k in range(1, len(grid)) if locked(grid[k])), None)
-        if hit is None:
-            return t1
-        lo, hi = grid[hit - 1], grid[hit]
-        for _ in range(40):
-            mid = 0.5 * (lo + hi)
-            lo, hi = (lo, mid) if locked(mid) else (mid, hi)
-        return float(hi)
-
-    def _watch_step_size(self, st: Stepper, h: float):
-        """Stop when the steps stop making progress; look at the constraint rows on small steps,
-        where a singular configuration (a linkage at its dead point) first shows."""
-        dt_out = self.settings.dt_out
-        if h >= SMALL_STEP * dt_out:
-            self._tiny_steps = 0
-            return
-        if self.formulation.n_rows:
-            self._watch_condition(self._rows_at(st.t, st.y).A)
-        tiny = h < TINY_STEP * max(abs(st.t), dt_out)
-        self._tiny_steps = self._tiny_steps + 1 if tiny else 0
-        if self._tiny_steps >= TINY_STEPS_IN_A_ROW:
-            raise ArithmeticError(self._collapse_reason(st, f"{TINY_STEPS_IN_A_ROW} steps in a row shorter than {h:.2g} s"))
-
-    def _collapse_reason(self, st: Stepper, detail: str) -> str:
-        """The step size collapsed: name NaN in the equations or ill-conditioned constraint rows
-        as the likely cause."""
-        reason = f"the step size collapsed ({detail})"
-        if self._nonfinite_at is not None:
-            reason = (f"the equations of motion became NaN or infinite at t = {self._nonfinite_at:.6g} s "
-                      f"(an expression undefined there?); {reason}")
-        if not self.formulation.n_rows or not np.all(np.isfinite(st.y)):
-            return reason
-        try:
-            self._watch_condition(self._rows_at(st.t, st.y).A, limit=NEAR_SINGULAR_CONDITION)
-        except ConstraintFailure as singular:
-            return f"{singular}; {reason}"
-        except RUN_ERRORS:
-            pass
-        return reason
-
-    def _rows_at(self, t: float, y: np.ndarray):
-        f = self.formulation
-        q, u = f.state_to_qu(t, y)
-        return f.constraint_rows(t, q, u, f.system.dynamics(t, q, u))
+    def _restart(self, t: float, y: np.ndarray) -> None:
+        """Start the integrator afresh at (t, y); the next sample is the next k·dt_out after t."""
+        s, eps, pushes = self.settings, self.course.time_eps(), self.course.pushes
+        if self._unilateral is not None:  # which rows rest from here (engine.unilateral)
+            self._unilateral.classify(self.formulation, t, y, self.model)
+        bound = min([s.t_end] + [b for p in pushes for b in (p.t_start, p.t_stop) if b > t + eps])
+        for push in pushes:
+            push.active = push.t_start - eps <= t < push.t_stop - eps
+        steps = self.stepper.steps
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):  # named by the first step
+            self.stepper = Stepper(s.integrator, self.watch.checked_derivative, t, y, bound, s.rtol, s.atol, s.dt,
+                                   kernel=self._step_kernel)
+        self.stepper.steps = steps
+        self.t = t
+        self._out_k = int(math.floor(t / s.dt_out + 1e-9)) + 1
+        self._q_last = self.formulation.state_to_qu(t, y)[0]
+        self.course.sync_joint_reference()
+        self.watch.restarted()
 
     def _emit_samples(self, st: Stepper):
         """Samples at k·dt_out (and at t_end) that the last step passed, from its dense output."""
@@ -438,7 +404,8 @@ class Simulation(RunEdits, Manipulation, SampleQuantities, StartChecks, DenseIns
                 break
             y_k = st.y if abs(t_k - st.t) <= eps else st.sample(t_k)
             if self._projecting:
-                projected = self._project(t_k, y_k)
+                projected = projected_state(self.formulation, t_k, y_k, self.settings.stabilization.tolerance,
+                                            self._quaternions)
                 y_k = y_k if projected is None else projected
             self._samples.append(self._sample(t_k, y_k))
             self._out_k += 1
@@ -451,29 +418,10 @@ class Simulation(RunEdits, Manipulation, SampleQuantities, StartChecks, DenseIns
             f.system.kin.gimbal_crossing(self._q_last, q_now, GIMBAL_TOL)
             self._q_last = q_now
         if self._projecting:
-            y_new = self._project(st.t, y)
+            y_new = projected_state(f, st.t, y, self.settings.stabilization.tolerance, self._quaternions)
             if y_new is not None:
                 st.replace_state(y_new)
                 y = y_new
         y_new = f.state_changed(st.t, y)
         if y_new is not None:
             st.replace_state(y_new)
-
-    def _project(self, t, y):
-        """Project q, u onto the constraints when they drift beyond the tolerance."""
-        f = self.formulation
-        tol = self.settings.stabilization.tolerance
-        q, u = f.state_to_qu(t, y)
-        normalised = None  # Euler parameters scaled back to e·e = 1: the pose does not change
-        if self._quaternions and np.max(np.abs(f.system.kin.normalisation_residuals(q))) > tol:
-            q = f.system.kin.normalised(q)
-            normalised = f.qu_to_state(q, u)
-        if not f.n_rows:
-            return normalised
-        dyn = f.system.dynamics(t, q, u)
-        rows = f.constraint_rows(t, q, u, dyn)
-        if rows.drift_position <= tol and rows.drift_velocity <= tol:
-            return normalised
-        q, _ = project_positions(f.system, t, q, tol=tol * 1e-2)
-        u, _ = project_velocities(f.system, t, q, u, tol=tol * 1e-2)
-        return f.qu_to_state(q, u)

@@ -32,6 +32,7 @@ from eomlab.gui.runs.ring_buffer import DEFAULT_CAPACITY
 from eomlab.gui.actions.run_actions import SPEEDS, RunActions  # noqa: F401 - SPEEDS: for bench_gui
 from eomlab.gui.scene.scene2d import Scene2D
 from eomlab.gui.scene.scene3d import make_scene3d, opengl_available
+from eomlab.gui.runs.run_state import RunState
 from eomlab.gui.runs.session import Session
 from eomlab.gui.editing.settings_bar import SettingsBar
 from eomlab.gui.sweeps.sweep_panel import open_for as open_sweep_panel
@@ -80,7 +81,7 @@ class MainWindow(QMainWindow):
         self.session.notes.connect(lambda text: self.statusBar().showMessage(text, 10000))
         self.session.finished.connect(
             lambda t_end: self.statusBar().showMessage(
-                f"Reached t_end = {t_end:g} s" + (" (the run goes on until paused)" if self.session.state == "running" else ""),
+                f"Reached t_end = {t_end:g} s" + (" (the run goes on until paused)" if self.session.state == RunState.RUNNING else ""),
                 8000))
         self.session.runs_started.connect(self._on_runs_started)
         # the plots take the ready runs once per turn of the event loop: compare mode's runs come
@@ -220,7 +221,7 @@ class MainWindow(QMainWindow):
         return self.document.model
 
     @property
-    def state(self) -> str:
+    def state(self) -> RunState:
         return self.session.state
 
     @property
@@ -283,7 +284,7 @@ class MainWindow(QMainWindow):
 
     @Slot(object, str, object)
     def _on_model_changed(self, model: Model, description: str, select) -> None:
-        was_running = self.session.state in ("running", "ended")  # a finished run re-runs with the edit
+        was_running = self.session.state.going_on  # a finished run re-runs with the edit
         had_progress = self.session.has_progress()
         self._show_model(model, select)
         self.session.set_model(model)

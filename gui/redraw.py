@@ -15,7 +15,7 @@ from PySide6.QtCore import QCoreApplication, QEvent, QObject, QTimer, Signal
 
 from eomlab.gui.plots.plot_panel import PLOT_TITLES
 from eomlab.gui.scene.scene2d import TRAIL_LENGTH
-from eomlab.gui.runs.session import RUNNING
+from eomlab.gui.runs.run_state import RunState
 
 #: the redraw timer's period: 16 ms ≈ 60 Hz
 REDRAW_MS = 16
@@ -180,7 +180,7 @@ class Redraw(QObject):
             self.window.compare_view.redraw_plots()
 
     def _due_plots(self) -> list[str]:
-        if self.session.state != RUNNING:
+        if self.session.state != RunState.RUNNING:
             return [key for key in self.plot_order if key in self.stale_plots and self._shown(key)]
         if self.scene_ms > SCENE_BUDGET_MS and self.ticks - self._plot_tick < 2:
             return []  # a heavy picture this tick: the plots wait for the next

@@ -13,8 +13,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QUndoCommand
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSlider, QWidget
 
-from eomlab.engine.simulation import ModelHistory
-from eomlab.gui.runs.session import RUNNING, Session
+from eomlab.gui.runs.run_state import RunState
+from eomlab.gui.runs.session import Session
 from eomlab.gui.style.steady_label import SteadyLabel
 
 
@@ -39,7 +39,7 @@ class ContinueFromHere(QUndoCommand):
     def undo(self) -> None:
         back = [d[-1] if d is not None and len(d) else None for d in self.dropped]
         self.session.continue_from(back, put_back=[d[:-1] if d is not None else None for d in self.dropped],
-                                   models=[ModelHistory.of(items) for items in self.histories])
+                                   models=self.histories)
 
 
 class Timeline(QWidget):
@@ -72,7 +72,7 @@ class Timeline(QWidget):
         drawn.connect(self._sync)
         session.runs_started.connect(self._sync)
         # Run goes on from the runs' latest samples: the picture follows them again
-        session.state_changed.connect(lambda state: state == RUNNING and session.follow_latest())
+        session.state_changed.connect(lambda state: state == RunState.RUNNING and session.follow_latest())
         self._syncing = False
         self._shown = None  # (samples, cursor, held) the slider and label show
         self._sync()
@@ -118,13 +118,13 @@ class Timeline(QWidget):
         if not len(times):
             return
         index = int(np.clip(index, 0, len(times) - 1))
-        if self.session.state == RUNNING:
+        if self.session.state == RunState.RUNNING:
             self.session.pause()
         self.session.set_cursor(float(times[index]))
 
     def step_samples(self, steps: int) -> None:
         """Left/Right: one sample back or on, while paused."""
-        if self.session.state == RUNNING:
+        if self.session.state == RunState.RUNNING:
             return
         self.show_sample(self.slider.value() + steps)
 

@@ -69,3 +69,22 @@ def project_velocities(system, t, q, u, tol=1e-12, max_iter=10):
     raise ProjectionFailure(
         f"projection onto the velocity constraints did not converge (residual {np.max(np.abs(rows.velocity)):.3g})"
     )
+
+
+def projected_state(f, t, y, tol: float, quaternions: bool):
+    """The state y of formulation `f` projected onto its constraints when they drift beyond `tol`
+    (and Euler parameters scaled back to e·e = 1 when `quaternions`); None when nothing drifted."""
+    q, u = f.state_to_qu(t, y)
+    normalised = None  # Euler parameters scaled back to e·e = 1: the pose does not change
+    if quaternions and np.max(np.abs(f.system.kin.normalisation_residuals(q))) > tol:
+        q = f.system.kin.normalised(q)
+        normalised = f.qu_to_state(q, u)
+    if not f.n_rows:
+        return normalised
+    dyn = f.system.dynamics(t, q, u)
+    rows = f.constraint_rows(t, q, u, dyn)
+    if rows.drift_position <= tol and rows.drift_velocity <= tol:
+        return normalised
+    q, _ = project_positions(f.system, t, q, tol=tol * 1e-2)
+    u, _ = project_velocities(f.system, t, q, u, tol=tol * 1e-2)
+    return f.qu_to_state(q, u)

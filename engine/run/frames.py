@@ -61,46 +61,50 @@ MAX_INSTANTS_PER_STEP = 10_000
 
 
 class DenseInstants:
-    """For `Simulation`: the integrated coordinates at the instants origin + k·spacing that each
-    step passes, read from that step's dense output (DOP853, RK45, Radau, BDF, LSODA; RK4's cubic
-    Hermite), so that a window can draw instants between the samples.
+    """For `Simulation` (its `watch_instants`, `take_instants`): the integrated coordinates at the
+    instants origin + k·spacing that each step passes, read from that step's dense output (DOP853,
+    RK45, Radau, BDF, LSODA; RK4's cubic Hermite), so that a window can draw instants between the
+    samples. `course`: the run's RunCourse (the formulation integrating now).
 
         sim.watch_instants(1 / 120)
         sim.advance(1.0)
         sim.take_instants()      # [(t, q), ...] for t = 1/120, 2/120, ... 1.0
     """
 
-    _instant_grid: tuple[float, float] | None = None
-    _instants: list | None = None
-    _last_instant: float = -math.inf
+    def __init__(self, course):
+        self.course = course
+        self._grid: tuple[float, float] | None = None
+        self._instants: list | None = None
+        self._last = -math.inf
 
-    def watch_instants(self, spacing: float | None, origin: float = 0.0) -> None:
-        """From the next step on, keep the coordinates at origin + k·spacing (None: none)."""
-        self._instant_grid = None if spacing is None or not spacing > 0 else (float(spacing), float(origin))
-        self._instants = [] if self._instant_grid else None
-        self._last_instant = self.t
+    def watch(self, spacing: float | None, origin: float, now: float) -> None:
+        """From the next step after `now` on, keep the coordinates at origin + k·spacing (None: none)."""
+        self._grid = None if spacing is None or not spacing > 0 else (float(spacing), float(origin))
+        self._instants = [] if self._grid else None
+        self._last = now
 
-    def take_instants(self) -> list[tuple[float, np.ndarray]]:
+    def take(self) -> list[tuple[float, np.ndarray]]:
         """The (t, q) kept since the last call."""
-        taken, self._instants = self._instants or [], [] if self._instant_grid else None
+        taken, self._instants = self._instants or [], [] if self._grid else None
         return taken
 
-    def _drop_instants_after(self, t: float) -> None:
+    def drop_after(self, t: float) -> None:
         """A run stopped at t within its last step (a gimbal lock): no instant after it."""
         if self._instants:
             self._instants = [(t_k, q) for t_k, q in self._instants if t_k <= t]
 
-    def _emit_instants(self, st) -> None:
-        if self._instant_grid is None or st.t_old is None:
+    def emit(self, st) -> None:
+        """Keep the instants the step `st` just made passed."""
+        if self._grid is None or st.t_old is None:
             return
-        spacing, origin = self._instant_grid
-        start = max(st.t_old, self._last_instant)
+        spacing, origin = self._grid
+        start = max(st.t_old, self._last)
         k = math.floor((start - origin) / spacing) + 1
-        f = self.formulation
+        f = self.course.formulation
         for _ in range(MAX_INSTANTS_PER_STEP):
             t_k = origin + k * spacing
             if t_k > st.t:
                 break
             self._instants.append((t_k, f.state_to_qu(t_k, st.sample(t_k))[0]))
-            self._last_instant = t_k
+            self._last = t_k
             k += 1

@@ -1,5 +1,5 @@
 """A hand on a running mechanism: pose it by a point, pull a point with a spring, go on from any
-stored sample. `Simulation` inherits these methods (the window's mouse and timeline use them).
+stored sample. `Simulation` delegates these methods to `Manipulation` (the window's mouse and timeline use them).
 
     sim.drag_to("bob", [0, 0, 0], [0.5, -0.8, 0])   # paused: the pose nearest the mouse, at rest
     sim.pull("bob", [0, 0, 0], [1.0, 0.0, 0.0])     # running: a spring from the mouse point
@@ -19,6 +19,8 @@ import numpy as np
 from eomlab.engine.forcing.generalized_forces import PushElement, _world_point
 from eomlab.engine.model import ModelError
 from eomlab.engine.run.model_history import ModelHistory
+from eomlab.engine.run.run_course import RunCourse, Stretch
+from eomlab.engine.run.run_edits import RunEdits
 from eomlab.engine.mechanics.posing import pose_reaching
 from eomlab.engine.mechanics.projection import ProjectionFailure
 from eomlab.engine.mechanics.system import SingularMassMatrix
@@ -48,111 +50,135 @@ class PullElement(PushElement):
 
 
 class Manipulation:
-    """Posing, pulling and going back (mixed into `Simulation`, next to `RunEdits`)."""
+    """Posing, pulling and going back (`Simulation` delegates to it): on the run's `RunCourse`,
+    through its `RunEdits`; `sample(t, y)` makes a sample row, `restart(t, y)` starts the
+    integrator afresh there (the Simulation's)."""
+
+    def __init__(self, course: RunCourse, edits: RunEdits, sample, restart):
+        self.course, self.edits, self._sample, self._restart = course, edits, sample, restart
 
     def drag_to(self, body: str, point, target) -> None:
         """Pose the mechanism so that `point` of `body` (body frame) comes as near the world point
         `target` as the joints and constraints allow, and continue from that pose at rest. A pose
         that cannot be put on the constraints is refused (ModelError; the run is unchanged)."""
+        c = self.course
         self._body_named(body)
         point, target = _three(point, "point"), _three(target, "target")
-        q, _ = self._sample_state(self._samples[-1])
+        q, _ = c.sample_state(c.samples[-1])
         try:
-            q = pose_reaching(self.system, self._current_time(), q, body, point, target)
+            q = pose_reaching(c.system, c.current_time(), q, body, point, target)
         except _POSE_ERRORS as err:
             raise ModelError("q", f"this pose cannot be reached: {err}") from None
         if not np.all(np.isfinite(q)):
             raise ModelError("q", "this pose cannot be reached")
-        self.set_state(q, np.zeros(len(self.system.speed_names)))
+        self.edits.set_state(q, np.zeros(len(c.system.speed_names)))
 
     def pull(self, body: str, point, anchor) -> None:
         """Start pulling `point` of `body` towards the world point `anchor` with a spring (one pull
         at a time: a new one replaces the last)."""
+        c = self.course
         self._body_named(body)
         point, anchor = _three(point, "point"), _three(anchor, "anchor")
         self.release()
-        mass = float(np.sum(self.system.kin.mass))
+        mass = float(np.sum(c.system.kin.mass))
         stiffness = mass * (2 * math.pi * PULL_FREQUENCY) ** 2
         damping = 2 * PULL_DAMPING_RATIO * math.sqrt(stiffness * mass)
-        element = PullElement(self.formulation.system.kin, body, point, anchor, stiffness, damping,
-                              self._current_time())
-        self._pushes.append(element)
-        self.formulation.system.forces.append(element)
-        self._restart_here()
+        self.edits.add_push(PullElement(c.formulation.system.kin, body, point, anchor, stiffness, damping,
+                                        c.current_time()))
 
     def move_pull(self, anchor) -> None:
         """Move the pulling spring's anchor (the mouse moved); nothing when nothing pulls."""
         element = self._pulling()
         if element is not None:
             element.anchor = _three(anchor, "anchor")
-            self._restart_here()  # the force changes between integrator steps, never within one
+            self.edits.restart_here()  # the force changes between integrator steps, never within one
 
     def release(self) -> None:
         """Let go: the pull ends at the current time."""
         element = self._pulling()
         if element is not None:
-            element.t_stop = max(self._current_time(), element.t_start)
-            self._restart_here()
+            element.t_stop = max(self.course.current_time(), element.t_start)
+            self.edits.restart_here()
 
     def pull_anchor(self):
         """(world point of the pulled body point, anchor) of the current pull, or None."""
         element = self._pulling()
         if element is None:
             return None
-        q, _ = self._sample_state(self._samples[-1])
-        P = _world_point(self.system.kin, self.system.kin.positions(q), element.body, element.point)
+        c = self.course
+        q, _ = c.sample_state(c.samples[-1])
+        P = _world_point(c.system.kin, c.system.kin.positions(q), element.body, element.point)
         return P, element.anchor.copy()
 
-    def continue_from(self, row, model=None) -> None:
+    def continue_from(self, row, model=None, models=None) -> None:
         """Go on from a sample row as `samples()` gives it (t, q, u, …) — one kept by the window,
         earlier or later than the current time: the samples after its time are dropped (so are
         pulls and pushes started after it, and parameters set after it: those in force at its
         time come back), it becomes the latest sample, the run goes on from it. `model`: go on
-        with this model's parameters instead (the window putting back a run it had dropped)."""
+        with this model's parameters instead; `models`: the parameter history to take back
+        (`model_history()` as it was: the window putting back a run it had dropped), its latest
+        model in force from the row on."""
+        c = self.course
         row = np.asarray(row, dtype=float).ravel()
-        if row.size != len(self.columns) or not np.all(np.isfinite(row)):
-            raise ModelError("row", f"must be a finite sample row of {len(self.columns)} columns")
+        if row.size != len(c.columns) or not np.all(np.isfinite(row)):
+            raise ModelError("row", f"must be a finite sample row of {len(c.columns)} columns")
         t = float(row[0])
-        if not 0.0 <= t <= self.settings.t_end:
-            raise ModelError("row", f"t = {t:.6g} s is outside the run (0 … {self.settings.t_end:g} s)")
-        q, u = self._sample_state(row)
-        eps = self._time_eps()
-        before, history = self._samples, self._history.items()
-        self._back_to(t)
-        f = self.formulation
+        if not 0.0 <= t <= c.settings.t_end:
+            raise ModelError("row", f"t = {t:.6g} s is outside the run (0 … {c.settings.t_end:g} s)")
+        q, u = c.sample_state(row)
+        eps = c.time_eps()
+        before, history = c.samples, c.history.items()
+        c.back_to(t)
+        f = c.formulation
         # the row itself is the latest sample while it is evaluated (absolute coordinates take the
         # joint angles' branch from the latest sample)
-        self._samples = [r for r in before if r[0] <= t - eps] + [row]
+        c.samples = [r for r in before if r[0] <= t - eps] + [row]
         try:
             y = f.initial_state(q, f.model_to_own(q, u))
-            self._samples[-1] = self._sample(t, y)
+            c.samples[-1] = self._sample(t, y)
         except _POSE_ERRORS as err:
-            self._samples = before
-            self._history = ModelHistory.of(history)
-            self._switch_to(*self._history.latest)
+            c.samples = before
+            c.history = ModelHistory.of(history)
+            c.switch_to(*c.history.latest.parts())
             raise ModelError("row", f"the run cannot go on from this sample: {err}") from None
-        self.failure = None
+        c.failure = None
         self._restart(t, y)
-        if model is not None and model != self.model:
-            self._continue_with(model, "model")
+        if models is not None:
+            self._take_history(list(models))
+        elif model is not None and model != c.model:
+            self.edits.continue_with(model, "model")
+
+    def _take_history(self, items: list) -> None:
+        """The parameter history `items` ((start, model), …) becomes the run's: its latest model is
+        in force from now on; the earlier stretches are built when a sample of theirs is evaluated
+        (those this run had are reused)."""
+        if not items:
+            raise ModelError("models", "an empty parameter history")
+        c = self.course
+        latest = items[-1][1]
+        if latest != c.model:
+            self.edits.continue_with(latest, "models")
+        known = [stretch for _start, stretch in c.history.items()]
+        stretches = []
+        for start, model in items[:-1]:
+            same = next((s for s in known if s.model == model), None)
+            stretches.append((start, same if same is not None else Stretch(model, build=self.edits.built)))
+        c.history = ModelHistory.of([*stretches, (items[-1][0], c.history.latest)])
 
     # --- helpers -----------------------------------------------------------------------------
 
     def _pulling(self) -> PullElement | None:
-        t = self._current_time()
-        for element in reversed(self._pushes):
-            if isinstance(element, PullElement) and element.t_stop > t + self._time_eps():
+        c = self.course
+        t = c.current_time()
+        for element in reversed(c.pushes):
+            if isinstance(element, PullElement) and element.t_stop > t + c.time_eps():
                 return element
         return None
 
-    def _restart_here(self) -> None:
-        q, u = self._sample_state(self._samples[-1])
-        f = self.formulation
-        self._restart(self._current_time(), f.initial_state(q, f.model_to_own(q, u)))
-
     def _body_named(self, body: str) -> None:
-        if body not in self.system.body_names:
-            raise ModelError("body", f"no body named {body!r} (bodies: {', '.join(self.system.body_names)})")
+        names = self.course.system.body_names
+        if body not in names:
+            raise ModelError("body", f"no body named {body!r} (bodies: {', '.join(names)})")
 
 
 def _three(value, name: str) -> np.ndarray:

@@ -1,7 +1,8 @@
 """What each body does at a stored sample: its constraint and applied forces where they act,
 mass-centre velocity, angular velocity and angular momentum — for scripts and the window's
-arrows. `Simulation` inherits `SampleQuantities` (the latest sample by default); a window whose
-run lives in a worker builds `RunQuantities` from the run's model and settings and reads rows.
+arrows. `Simulation` delegates to its `SampleQuantities` (the latest sample by default); a window
+whose run lives in a worker reads rows with `RunQuantities` of the run's model and settings (through
+the engine's `RunView`).
 
     sim.advance(0.5)
     sim.constraint_forces()          # [Action(source="joint crank", force=..., at=...), ...]
@@ -46,11 +47,16 @@ def state_columns(system) -> tuple[slice, slice]:
 
 
 class SampleQuantities:
-    """Mixin: needs `formulation`, `state_columns`, `_pushes` with `_time_eps()`; `_samples` for
-    the default row (the latest). A sample is evaluated with the parameters in force at its time
-    (`_formulation_at`: a run whose parameters changed keeps each stretch's)."""
+    """The quantities at a run's sample rows. `formulation_at(t)`: the formulation of the
+    parameters in force at time t (a run whose parameters changed keeps each stretch's);
+    `state_columns`: where a row holds q and u; `pushes`: the run's pushes and pulls (a list kept
+    by the run), acting at a row's time as they did; `time_eps`: instants that close are one;
+    `latest()`: the row read when none is given (None: a row must be given)."""
 
-    _cached: tuple | None = None
+    def __init__(self, formulation_at, state_columns, pushes=(), time_eps: float = 0.0, latest=None):
+        self._formulation_at, self.state_columns = formulation_at, state_columns
+        self._pushes, self._time_eps, self._latest = pushes, float(time_eps), latest
+        self._cached: tuple | None = None
 
     def constraint_forces(self, row=None) -> list[Action]:
         """Reactions at the joints and the forces of every constraint, where they act (N, N·m)."""
@@ -66,13 +72,13 @@ class SampleQuantities:
         """`constraint_forces` as rows of arrays (what a picture of all of them reads)."""
         t, evaluation = self._evaluated(row)
         return self._derived("constraint", lambda: constraint_force_arrays(
-            evaluation.dynamics.system, evaluation, t, self._time_eps(), self.applied_force_arrays(row)))
+            evaluation.dynamics.system, evaluation, t, self._time_eps, self.applied_force_arrays(row)))
 
     def applied_force_arrays(self, row=None) -> ActionArrays:
         """`applied_forces` as rows of arrays."""
         t, evaluation = self._evaluated(row)
         return self._derived("applied", lambda: applied_force_arrays(evaluation.dynamics.system, evaluation, t,
-                                                                     self._time_eps()))
+                                                                     self._time_eps))
 
     def joint_forces(self, row=None) -> np.ndarray:
         """(n_bodies, 3) world forces (N) on each body from its parent through its joint, e.g. a
@@ -103,20 +109,18 @@ class SampleQuantities:
             store[name] = compute()
         return store[name]
 
-    def _formulation_at(self, t: float):
-        """The formulation (its model's parameters) the run was integrated with at time t."""
-        return self.formulation
-
     def _evaluated(self, row):
         """(t, the evaluation of the formulation in force at the sample's time) at a sample row,
         the latest by default; the pushes acting at t act (and are put back as they were)."""
-        row = np.asarray(self._samples[-1] if row is None else row, float)
+        if row is None and self._latest is None:
+            raise ValueError("a sample row is needed: this reader holds none")
+        row = np.asarray(self._latest() if row is None else row, float)
         f, t = self._formulation_at(float(row[0])), float(row[0])
         key = (row.tobytes(), len(self._pushes))
         if self._cached is not None and self._cached[0] == key and self._cached[1] is f:
             return self._cached[2]
         q, u = row[self.state_columns[0]], row[self.state_columns[1]]
-        eps = self._time_eps()
+        eps = self._time_eps
         was = [push.active for push in self._pushes]
         try:
             for push in self._pushes:
@@ -128,6 +132,23 @@ class SampleQuantities:
                 push.active = active
         self._cached = (key, f, (t, evaluation), {})
         return t, evaluation
+
+
+#: the readers a run computes for a window by name (`read_quantity`): each a reader of `SampleQuantities`
+READERS = {reader.__name__: reader for reader in (
+    SampleQuantities.constraint_forces, SampleQuantities.applied_forces, SampleQuantities.constraint_force_arrays,
+    SampleQuantities.applied_force_arrays, SampleQuantities.joint_forces, SampleQuantities.mass_centre_velocities,
+    SampleQuantities.angular_velocities, SampleQuantities.angular_momenta)}
+
+
+def read_quantity(quantities, reader: str, row):
+    """`quantities`' reader named `reader` (a key of `READERS`) at a sample row; ValueError for a
+    name that is not one."""
+    try:
+        method = READERS[reader]
+    except KeyError:
+        raise ValueError(f"no quantity named {reader!r} (readers: {', '.join(READERS)})") from None
+    return method(quantities, row)
 
 
 class RunQuantities(SampleQuantities):
@@ -148,13 +169,11 @@ class RunQuantities(SampleQuantities):
         self.settings, self._variant = settings, variant or settings.maggi_basis
         self.system = build_system(model, settings.coordinates)
         self.formulation = make_formulation(settings.method, self.system, settings, self._variant)
-        self.state_columns = state_columns(self.system)
         self._models = models
         self._formulations = {id(model): (model, self.formulation)}  # per model of the run (kept alive)
-        self._pushes: list = []
-        self._samples: list = []
+        super().__init__(self._formulation_for, state_columns(self.system))
 
-    def _formulation_at(self, t: float):
+    def _formulation_for(self, t: float):
         model = self._models.at(t) if self._models is not None else self.model
         known = self._formulations.get(id(model))
         if known is None or known[0] is not model:
@@ -162,6 +181,3 @@ class RunQuantities(SampleQuantities):
             known = self._formulations[id(model)] = (model, make_formulation(self.settings.method, system,
                                                                                self.settings, self._variant))
         return known[1]
-
-    def _time_eps(self) -> float:
-        return 0.0

@@ -2,7 +2,7 @@
 
 Every edit acts at the time of the latest stored sample (the instant the window shows): the
 integrator's progress beyond it is dropped, the integrator restarts there, and the next samples
-continue on the same time axis (k·dt_out). `Simulation` inherits these methods.
+continue on the same time axis (k·dt_out). `Simulation` delegates these methods to `RunEdits`.
 
     sim.advance(1.0)
     sim.set_parameter("bodies[0].mass", 2.0)   # the run goes on from t = 1 s with the new mass
@@ -19,9 +19,8 @@ import numpy as np
 
 from eomlab.engine.forcing.generalized_forces import PushElement
 from eomlab.engine.formulations import make_formulation
-from eomlab.engine.run.integrate import Stepper
 from eomlab.engine.model import ModelError
-from eomlab.engine.run.model_history import ModelHistory
+from eomlab.engine.run.run_course import RunCourse, Stretch
 from eomlab.engine.modelfile import model_from_dict, model_to_dict
 from eomlab.engine.modelfile.edit_rules import follow_edit
 from eomlab.engine.mechanics.projection import ProjectionFailure, project_positions, project_velocities
@@ -145,14 +144,14 @@ def model_with_parameter(model, path: str, value):
 
 
 class RunEdits:
-    """The edits a window or a script makes to a run (mixed into `Simulation`). The run keeps the
-    parameters of each stretch between edits (`_history`: model, system, formulation from each
-    edit's time on): a sample is evaluated with its own, and going back to it brings them back."""
+    """The edits a window or a script makes to a run (`Simulation` delegates to it). It works on
+    the run's `RunCourse`, which keeps the parameters of each stretch between edits (model,
+    system, formulation from each edit's time on): a sample is evaluated with its own, and going
+    back to it brings them back. `sample(t, y)` makes a sample row, `restart(t, y)` starts the
+    integrator afresh there (the Simulation's)."""
 
-    _pushes: list[PushElement]
-    _history: ModelHistory
-
-    # --- the public operations -----------------------------------------------------------------
+    def __init__(self, course: RunCourse, sample, restart):
+        self.course, self._sample, self._restart = course, sample, restart
 
     def restore(self, t: float) -> None:
         """Go back to the stored sample at time t: later samples are dropped (and so are pushes
@@ -163,17 +162,17 @@ class RunEdits:
             sim.restore(1.0)         # sim.samples()[-1, 0] == 1.0
             sim.advance(2.0)         # the same motion again (to the integration tolerance)
         """
-        times = np.array([row[0] for row in self._samples])
+        c = self.course
+        times = np.array([row[0] for row in c.samples])
         k = int(np.argmin(np.abs(times - t))) if times.size else -1
-        if k < 0 or not abs(times[k] - t) <= 0.5 * self.settings.dt_out + 1e-12:
+        if k < 0 or not abs(times[k] - t) <= 0.5 * c.settings.dt_out + 1e-12:
             kept = f"{times[0]:.6g} … {times[-1]:.6g} s" if times.size else "none"
             raise ModelError("t", f"no stored sample at t = {t:.6g} s (samples kept: {kept})")
-        del self._samples[k + 1:]
+        del c.samples[k + 1:]
         t_k = float(times[k])
-        self._back_to(t_k)
-        self.failure = None
-        q, u = self._sample_state(self._samples[-1])
-        self._restart(t_k, self.formulation.initial_state(q, self.formulation.model_to_own(q, u)))
+        c.back_to(t_k)
+        c.failure = None
+        self.restart_here()
 
     def set_state(self, q, u) -> None:
         """Continue from coordinates q and model speeds u (the CSV columns' order) at the current
@@ -183,23 +182,24 @@ class RunEdits:
             q[0] += 0.1
             sim.set_state(q, np.zeros(sim.system.n_u))   # from rest, with the loop closed again
         """
-        system = self.system
+        c = self.course
+        system = c.system
         q = _vector(q, "q", system.n_q)
         u = _vector(u, "u", len(system.speed_names))
-        t = self._current_time()
+        t = c.current_time()
         try:
             if system.kin.quaternion_joints:
                 q = system.kin.normalised(q)
             if system.constraints is not None:
                 q, _ = project_positions(system, t, q, tol=1e-13)
                 u, _ = project_velocities(system, t, q, u, tol=1e-13)
-            f = self.formulation
+            f = c.formulation
             y = f.initial_state(q, f.model_to_own(q, u))
             row = self._sample(t, y)
         except _EDIT_ERRORS as err:
             raise ModelError("q", f"this state cannot be put on the constraints: {err}") from None
-        self.failure = None
-        self._samples[-1] = row
+        c.failure = None
+        c.samples[-1] = row
         self._restart(t, y)
 
     def set_parameter(self, path: str, value) -> None:
@@ -211,32 +211,38 @@ class RunEdits:
             sim.advance(1.0)
             sim.set_parameter("gravity", [0.0, -1.62, 0.0])   # on to the Moon at t = 1 s
         """
-        self._continue_with(model_with_parameter(self.model, path, value), path)
+        self.continue_with(model_with_parameter(self.course.model, path, value), path)
 
-    def _continue_with(self, model, path: str) -> None:
+    def built(self, model) -> tuple:
+        """(system, formulation) of `model` in this run's coordinates, method and variant."""
+        s = self.course.settings
+        system = build_system(model, s.coordinates)
+        return system, make_formulation(s.method, system, s, self.course.variant)
+
+    def continue_with(self, model, path: str) -> None:
         """Go on from the current state and time with `model` (the same coordinates and
         constraints, other parameters); refusals name `path`."""
-        t = self._current_time()
-        q, u = self._sample_state(self._samples[-1])
+        c = self.course
+        t = c.current_time()
+        q, u = c.sample_state(c.samples[-1])
         try:
-            system = build_system(model, self.settings.coordinates)
-            formulation = make_formulation(self.settings.method, system, self.settings, self._variant)
+            system, formulation = self.built(model)
         except _EDIT_ERRORS as err:
             raise ModelError(path, str(err)) from None
-        if (system.coordinate_names != self.system.coordinate_names or system.speed_names != self.system.speed_names
-                or formulation.multiplier_names != self.formulation.multiplier_names):
+        if (system.coordinate_names != c.system.coordinate_names or system.speed_names != c.system.speed_names
+                or formulation.multiplier_names != c.formulation.multiplier_names):
             raise ModelError(path, "changes the model's coordinates or constraints; edit the model and start a new run")
-        old = (self.model, self.system, self.formulation)
-        self._switch_to(model, system, formulation)
+        old = (c.model, c.system, c.formulation)
+        c.switch_to(model, system, formulation)
         try:
             y = formulation.initial_state(q, formulation.model_to_own(q, u))
             row = self._sample(t, y)
         except _EDIT_ERRORS as err:
-            self._switch_to(*old)
+            c.switch_to(*old)
             raise ModelError(path, f"the run cannot go on with this value: {err}") from None
-        self._history.add(t, (model, system, formulation))
-        self.failure = None
-        self._samples[-1] = row
+        c.history.add(t, Stretch(model, system, formulation))
+        c.failure = None
+        c.samples[-1] = row
         self._restart(t, y)
 
     def push(self, body: str, point, force, duration: float) -> None:
@@ -246,91 +252,26 @@ class RunEdits:
 
             sim.push("bob", [1.0, 0.0, 0.0], [0.0, 5.0, 0.0], 0.2)   # 5 N up for 0.2 s
         """
-        if body not in self.system.body_names:
-            raise ModelError("body", f"no body named {body!r} (bodies: {', '.join(self.system.body_names)})")
+        c = self.course
+        if body not in c.system.body_names:
+            raise ModelError("body", f"no body named {body!r} (bodies: {', '.join(c.system.body_names)})")
         point = _vector(point, "point", 3)
         force = _vector(force, "force", 3)
         if isinstance(duration, bool) or not isinstance(duration, (int, float)) or not (
                 math.isfinite(duration) and duration > 0):
             raise ModelError("duration", f"must be a positive number of seconds, got {duration!r}")
-        t = self._current_time()
-        element = PushElement(self.formulation.system.kin, body, point, force, t, t + float(duration))
-        self._pushes.append(element)
-        self.formulation.system.forces.append(element)
-        q, u = self._sample_state(self._samples[-1])
-        self._restart(t, self.formulation.initial_state(q, self.formulation.model_to_own(q, u)))
+        t = c.current_time()
+        self.add_push(PushElement(c.formulation.system.kin, body, point, force, t, t + float(duration)))
 
-    # --- helpers for Simulation ------------------------------------------------------------------
+    def add_push(self, element: PushElement) -> None:
+        """A push or pull acts from now on: the integrator restarts here with it."""
+        self.course.pushes.append(element)
+        self.course.formulation.system.forces.append(element)
+        self.restart_here()
 
-    def _formulation_at(self, t: float):
-        """The formulation of the parameters in force at time t (`SampleQuantities`)."""
-        return self._history.at(t)[2]
-
-    def _back_to(self, t: float) -> None:
-        """Back at time t: the pushes started after it are dropped and the parameters in force at
-        t are the run's again (the stretches after it are forgotten)."""
-        for push in [p for p in self._pushes if p.t_start > t + self._time_eps()]:
-            self._pushes.remove(push)
-        self._switch_to(*self._history.keep_until(t))
-
-    def _switch_to(self, model, system, formulation) -> None:
-        """Integrate with `formulation` (of `model`) from now on; the pushes move to its system."""
-        if formulation is not self.formulation:
-            formulation.rhs_evals = self.formulation.rhs_evals
-        forces = formulation.system.forces
-        forces[:] = [f for f in forces if not isinstance(f, PushElement) or any(f is p for p in self._pushes)]
-        forces.extend(p for p in self._pushes if not any(f is p for f in forces))
-        for push in self._pushes:
-            push.kin = system.kin
-        self.model, self.system, self.formulation = model, system, formulation
-        self._sync_joint_reference()
-
-    def _drop_pushes(self) -> None:
-        for push in getattr(self, "_pushes", []):
-            if push in self.formulation.system.forces:
-                self.formulation.system.forces.remove(push)
-        self._pushes = []
-
-    def _at_segment_end(self) -> None:
-        """The integrator reached a push's start or end before t_end: restart it there, so the
-        force switches between steps, never within one."""
-        st = self.stepper
-        if st.finished and st.t_bound < self.settings.t_end:
-            self._restart(st.t, st.y)
-
-    def _time_eps(self) -> float:
-        return 1e-9 * self.settings.dt_out
-
-    def _current_time(self) -> float:
-        return float(self._samples[-1][0])
-
-    def _sample_state(self, row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(q, model speeds u) of a stored sample row."""
-        q_columns, u_columns = self.state_columns
-        return row[q_columns].copy(), row[u_columns].copy()
-
-    def _step_kernel(self):
-        """The compiled DOP853 step of the formulation integrating now, or None (engine.compiled.compiled_step;
-        None while unilateral rows rest: the right-hand side holds them)."""
-        uni = getattr(self, "_unilateral", None)
-        return None if uni is not None and uni.holding else self.formulation.compiled_step
-
-    def _restart(self, t: float, y: np.ndarray) -> None:
-        """Start the integrator afresh at (t, y); the next sample is the next k·dt_out after t."""
-        s, eps = self.settings, self._time_eps()
-        if getattr(self, "_unilateral", None) is not None:  # which rows rest from here (engine.unilateral)
-            self._unilateral.classify(self.formulation, t, y, self.model)
-        bound = min([s.t_end] + [b for p in self._pushes for b in (p.t_start, p.t_stop) if b > t + eps])
-        for push in self._pushes:
-            push.active = push.t_start - eps <= t < push.t_stop - eps
-        steps = self.stepper.steps
-        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):  # named by the first step
-            self.stepper = Stepper(s.integrator, self._checked_derivative, t, y, bound, s.rtol, s.atol, s.dt,
-                                   kernel=self._step_kernel)
-        self.stepper.steps = steps
-        self.t = t
-        self._out_k = int(math.floor(t / s.dt_out + 1e-9)) + 1
-        self._q_last = self.formulation.state_to_qu(t, y)[0]
-        self._sync_joint_reference()
-        self._tiny_steps = 0
-        self._nonfinite_at, self._nonfinite_trials = None, 0
+    def restart_here(self) -> None:
+        """Restart the integrator at the latest sample (a force changed there)."""
+        c = self.course
+        q, u = c.sample_state(c.samples[-1])
+        f = c.formulation
+        self._restart(c.current_time(), f.initial_state(q, f.model_to_own(q, u)))

@@ -7,7 +7,8 @@ from PySide6.QtWidgets import QComboBox, QLabel
 
 from eomlab.gui.style.steady_label import SteadyLabel
 from eomlab.gui.runs.run_thread import AS_FAST_AS_POSSIBLE
-from eomlab.gui.runs.session import RUNNING, STATE_TEXT, Session
+from eomlab.gui.runs.run_state import RunState
+from eomlab.gui.runs.session import Session
 
 SPEEDS = [("0.1×", 0.1), ("0.25×", 0.25), ("0.5×", 0.5), ("1×", 1.0), ("2×", 2.0), ("5×", 5.0), ("10×", 10.0),
           ("as fast as possible", AS_FAST_AS_POSSIBLE)]
@@ -40,7 +41,7 @@ class RunActions(QObject):
         self.time_label = SteadyLabel("t = 0.000 s", WIDEST_TIME)
         self.time_label.setObjectName("time_label")
         self.time_label.setStyleSheet(TIME_LABEL_STYLE)
-        self.state_label = QLabel(STATE_TEXT[session.state])
+        self.state_label = QLabel(session.state.text)
         session.state_changed.connect(self._show_state)
         self._show_state(session.state)
 
@@ -84,7 +85,7 @@ class RunActions(QObject):
         self.time_label.setText(f"t = {t:8.3f} s {ending}")
 
     def _show_state(self, state: str) -> None:
-        self.state_label.setText(STATE_TEXT[state])
-        self.act_run.setEnabled(state != RUNNING)
-        self.act_pause.setEnabled(state == RUNNING)
-        self.act_step.setEnabled(state != "ended")
+        self.state_label.setText(state.text)
+        self.act_run.setEnabled(state != RunState.RUNNING)
+        self.act_pause.setEnabled(state == RunState.RUNNING)
+        self.act_step.setEnabled(state != RunState.ENDED)

@@ -3,8 +3,8 @@
 The toggles (one per kind of gui/arrows/arrow_sets.py) and the arrow-length control live in the menu;
 the arrows are drawn after the scene at each redraw tick (gui/redraw.py), at the sample of the
 pose the scene shows (the session's cursor: compare mode and any scrubbing stay consistent).
-The quantities come from the engine: a `RunQuantities` of the main run's model and formulation
-reads the sample row (the run itself lives in a worker). Scales follow the largest magnitudes
+The quantities come from the engine: those the main run's process sent with its latest batches,
+or the run's `RunView` (engine/run/run_view.py), which reads any kept sample row. Scales follow the largest magnitudes
 seen in the run so far (a high quantile of them), rounded; the legend of units sits in the 2-D scene's
 title row (outside the view, so never over the mechanism) or in the 3-D view's lower left.
 """
@@ -16,12 +16,11 @@ from PySide6.QtCore import QEvent, QObject, QPoint, Qt
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QSlider, QWidget, QWidgetAction
 
 from eomlab.engine.model import ModelError, is_planar
-from eomlab.engine.simulation import RunQuantities
 from eomlab.gui.runs.sent_quantities import SentQuantities
 from eomlab.gui.arrows.arrow_sets import (COUPLE_UNIT, KINDS, ArrowSet, Scales, arrow_sets, couple_key,
                                    moving_and_spinning, readers_of, scale_text)
 from eomlab.gui.arrows.arrows_draw import FlatArrows, SpaceArrows
-from eomlab.gui.runs.session import RUNNING
+from eomlab.gui.runs.run_state import RunState
 
 #: the arrow-length control: a factor from 1/4 to 4, in steps of 2^(1/4)
 LENGTH_STEPS = 8
@@ -160,7 +159,7 @@ class Arrows(QObject):
         planar_model, bodies = self._facts_of(model)
         planar = planar_model and scene is self.window.scene2d
         run = self.session.runs[0]
-        sample = (row.tobytes(), id(run.models), run.method, planar)
+        sample = (row.tobytes(), id(run.view), id(run.models), run.method, planar)
         if sample != self._sample_key:  # a new sample (or model, method, view): the engine computes
             self._sample_key, self.sets, self.problems = sample, {}, {}
         wanted = [kind for kind in self.enabled if kind not in self.sets]  # a repaint reuses what it has
@@ -219,23 +218,21 @@ class Arrows(QObject):
         sent = run.sent_quantities.get(float(row[0]))
         if sent is not None and readers <= sent.keys():
             return SentQuantities(sent), ""
-        if self.session.state == RUNNING and self.session.following:
+        if self.session.state == RunState.RUNNING and self.session.following:
             latest = next(reversed(run.sent_quantities.values()), {})
             if not readers <= latest.keys():
                 return None, None
         return self._quantities_for(model)
 
     def _quantities_for(self, model):
-        """The engine's reader of the main run's rows: each row with the parameters in force at its
-        time (the run's ModelHistory; rebuilt when the runs, their history or the method change)."""
+        """The engine's reader of the main run's rows (its `RunView`): each row with the parameters in
+        force at its time (asked again when the runs, their history or the method change)."""
         run = self.session.runs[0]
-        models = run.models
-        key = (id(models), run.method)
+        key = (id(run.view), id(run.models), run.method)
         if key != self._quantities_key:
             self._quantities_key = key
-            first = models.items()[0][1] if models is not None else model
             try:
-                self._quantities, self._problem = RunQuantities(first, method=run.method, models=models), ""
+                self._quantities, self._problem = run.view.quantities(), ""
                 columns = run.series.info.columns  # the rows' layout must be the reader's
                 if tuple(columns[self._quantities.state_columns[0]]) != tuple(self._quantities.system.coordinate_names):
                     self._quantities, self._problem = None, "the run's coordinates differ from the model's"

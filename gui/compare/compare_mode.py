@@ -21,6 +21,7 @@ from eomlab.gui.compare.compare_scenes import Ghosts, TiledScenes
 from eomlab.gui.runs.lock_step import CostReportingRunThread, LockStep  # noqa: F401 - where they used to live
 from eomlab.gui.style.method_styles import METHOD_LABELS, METHOD_STYLES, OKABE_ITO, method_style  # noqa: F401
 from eomlab.gui.plots.plot_panel import CURVE_WIDTH, STYLED_CURVE_WIDTH
+from eomlab.gui.runs.run_state import RunState
 from eomlab.gui.runs.session import Session
 
 
@@ -86,7 +87,7 @@ class CompareView(QObject):
 
     def _restart(self) -> None:
         if self.session.compare:
-            self.session.start(running=self.session.state == "running")
+            self.session.start(running=self.session.state == RunState.RUNNING)
 
     def _on_model_changed(self, model: Model) -> None:
         self.panel.lock_main(model.settings.method)

@@ -59,7 +59,7 @@ def chain_model(links: int, spatial: bool, kind: str, length: float, mass: float
 def render_thumbnail(model: Model, size: QSize = THUMBNAIL_SIZE) -> QPixmap:
     """Draw the model's initial pose with the 2-D scene into a pixmap."""
     from eomlab.engine.model import is_planar
-    from eomlab.engine.simulation import initial_frame
+    from eomlab.engine.simulation import RunView
     from eomlab.gui.scene.scene2d import Scene2D
 
     scene = Scene2D()
@@ -69,7 +69,7 @@ def render_thumbnail(model: Model, size: QSize = THUMBNAIL_SIZE) -> QPixmap:
         scene.getPlotItem().hideAxis(side)
     scene.time_label.setText("")
     try:
-        scene.show_frame(initial_frame(model))
+        scene.show_frame(RunView.initial_frame(model))
         scene.time_label.setText("")
     except Exception:  # a thumbnail must never stop the gallery opening
         pass

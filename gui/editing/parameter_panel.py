@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QGridLayout, QLabel, QLineEdit, QScrollArea, QSlid
 from eomlab.engine.model import ModelError
 from eomlab.engine.modelfile import model_to_dict
 from eomlab.engine.simulation import expression_constants, model_with_parameter
+from eomlab.gui.runs.run_messages import EditKind
 
 SLIDER_STEPS = 1000
 #: the slider spans (LOW × value … HIGH × value) of the value the model started with
@@ -297,12 +298,12 @@ class ParameterPanel(QScrollArea):
         window.tree.show_model(window.model)
         window.inspector.show_node(window.model, window.tree.current_key())
 
-    def _on_edited(self, run, name: str, t: float) -> None:
-        if name == "continue_from" and self.session.runs and run is self.session.runs[0]:
+    def _on_edited(self, run, kind: EditKind, t: float) -> None:
+        if kind == EditKind.CONTINUE_FROM and self.session.runs and run is self.session.runs[0]:
             self._document_follows(run.model)
             for p, _slider, _field in self.rows.values():  # back before a change: its values are back
                 self._show(p, self.current(p))
-        if name != "set_parameter" or not self.session.runs or run is not self.session.runs[0] or not self._pending:
+        if kind != EditKind.SET_PARAMETER or not self.session.runs or run is not self.session.runs[0] or not self._pending:
             return
         gesture = max(self._pending)
         text = self._pending.pop(gesture)

@@ -12,9 +12,10 @@ from __future__ import annotations
 from PySide6.QtCore import QObject
 
 from eomlab.engine.simulation import SAME_TIME, conservative
+from eomlab.gui.runs.run_messages import EditKind
 
 #: edits that change the model or the state: a new stretch, the jump of E is nobody's work
-RESTARTS = ("set_parameter", "drag_to", "set_state")
+RESTARTS = (EditKind.SET_PARAMETER, EditKind.DRAG_TO)
 
 
 class EnergyBook(QObject):
@@ -43,11 +44,11 @@ class EnergyBook(QObject):
             if series is not None and not series.account.stretches and len(series.buffer):
                 self._begin(run, series.buffer.view()[:1], None)
 
-    def on_edited(self, run, name: str, t: float) -> None:
+    def on_edited(self, run, kind: EditKind, t: float) -> None:
         series = run.series
         if series is None:
             return
-        if name == "continue_from":
+        if kind == EditKind.CONTINUE_FROM:
             series.account.drop_after(t)
             self._pulling.discard(id(run))
             # an undone drag goes back to the state before it at the same instant: that stretch
@@ -57,18 +58,18 @@ class EnergyBook(QObject):
                     and series.column(row, "E")[0] != stretches[-1].e0:
                 self._begin(run, row, None)
             return
-        if name == "pull":
+        if kind == EditKind.PULL:
             self._pulling.add(id(run))
-        elif name == "release":
+        elif kind == EditKind.RELEASE:
             self._pulling.discard(id(run))
-        elif name not in RESTARTS:
+        elif kind not in RESTARTS:
             return
         rows = series.rows_until(t)[-2:]
         if not len(rows):
             return
         before = rows[0] if len(rows) == 2 and rows[0, 0] < rows[1, 0] else None
         self._begin(run, rows[-1:], before)
-        if name == "drag_to" and self.marks is not None and self.session.runs and run is self.session.runs[0]:
+        if kind == EditKind.DRAG_TO and self.marks is not None and self.session.runs and run is self.session.runs[0]:
             self.marks.mark_change(t, "drag", key=("drag", round(t, 9)))
 
     def _begin(self, run, row, before) -> None:

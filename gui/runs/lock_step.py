@@ -11,6 +11,7 @@ import multiprocessing
 
 from PySide6.QtCore import Signal
 
+from eomlab.gui.runs import run_messages as msg
 from eomlab.gui.runs.run_thread import PROCESS_WORKERS, RunThread
 
 
@@ -76,4 +77,4 @@ class CostReportingRunThread(RunThread):
 
     def _flush(self, taken, sim, *args, **kwargs) -> None:
         super()._flush(taken, sim, *args, **kwargs)
-        self._emit("stats", dict(sim.stats))
+        self._emit(msg.Stats(dict(sim.stats)))

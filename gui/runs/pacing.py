@@ -16,6 +16,7 @@ import math
 import numpy as np
 
 from eomlab.engine.model import ModelError
+from eomlab.gui.runs.run_messages import Batch
 
 #: poses per wall second taken from the dense output: twice the window's 60 Hz redraw, so every
 #: tick finds a new one (at 60 Hz the two clocks would beat and some ticks show a pose again)
@@ -158,4 +159,4 @@ class PacedSending:
             rows = np.zeros((0, len(sim.columns)))
         if frames:
             self._shown = (max(self._shown[0], frames[-1].t), self._shown[1])
-        self._emit("batch", rows, frames)
+        self._emit(Batch(rows, frames))

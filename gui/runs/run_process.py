@@ -18,6 +18,8 @@ import sys
 import threading
 import time
 
+from eomlab.gui.runs.run_messages import End
+
 #: a run's child process yields to the window: on two cores a run as fast as possible and the GUI
 #: thread each want one, and the frames should not be the ones to wait (frame interval p95 under
 #: load 1: 23-28 ms at the window's niceness, 22.5-23.4 ms at 5 above it)
@@ -30,7 +32,8 @@ CHILD_STOP_GRACE = 0.5
 
 
 class ChildProcess:
-    """The process side of `RunThread` (a mixin: the thread's lock, controls and signals are its)."""
+    """The process side of `RunThread` (a mixin: the thread's lock, controls and signals are its;
+    the messages both ways are gui/runs/run_messages.py's)."""
 
     def _host_child(self) -> None:
         """On the worker thread: fork the child, re-emit what it sends, end it when asked."""
@@ -68,11 +71,11 @@ class ChildProcess:
                         message = ours.recv()
                     except (EOFError, OSError):
                         break
-                    if message[0] == "end":
+                    if isinstance(message, End):
                         ended = True
                         break
                     if stop_seen is None:  # after a stop the window wants nothing more
-                        getattr(self, message[0]).emit(self.run_id, *message[1:])
+                        self._signal(message)
                 elif not child.is_alive() and not ours.poll(0):
                     break
         finally:
@@ -103,7 +106,7 @@ class ChildProcess:
         self._wake = threading.Event()
         try:
             self._run_here()
-            conn.send(("end",))
+            conn.send(End())
         except (OSError, EOFError, ValueError):  # the parent went away: nothing left to tell
             pass
         finally:
@@ -115,22 +118,7 @@ class ChildProcess:
         try:
             ready = conn.poll(timeout)
             while ready:
-                kind, value = conn.recv()
-                if kind == "running":
-                    self._running, self._reanchor = bool(value), True
-                elif kind == "step":
-                    self._steps_requested += int(value)
-                elif kind == "speed":
-                    self._speed, self._reanchor = float(value), True
-                elif kind == "stop":
-                    self._stop = True
-                elif kind == "edit":
-                    self._edits.append(value)
-                    self._reanchor = True
-                elif kind == "quantities":
-                    self._quantities_wanted = tuple(value)
-                elif kind == "record":
-                    self._record = value
+                self._take(conn.recv())  # RunThread._take applies each control
                 ready = conn.poll(0)
         except (EOFError, OSError):  # the parent closed its end: stop
             self._stop = True

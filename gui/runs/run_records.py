@@ -1,6 +1,6 @@
 """What the window keeps of each run: its samples (`RunSeries`: a ring buffer of rows and the
-curves drawn from them) and the run itself (`Run`: its worker, its latest poses, the parameters in
-force at each time of its samples, what an undone "continue from here" gives back).
+curves drawn from them) and the run itself (`Run`: its worker, its latest poses, and the engine's
+`RunView` of its rows, which holds the parameter history the run sends with each edit's answer).
 """
 from __future__ import annotations
 
@@ -10,12 +10,12 @@ from dataclasses import dataclass, field
 import numpy as np
 from PySide6.QtCore import Qt
 
-from eomlab.engine.simulation import EnergyAccount
+from eomlab.engine.simulation import EnergyAccount, RunView
 from eomlab.engine.model import Model
-from eomlab.engine.simulation import ModelHistory, PoseMap
 from eomlab.gui.runs.lock_step import CostReportingRunThread
 from eomlab.gui.style.method_styles import PALETTE
 from eomlab.gui.runs.ring_buffer import RingBuffer
+from eomlab.gui.runs.run_state import RunEnd
 from eomlab.gui.runs.run_thread import RunInfo
 
 #: poses kept per run (compare mode ships one per sample): enough to draw a run that is ahead of
@@ -64,34 +64,37 @@ class Run:
     series: RunSeries | None = None
     latest_frame: object = None
     frames: deque = field(default_factory=lambda: deque(maxlen=FRAME_HISTORY))
-    ended: str = ""  # "", "done", "failed", "crashed"
+    ended: RunEnd = RunEnd.NOT
     messages: list = field(default_factory=list)
     stats: dict = field(default_factory=dict)  # the Simulation's cost counters, for compare mode
     #: t → {reader: value} the run's process computed at its latest batches' last samples (the arrows)
     sent_quantities: dict = field(default_factory=dict)
-    model: Model | None = None  # the model the run integrates now (parameters changed while it ran)
-    # the model in force at each time of the kept samples (`set_parameter` answered at its time)
-    models: ModelHistory | None = None
-    pending_models: deque = field(default_factory=deque)  # set_parameter edits sent, not yet answered
-    pose_maps: dict = field(default_factory=dict)  # id(model) → (model, poses of its kept samples)
-    # per "continue_from" edit: (rows to put back or None, the model history to put back or None)
-    put_back: deque = field(default_factory=deque)
+    model: Model | None = None  # the model the run goes on with (parameters changed while it ran)
+    #: the engine's answers about the kept rows (poses, quantities), with the run's parameter history
+    view: RunView | None = None
 
     def __post_init__(self):
-        if self.models is None and self.model is not None:
-            self.models = ModelHistory(self.model)
+        if self.view is None and self.model is not None:
+            self.view = RunView(self.model, method=self.method)
+
+    @property
+    def models(self):
+        """The parameters in force over the run's time (a ModelHistory), as the run last sent them."""
+        return self.view.models if self.view is not None else None
+
+    def take_models(self, items) -> None:
+        """The run's parameter history ((start, model), …) from its answer to an edit."""
+        if self.view is not None:
+            self.view.take_history(items)
+            self.model = self.view.latest
 
     def model_at(self, t: float) -> Model | None:
         """The model the run integrated with at time t."""
-        return self.models.at(t) if self.models is not None else self.model
+        return self.view.model_at(t) if self.view is not None else self.model
 
     def pose_of_row(self, row: np.ndarray):
         """The pose at a kept sample row of this run (with the parameters in force at its time)."""
-        model = self.model_at(float(row[0]))
-        known = self.pose_maps.get(id(model))
-        if known is None or known[0] is not model:
-            known = self.pose_maps[id(model)] = (model, PoseMap(model))
-        return known[1].frame(row[slice(*self.series.info.pose_columns)], float(row[0]))
+        return self.view.frame(row, self.series.info.pose_columns)
 
     @property
     def latest_time(self) -> float | None:

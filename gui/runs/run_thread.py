@@ -15,8 +15,9 @@ With ``process=True`` (what the window uses where `fork` exists, see `PROCESS_WO
 integration loop runs in a child process forked by the worker thread (gui/runs/run_process.py): the
 integrator is Python and numpy in small pieces and holds the GIL nearly all the time, so on a
 thread it halves the GUI thread's share of the interpreter while a run goes flat out (frames of
-100 ms and more with a 20-link chain). The child sends ``(kind, *args)`` messages through a pipe;
-the worker thread re-emits them as the same signals, so the window cannot tell the two apart.
+100 ms and more with a 20-link chain). The child sends its replies (gui/runs/run_messages.py) through
+a pipe; the worker thread emits them as the same signals, so the window cannot tell the two apart.
+Controls are messages too: the thread applies each to its own state and passes it on to the child.
 """
 from __future__ import annotations
 
@@ -31,6 +32,8 @@ from PySide6.QtCore import QThread, Signal
 from threadpoolctl import threadpool_limits
 
 from eomlab.engine.model import ModelError
+from eomlab.engine.simulation import read_quantity
+from eomlab.gui.runs import run_messages as msg
 from eomlab.gui.runs.sent_quantities import Refused
 from eomlab.gui.runs.run_process import PROCESS_WORKERS, ChildProcess  # noqa: F401  (PROCESS_WORKERS: for the session)
 from eomlab.gui.runs.pacing import Clock, HeldBack, PacedSending, instant_spacing, window_run_length
@@ -100,7 +103,7 @@ class RunThread(PacedSending, ChildProcess, QThread):
     failed = Signal(int, str)
     crashed = Signal(int, str)
     done = Signal(int)
-    edited = Signal(int, str, object, object)  # an edit took: its name, the new latest sample row, its pose
+    edited = Signal(int, object)  # an edit took: run_messages.Edited (which, the new latest row, its pose, the history)
     refused = Signal(int, str)  # an edit could not be made (the run goes on unchanged)
     #: (t, {reader: value}) at the last row of a batch: what `want_quantities` asked for
     quantities = Signal(int, float, object)
@@ -118,7 +121,7 @@ class RunThread(PacedSending, ChildProcess, QThread):
         self._stop = False
         self._running = running
         self._steps_requested = 0
-        self._edits: list[tuple[str, tuple]] = []  # Simulation methods to call, in order (gui/run_edit_commands.py)
+        self._edits: list[msg.Edit] = []  # to make on the Simulation, in order (gui/runs/run_messages.py)
         #: a finished run waits for edits (the timeline's "continue from here") until stopped
         self.hold_when_finished = False
         self._speed = float(speed)
@@ -136,62 +139,65 @@ class RunThread(PacedSending, ChildProcess, QThread):
     # --- control, called from the GUI thread --------------------------------------------
 
     def set_running(self, running: bool) -> None:
-        with self._lock:
-            self._running = running
-            self._reanchor = True
-            self._tell("running", running)
-        self._wake.set()
+        self._control(msg.SetRunning(bool(running)))
 
     def step(self, samples: int = 1) -> None:
         """Advance by `samples` output intervals while paused."""
-        with self._lock:
-            self._steps_requested += samples
-            self._tell("step", samples)
-        self._wake.set()
+        self._control(msg.StepBy(int(samples)))
 
-    def edit(self, name: str, *args) -> None:
-        """Call the Simulation's edit `name` (set_parameter, drag_to, pull…) with `args` between
-        two integration calls; `edited` or `refused` answers."""
-        with self._lock:
-            if self._conn is None:  # on this thread, or a child not forked yet (it copies the list)
-                self._edits.append((name, args))
-            self._tell("edit", (name, args))
-            self._reanchor = True
-        self._wake.set()
+    def edit(self, edit: msg.Edit) -> None:
+        """Make `edit` (set a parameter, drag, pull…: gui/runs/run_messages.py) on the Simulation
+        between two integration calls; `edited` or `refused` answers."""
+        self._control(edit)
 
     def set_speed(self, speed: float) -> None:
-        with self._lock:
-            self._speed = float(speed)
-            self._reanchor = True
-            self._tell("speed", float(speed))
+        self._control(msg.SetSpeed(float(speed)), wake=False)
 
     def want_quantities(self, readers) -> None:
         """Have the run compute these `SampleQuantities` readers (`mass_centre_velocities`, …) at
         the last row of each batch (the arrows' engine work, off the GUI thread)."""
-        with self._lock:
-            self._quantities_wanted = tuple(readers)
-            self._tell("quantities", self._quantities_wanted)
+        self._control(msg.WantQuantities(tuple(readers)), wake=False)
 
     def record(self, fps: float | None, t0: float = 0.0) -> None:
         """Send a pose at every instant t0 + k / fps from now on (a recording), or stop (None)."""
-        with self._lock:
-            self._record = None if fps is None else (float(fps), float(t0))
-            self._tell("record", self._record)
-        self._wake.set()
+        self._control(msg.Record(None if fps is None else (float(fps), float(t0))))
 
     def request_stop(self) -> None:
-        with self._lock:
-            self._stop = True
-            self._tell("stop", True)
-        self._wake.set()
+        self._control(msg.Stop())
 
-    def _tell(self, kind: str, value) -> None:
-        """Process mode: pass a control on to the child (called with the lock held)."""
-        if self._conn is not None:
-            try:
-                self._conn.send((kind, value))
-            except (OSError, ValueError):  # the child has gone (or the pipe is closed): nothing to tell
-                pass
+    def _control(self, message, wake: bool = True) -> None:
+        """Apply a control to the thread's state and, in process mode, pass it on to the child."""
+        with self._lock:
+            if self._conn is None or not isinstance(message, msg.Edit):  # an edit is the child's once it runs
+                self._take(message)
+            if self._conn is not None:
+                try:
+                    self._conn.send(message)
+                except (OSError, ValueError):  # the child has gone (or the pipe is closed): nothing to tell
+                    pass
+        if wake:
+            self._wake.set()
+
+    def _take(self, message) -> None:
+        """Apply one control to the thread's state (the lock held, or in the child)."""
+        match message:
+            case msg.SetRunning(running=running):
+                self._running, self._reanchor = running, True
+            case msg.StepBy(samples=samples):
+                self._steps_requested += samples
+            case msg.SetSpeed(speed=speed):
+                self._speed, self._reanchor = speed, True
+            case msg.Stop():
+                self._stop = True
+            case msg.Edit():
+                self._edits.append(message)
+                self._reanchor = True
+            case msg.WantQuantities(readers=readers):
+                self._quantities_wanted = readers
+            case msg.Record(grid=grid):
+                self._record = grid
+            case _:
+                raise TypeError(f"not a control of a run: {message!r}")
 
     def stop_and_join(self, timeout_ms: int = 1000) -> bool:
         """Ask the worker to stop and wait for it; True if it ended within the timeout."""
@@ -223,18 +229,21 @@ class RunThread(PacedSending, ChildProcess, QThread):
             with threadpool_limits(limits=1):
                 self._integrate()
         except ModelError as error:  # the model cannot be run as it stands (e.g. inconsistent constraints)
-            self._emit("failed", str(error))
+            self._emit(msg.Failed(str(error)))
         except Exception as error:  # an engine bug must not take the window down
             summary = f"{type(error).__name__}: {error}"
-            self._emit("crashed", summary + "\n\n" + traceback.format_exc(limit=8))
+            self._emit(msg.Crashed(summary + "\n\n" + traceback.format_exc(limit=8)))
 
-    def _emit(self, kind: str, *args) -> None:
-        """Send one of the signals (`ready`, `batch`, ...) with the run id; from the child, a
+    def _emit(self, reply) -> None:
+        """Send a reply (gui/runs/run_messages.py) as its signal with the run id; from the child, a
         message to the worker thread, which emits it."""
         if self._child is not None:
-            self._child.send((kind, *args))
+            self._child.send(reply)
         else:
-            getattr(self, kind).emit(self.run_id, *args)
+            self._signal(reply)
+
+    def _signal(self, reply) -> None:
+        _REPLIES[type(reply)](self, reply)
 
     def _integrate(self) -> None:
         settings = self.model.settings
@@ -257,7 +266,7 @@ class RunThread(PacedSending, ChildProcess, QThread):
         )
         q_slice = sim.state_columns[0]  # the integrated coordinates: what the poses are drawn from
         first = sim.samples()[:1]  # the sample at t = 0, recorded when the Simulation is made
-        self._emit("ready", info, sim.frame(first[0, q_slice], sim.t))
+        self._emit(msg.Ready(info, sim.frame(first[0, q_slice], sim.t)))
         held, clock = HeldBack(), Clock()  # computed, not yet sent (gui/runs/pacing.py)
         held.add(first, [])
         self._shown = (0.0, 0.0)  # the latest pose and the latest row sent
@@ -331,21 +340,21 @@ class RunThread(PacedSending, ChildProcess, QThread):
 
     def _report_end(self, sim) -> None:
         if sim.failure:
-            self._emit("failed", str(sim.failure))
+            self._emit(msg.Failed(str(sim.failure)))
         elif sim.finished:
-            self._emit("done")
+            self._emit(msg.Done())
 
     def _apply_edits(self, sim, edits, q_slice: slice) -> None:
         """Make the window's edits, each answered by `edited` (the new latest row and its pose) or
         `refused` (why; the run is as it was)."""
-        for name, args in edits:
+        for edit in edits:
             try:
-                getattr(sim, name)(*args)
+                msg.apply_edit(edit, sim)
             except ModelError as error:
-                self._emit("refused", str(error))
+                self._emit(msg.EditRefused(str(error)))
                 continue
             row = sim.samples()[-1]
-            self._emit("edited", name, row, sim.frame(row[q_slice], float(row[0])))
+            self._emit(msg.Edited(edit, row, sim.frame(row[q_slice], float(row[0])), sim.model_history()))
 
     def limit_target(self, target: float, sim) -> float:
         """Where this run may integrate to now; subclasses hold runs in step (compare mode)."""
@@ -357,11 +366,11 @@ class RunThread(PacedSending, ChildProcess, QThread):
         values = {}
         for reader in wanted:
             try:
-                values[reader] = getattr(sim, reader)(row)
+                values[reader] = read_quantity(sim.quantities, reader, row)
             except (ModelError, ArithmeticError, ValueError, np.linalg.LinAlgError) as error:
                 values[reader] = Refused.of(error)  # the window says why there is nothing to draw
         if values:
-            self._emit("quantities", float(row[0]), values)
+            self._emit(msg.Quantities(float(row[0]), values))
 
     def _wait(self, timeout: float) -> None:
         """Sleep until a control arrives or `timeout` seconds pass."""
@@ -374,3 +383,18 @@ class RunThread(PacedSending, ChildProcess, QThread):
     def _stopped(self) -> bool:
         with self._lock:
             return self._stop
+
+
+
+#: the signal each reply is emitted as (the run id first)
+_REPLIES = {
+    msg.Ready: lambda thread, r: thread.ready.emit(thread.run_id, r.info, r.frame),
+    msg.Batch: lambda thread, r: thread.batch.emit(thread.run_id, r.rows, r.frames),
+    msg.Failed: lambda thread, r: thread.failed.emit(thread.run_id, r.message),
+    msg.Crashed: lambda thread, r: thread.crashed.emit(thread.run_id, r.message),
+    msg.Done: lambda thread, _r: thread.done.emit(thread.run_id),
+    msg.Edited: lambda thread, r: thread.edited.emit(thread.run_id, r),
+    msg.EditRefused: lambda thread, r: thread.refused.emit(thread.run_id, r.message),
+    msg.Quantities: lambda thread, r: thread.quantities.emit(thread.run_id, r.t, r.values),
+    msg.Stats: lambda thread, r: thread.stats.emit(thread.run_id, r.stats),
+}

@@ -26,7 +26,7 @@ class Refused:
 
 class SentQuantities:
     """The quantities a run's own process computed at its latest sample for the arrows (gui/runs/run_thread.py
-    `quantities`), read as `RunQuantities` reads rows: the window then only draws them."""
+    `quantities`), read as the engine's `RunView.quantities()` reads rows: the window then only draws them."""
 
     def __init__(self, values: dict):
         self.values = values

@@ -28,9 +28,9 @@ from eomlab.gui.style.method_styles import PALETTE, method_label, method_style
 from eomlab.gui.runs.ring_buffer import DEFAULT_CAPACITY, RingBuffer
 from eomlab.gui.runs.run_records import _EPS, Run, RunSeries  # noqa: F401 - RunSeries: the plots and tests take it from here
 from eomlab.gui.runs.run_thread import PROCESS_WORKERS
+from eomlab.gui.runs.run_messages import ContinueFrom, Edit, Edited, SetParameter
+from eomlab.gui.runs.run_state import RunEnd, RunState
 
-IDLE, RUNNING, PAUSED, ENDED, FAILED = "idle", "running", "paused", "ended", "failed"
-STATE_TEXT = {IDLE: "ready", RUNNING: "running", PAUSED: "paused", ENDED: "finished", FAILED: "stopped on an error"}
 #: lock step lead, in output intervals
 LEAD_SAMPLES = 2.0
 
@@ -44,10 +44,10 @@ class Session(QObject):
     ``advanced()`` new samples arrived; ``cursor_moved(t)`` the displayed instant changed;
     ``problem(title, message)`` a run stopped on an error; ``notes(text)`` the engine's notes on
     a run; ``finished(t_end)`` every run reached t_end (runs that go on past it: the instant shown
-    did); ``edited(run, name, t)`` an edit of a run
+    did); ``edited(run, kind, t)`` an edit of a run (its `EditKind`)
     (`edit`) took at time t; ``refused(message)`` one could not be made."""
 
-    state_changed = Signal(str)
+    state_changed = Signal(object)  # a RunState
     runs_started = Signal()
     run_ready = Signal(object)
     advanced = Signal()
@@ -55,7 +55,7 @@ class Session(QObject):
     problem = Signal(str, str)
     notes = Signal(str)
     finished = Signal(float)
-    edited = Signal(object, str, float)
+    edited = Signal(object, object, float)  # (run, its EditKind, t)
     refused = Signal(str)
     #: the main run's tree-dynamics path in words changed (the compiled step took over)
     dynamics_path_changed = Signal(str)
@@ -76,7 +76,7 @@ class Session(QObject):
         #: the models compare mode runs for a model (set by the compare view); one otherwise
         self.plan_compare = lambda m: [m]
         self.runs: list[Run] = []
-        self.state = IDLE
+        self.state = RunState.IDLE
         self.next_run_id = 1
         self._following = True
         self._cursor = 0.0
@@ -90,7 +90,7 @@ class Session(QObject):
         self.stop()
         if not self.model.bodies:  # File ▸ New: nothing to run, so no run and no "run stopped" warning
             self._following, self._cursor = True, 0.0
-            self._set_state(IDLE)
+            self._set_state(RunState.IDLE)
             self.runs_started.emit()
             self.cursor_moved.emit(0.0)
             return
@@ -118,7 +118,7 @@ class Session(QObject):
             self.runs.append(Run(thread, method, method_label(method), color, style, model=run_model))
         self._following, self._cursor = True, 0.0
         self._t_end_said = not self.go_on_past_t_end  # else `finished` comes when they end
-        self._set_state(RUNNING if running else IDLE)
+        self._set_state(RunState.RUNNING if running else RunState.IDLE)
         self.runs_started.emit()
         self.cursor_moved.emit(0.0)
         for run in self.runs:
@@ -145,7 +145,7 @@ class Session(QObject):
     def set_model(self, model: Model) -> None:
         """A new or edited model: the runs start afresh (running if they were running or had
         finished: an edit re-runs a finished run)."""
-        again = self._run_next_model or self.state in (RUNNING, ENDED)
+        again = self._run_next_model or self.state.going_on
         self._run_next_model = False
         self.model = model
         self.start(running=again)
@@ -172,21 +172,21 @@ class Session(QObject):
             return
         for run in self.runs:
             run.thread.set_running(True)
-        self._set_state(RUNNING)
+        self._set_state(RunState.RUNNING)
 
     def pause(self) -> None:
         self._pause_all()
-        if self.state == RUNNING:
-            self._set_state(PAUSED)
+        if self.state == RunState.RUNNING:
+            self._set_state(RunState.PAUSED)
 
     def toggle(self) -> None:
-        self.pause() if self.state == RUNNING else self.run()
+        self.pause() if self.state == RunState.RUNNING else self.run()
 
     def step(self) -> None:
-        if self.state == RUNNING:
+        if self.state == RunState.RUNNING:
             self.pause()
-        if self.state == IDLE:
-            self._set_state(PAUSED)  # no longer at t = 0
+        if self.state == RunState.IDLE:
+            self._set_state(RunState.PAUSED)  # no longer at t = 0
         for run in self.runs:
             run.thread.step(1)
 
@@ -200,23 +200,22 @@ class Session(QObject):
 
     def set_compare(self, on: bool) -> None:
         self.compare = bool(on)
-        self.start(running=self.state == RUNNING)
+        self.start(running=self.state == RunState.RUNNING)
 
-    # --- edits of the runs (engine: Simulation.set_parameter, drag_to, pull, continue_from…) ----
+    # --- edits of the runs (gui/runs/run_messages.py; engine: Simulation.set_parameter, drag_to…) ----
 
-    def edit(self, name: str, *args) -> None:
-        """Make the edit `name` of every run at its latest sample; `edited` or `refused` answers."""
+    def edit(self, edit: Edit) -> None:
+        """Make `edit` on every run at its latest sample; `edited` or `refused` answers."""
         for run in self.runs:
-            run.thread.edit(name, *args)
+            run.thread.edit(edit)
 
     def set_parameter(self, path: str, value) -> None:
         """Every run goes on with the parameter at `path` set to `value` (ModelError, before any
         run changes, when the value is refused)."""
         models = [model_with_parameter(run.model, path, value) for run in self.runs]
         for run, model in zip(self.runs, models):
-            run.model = model
-            run.pending_models.append(model)  # in force from the time the worker answers with
-        self.edit("set_parameter", path, value)
+            run.model = model  # what it goes on with; its history comes with the answer
+        self.edit(SetParameter(path, value))
 
     def rows_at(self, t: float) -> list[np.ndarray | None]:
         """Each run's kept sample at or before t (None for a run without one)."""
@@ -225,30 +224,28 @@ class Session(QObject):
 
     def continue_from(self, rows: list, put_back: list | None = None, models: list | None = None) -> None:
         """Each run goes on from its sample row (later samples dropped) with the parameters in force
-        at its time; `put_back`: rows each run gets back first and `models` the ModelHistory it
-        had then (undoing a "continue from here": the run goes on with that history's latest)."""
+        at its time; `put_back`: rows each run gets back first and `models` the parameter history
+        it had then (`Run.models.items()`; undoing a "continue from here": the run takes that
+        history back, going on with its latest)."""
         for i, (run, row) in enumerate(zip(self.runs, rows)):
             if row is not None:
-                history = models[i] if models is not None else None
-                run.put_back.append((put_back[i] if put_back is not None else None, history))
-                run.thread.edit("continue_from", row, *([history.latest] if history is not None else []))
+                rows_back = put_back[i] if put_back is not None else None
+                history = tuple(models[i]) if models is not None else None
+                run.thread.edit(ContinueFrom(row, models=history, put_back=rows_back))
 
     @Slot(int, str)
     def _on_refused(self, _run_id: int, text: str) -> None:
         self.refused.emit(text)
 
-    @Slot(int, str, object, object)
-    def _on_edited(self, run_id: int, name: str, row, frame) -> None:
+    @Slot(int, object)
+    def _on_edited(self, run_id: int, reply: Edited) -> None:
         run = self._run(run_id)
         if run is None or run.series is None:
             return
+        row, frame, edit = reply.row, reply.frame, reply.edit
         t, buffer = float(row[0]), run.series.buffer
-        rows_back, models_back = run.put_back.popleft() if name == "continue_from" and run.put_back else (None, None)
-        if name == "set_parameter":
-            run.models.add(t, run.pending_models.popleft() if run.pending_models else run.model)
-        elif name == "continue_from":  # the worker went back to the parameters in force at t (or those given)
-            run.models = models_back if models_back is not None else run.models
-            run.model = run.models.keep_until(t) if models_back is None else models_back.latest
+        run.take_models(reply.models)  # the run's own parameter history: what it integrated with when
+        rows_back = edit.put_back if isinstance(edit, ContinueFrom) else None
         if rows_back is not None and len(rows_back):
             buffer.drop_from(rows_back[0, 0])
             buffer.append(rows_back)
@@ -259,21 +256,21 @@ class Session(QObject):
         run.frames.extend(kept)
         run.frames.append(frame)
         run.latest_frame = frame
-        run.ended = ""
-        if self.state in (ENDED, FAILED):
-            self._set_state(PAUSED)
+        run.ended = RunEnd.NOT
+        if self.state in (RunState.ENDED, RunState.FAILED):
+            self._set_state(RunState.PAUSED)
         latest = self.latest_common_time()
         if not self._following and latest is not None and self._cursor > latest:
             self._move_cursor(latest)
         self._update_cursor()
-        self.edited.emit(run, name, t)
+        self.edited.emit(run, edit.kind, t)
         self.advanced.emit()
 
     def _pause_all(self) -> None:
         for run in self.runs:
             run.thread.set_running(False)
 
-    def _set_state(self, state: str) -> None:
+    def _set_state(self, state: RunState) -> None:
         if state != self.state:
             self.state = state
             self.state_changed.emit(state)
@@ -393,11 +390,11 @@ class Session(QObject):
         run = self._run(run_id)
         if run is None:
             return
-        run.ended = "failed"
+        run.ended = RunEnd.FAILED
         run.messages.append(message)
         prefix = f"{run.label}: " if self.compare else ""
         self._pause_all()
-        self._set_state(FAILED)
+        self._set_state(RunState.FAILED)
         self.problem.emit("The run stopped", f"{prefix}{message} (the samples so far are kept)")
 
     @Slot(int, str)
@@ -405,10 +402,10 @@ class Session(QObject):
         run = self._run(run_id)
         if run is None:
             return
-        run.ended = "crashed"
+        run.ended = RunEnd.CRASHED
         run.messages.append(message)
         self._pause_all()
-        self._set_state(FAILED)
+        self._set_state(RunState.FAILED)
         self.problem.emit("The engine raised an error", message)
 
     @Slot(int)
@@ -416,7 +413,7 @@ class Session(QObject):
         run = self._run(run_id)
         if run is None:
             return
-        run.ended = "done"
+        run.ended = RunEnd.DONE
         if all(r.ended for r in self.runs):
-            self._set_state(ENDED if all(r.ended == "done" for r in self.runs) else FAILED)
+            self._set_state(RunState.ENDED if all(r.ended == RunEnd.DONE for r in self.runs) else RunState.FAILED)
             self.finished.emit(self.model.settings.t_end)

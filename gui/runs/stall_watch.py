@@ -10,7 +10,7 @@ import time
 from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QWidget
 
-from eomlab.gui.runs.session import RUNNING
+from eomlab.gui.runs.run_state import RunState
 
 #: wall seconds without progress before the run is called stuck
 STALL_SECONDS = 2.0
@@ -54,7 +54,7 @@ class StallWatch(QObject):
     def check(self) -> None:
         session = self.session
         latest = session.latest_common_time()
-        if session.state != RUNNING or latest is None or not session.speed > 0:
+        if session.state != RunState.RUNNING or latest is None or not session.speed > 0:
             self._seen = None
             self.widget.hide()
             return

@@ -17,7 +17,9 @@ import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QObject, QPointF, Qt, QTimer
 from PySide6.QtGui import QUndoCommand
 
-from eomlab.gui.runs.session import RUNNING, Session
+from eomlab.gui.runs.run_messages import DragTo, EditKind, MovePull, Pull, Release
+from eomlab.gui.runs.run_state import RunState
+from eomlab.gui.runs.session import Session
 
 #: how near (pixels) the mouse must be to a body's mass centre or its link to grab it
 GRAB_PIXELS = 24
@@ -40,7 +42,7 @@ class DragPose(QUndoCommand):
         if self._applied:
             self._applied = False
             return
-        self.session.edit("drag_to", *self.grab)
+        self.session.edit(DragTo(*self.grab))
 
     def undo(self) -> None:
         self.session.continue_from(self.before)
@@ -179,9 +181,9 @@ class Drag(QObject):
         self.grab = (i, name, point)
         self.target = world
         self.session.follow_latest()  # an edit acts at the run's latest sample
-        if self.session.state == RUNNING:
+        if self.session.state == RunState.RUNNING:
             self.mode = "pull"
-            self.session.edit("pull", name, point, world)
+            self.session.edit(Pull(name, point, world))
         else:
             self.mode = "pose"
             self.before = self.session.rows_at(self.session.cursor_time())
@@ -200,16 +202,16 @@ class Drag(QObject):
             return
         _, name, point = self.grab
         if self.mode == "pull":
-            self.session.edit("move_pull", self.target)
+            self.session.edit(MovePull(self.target))
         else:
-            self.session.edit("drag_to", name, point, self.target)
+            self.session.edit(DragTo(name, point, self.target))
 
     def release(self) -> None:
         self._send.stop()
         self._send_target()
         _, name, point = self.grab
         if self.mode == "pull":
-            self.session.edit("release")
+            self.session.edit(Release())
         elif self.before is not None:
             self.window.document.undo_stack.push(DragPose(self.session, self.before, name, point, self.target))
         self.grab, self.mode, self.before = None, "", None
@@ -240,7 +242,7 @@ def install(window) -> list[Drag]:
     """Drags on the window's 2-D scene, and on its 3-D scene once made (Shift + drag)."""
     drags = [Drag(window, window.scene2d, View2D(window.scene2d))]
     window.session.refused.connect(lambda text: window.statusBar().showMessage(f"Refused: {text}", 10000))
-    window.session.edited.connect(lambda _run, name, _t: name == "drag_to" and window.statusBar().showMessage(
+    window.session.edited.connect(lambda _run, kind, _t: kind == EditKind.DRAG_TO and window.statusBar().showMessage(
         "Posed by the mouse: the run goes on from here at rest (Ctrl+Z undoes)", 5000))
 
     def watch_3d(_index) -> None:

@@ -140,10 +140,10 @@ def make_scene3d(parent=None):
 
         def _show_initial_pose(self) -> None:
             """Draw the model at rest before its run reports (or if it cannot start)."""
-            from eomlab.engine.simulation import initial_frame
+            from eomlab.engine.simulation import RunView
 
             try:
-                frame = initial_frame(self.model)
+                frame = RunView.initial_frame(self.model)
             except (ValueError, ArithmeticError):  # nothing to draw: the run will say why
                 return
             self.show_frame(frame)

@@ -14,6 +14,7 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtTest import QTest
 
 from eomlab.engine.presets import preset
+from eomlab.gui.runs.run_messages import DragTo
 from gui_helpers import main_samples, run_fast, wait_for_samples
 
 
@@ -149,7 +150,7 @@ def test_the_period_read_out_of_a_small_swing_is_the_small_angle_period(qtbot, m
 def test_an_unreachable_drag_is_refused_with_a_message(qtbot, make_window):
     window = make_window(preset("simple_pendulum"))
     wait_for_samples(qtbot, window, 1)
-    window.session.edit("drag_to", "bob", [1.0, 0.0, 0.0], [float("nan"), 0.0, 0.0])
+    window.session.edit(DragTo("bob", [1.0, 0.0, 0.0], [float("nan"), 0.0, 0.0]))
     qtbot.waitUntil(lambda: "Refused" in window.statusBar().currentMessage(), timeout=5000)
     assert np.all(np.isfinite(main_samples(window)))
 
@@ -179,7 +180,7 @@ def test_a_finished_run_posed_by_the_mouse_reports_its_end_again(qtbot, make_win
     qtbot.waitUntil(lambda: window.state == "ended", timeout=20000)
     states = []
     window.session.state_changed.connect(states.append)
-    window.session.edit("drag_to", "bob", [1.0, 0.0, 0.0], [1.0, -1.0, 0.0])
+    window.session.edit(DragTo("bob", [1.0, 0.0, 0.0], [1.0, -1.0, 0.0]))
     qtbot.waitUntil(lambda: abs(main_samples(window)[-1, 1] - math.pi / 4) < 1e-9, timeout=5000)
     qtbot.waitUntil(lambda: states == ["paused", "ended"], timeout=5000)  # posed at t_end: ended again
     assert main_samples(window)[-1, 0] == pytest.approx(0.3)

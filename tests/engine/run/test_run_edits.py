@@ -221,3 +221,26 @@ def test_bad_restore_state_and_push_are_refused():
         sim.push("bob", [0, 0, 0], [1, 0, 0], -0.1)
     with pytest.raises(ModelError, match="^force: "):
         sim.push("bob", [0, 0, 0], [1, 0], 0.1)
+
+
+def test_continuing_with_a_history_taken_back_evaluates_each_sample_with_its_parameters():
+    """`continue_from(row, models=...)`: the parameter history handed back (the window undoing a
+    "continue from here") is the run's again — its latest model goes on, and a sample between the
+    change and the row (one the window puts back) is evaluated with the mass of its stretch, not
+    the one in force before (the rod's pull scales with the mass, 1e-12)."""
+    model = simple_pendulum(mass=1.5, theta0=1.0)
+    sim = Simulation(model, t_end=2.0, **TIGHT)
+    sim.advance(1.0)
+    early, t_edit = row_at(sim.samples(), 0.5).copy(), sim.sampled_until
+    sim.set_parameter("bodies[0].mass", 4.0)
+    sim.advance(1.5)
+    middle, late, history = row_at(sim.samples(), 1.2).copy(), sim.samples()[-1].copy(), sim.model_history()
+    assert [m.bodies[0].mass for _t, m in history] == [1.5, 4.0] and history[1][0] == t_edit
+    sim.continue_from(early)
+    assert len(sim.model_history()) == 1 and sim.model.bodies[0].mass == 1.5
+    sim.continue_from(late, models=history)
+    assert [m.bodies[0].mass for _t, m in sim.model_history()] == [1.5, 4.0] and sim.model.bodies[0].mass == 4.0
+    assert sim.model_history()[1][0] == t_edit and sim.samples()[-1, 0] == pytest.approx(late[0])
+    light = Simulation(model)
+    assert rod_pull(sim, middle) == pytest.approx(4.0 / 1.5 * rod_pull(light, middle), rel=1e-12)
+    assert rod_pull(sim, early) == pytest.approx(rod_pull(light, early), rel=1e-12)

@@ -14,6 +14,7 @@ from eomlab.gui.compare.compare_math import largest_drifts
 from eomlab.gui.compare.compare_panel import COST_COLUMNS
 from eomlab.gui.plots.plot_data import LOG_FLOOR, curve_values
 from eomlab.gui.runs.run_thread import AS_FAST_AS_POSSIBLE
+from eomlab.gui.runs.run_messages import DragTo
 
 from gui_helpers import main_samples, run_with_samples, wait_for_samples
 
@@ -85,7 +86,7 @@ def test_a_drag_and_a_change_of_gravity_restart_the_drift_and_are_no_work(qtbot,
     iE = columns.index("E")
     # a drag while paused: the lower body's tip to a new place (the run goes on from that pose at rest)
     before = main_samples(window)[-1].copy()
-    window.session.edit("drag_to", "lower", [1.0, 0.0, 0.0], [0.3, -1.6, 0.0])
+    window.session.edit(DragTo("lower", [1.0, 0.0, 0.0], [0.3, -1.6, 0.0]))
     qtbot.waitUntil(lambda: abs(main_samples(window)[-1, iE] - before[iE]) > 0.5, timeout=5000)
     t_drag = main_samples(window)[-1, 0]
     window.run()
@@ -164,7 +165,7 @@ def test_an_undone_drag_starts_its_stretch_again_from_the_state_put_back(qtbot, 
     _until_still(qtbot, window)
     window.session.follow_latest()  # as gui/scene/drag.py does: the drag acts at the latest sample
     before = window.session.rows_at(window.session.latest_common_time())  # what DragPose.undo puts back
-    window.session.edit("drag_to", "lower", [1.0, 0.0, 0.0], [0.3, -1.6, 0.0])
+    window.session.edit(DragTo("lower", [1.0, 0.0, 0.0], [0.3, -1.6, 0.0]))
     qtbot.waitUntil(lambda: abs(main_samples(window)[-1, iE] - before[0][iE]) > 0.5, timeout=5000)
     window.session.continue_from(before)
     qtbot.waitUntil(lambda: abs(main_samples(window)[-1, iE] - before[0][iE]) < 1e-6, timeout=5000)

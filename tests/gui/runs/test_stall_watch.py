@@ -9,8 +9,10 @@ from project_paths import MODELS
 import re
 
 from eomlab.engine.modelfile import load_model
-from eomlab.gui.runs.session import PAUSED, RUNNING
+from eomlab.gui.runs.run_state import RunState
 from eomlab.gui.runs.stall_watch import STALL_SECONDS, StallWatch
+
+PAUSED, RUNNING = RunState.PAUSED, RunState.RUNNING
 
 FOUR_BAR = MODELS / "four_bar.eom.json"
 
