@@ -14,8 +14,8 @@ budget, so a stop is honoured within a few milliseconds.
 With ``process=True`` (what the window uses where `fork` exists, see `PROCESS_WORKERS`) the same
 integration loop runs in a child process forked by the worker thread (gui/runs/run_process.py): the
 integrator is Python and numpy in small pieces and holds the GIL nearly all the time, so on a
-thread it halves the GUI thread's share of the interpreter while a run goes flat out (frames of
-100 ms and more with a 20-link chain). The child sends ``(kind, *args)`` messages through a pipe;
+thread it halves the GUI thread's share of the interpreter while a run goes flat out (frames
+several times the 16.7 ms budget). The child sends ``(kind, *args)`` messages through a pipe;
 the worker thread re-emits them as the same signals, so the window cannot tell the two apart.
 """
 from __future__ import annotations
