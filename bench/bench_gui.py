@@ -35,7 +35,8 @@ t_start = time.time()
 from PySide6.QtCore import QEvent, QObject, QTimer
 from PySide6.QtWidgets import QApplication
 from eomlab.engine.presets import preset
-from eomlab.gui.main_window import MainWindow, SPEEDS
+from eomlab.gui.actions.run_actions import SPEEDS
+from eomlab.gui.main_window import MainWindow
 
 links, seconds = int(sys.argv[1]), float(sys.argv[2])
 from eomlab.gui.app import keep_painting_on_the_gui_thread

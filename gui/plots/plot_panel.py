@@ -24,21 +24,20 @@ from PySide6.QtGui import QAction, QFont
 from PySide6.QtWidgets import (QComboBox, QGraphicsItem, QGridLayout, QHBoxLayout, QLabel, QMenu, QToolButton,
                                QVBoxLayout, QWidget)
 
-from eomlab.gui.plots.decimate import _finite_range, m4_decimate, on_new_pixels, pixel_decimate  # noqa: F401 - tests import them here
+from eomlab.gui.plots.decimate import _finite_range, on_new_pixels, pixel_decimate
 from eomlab.gui.plots import plot_export
 from eomlab.gui.style.widget_pixels import scene_rect
 from eomlab.gui.plots.energy_bars import EnergyBars
 from eomlab.gui.style.method_styles import PALETTE
-from eomlab.gui.plots.plot_data import (LOG_FLOOR, curve_values, energy_reference, has_constraint_rows, moving_first,  # noqa: F401
+from eomlab.gui.plots.plot_data import (curve_values, energy_reference, has_constraint_rows, moving_first,
                                   multiplier_columns, plot_of, plottable_coordinates, speed_for, spins, time_curve,
                                   wrapped)
 from eomlab.gui.plots.plot_choice import PlotChoice
 from eomlab.gui.plots.plot_legend import methods_key, title_with_key
 from eomlab.gui.plots.plot_ranges import PlotRanges, widen
 from eomlab.gui.plots.plot_spin import SpinAxis
-from eomlab.gui.style.plot_style import (configure_pyqtgraph, coordinate_unit, label_axes, plot_widget,  # noqa: F401
-                                  without_si_prefix)
-from eomlab.gui.runs.session import RunSeries  # noqa: F401 - the plots draw these
+from eomlab.gui.style.plot_style import coordinate_unit, label_axes, plot_widget
+from eomlab.gui.runs.session import RunSeries
 from eomlab.gui.style.steady_label import SteadyLabel
 
 #: at most this many multiplier curves are drawn (a 50-link chain in absolute coordinates has 100)

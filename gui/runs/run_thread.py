@@ -118,7 +118,7 @@ class RunThread(PacedSending, ChildProcess, QThread):
         self._stop = False
         self._running = running
         self._steps_requested = 0
-        self._edits: list[tuple[str, tuple]] = []  # Simulation methods to call, in order (gui/run_edit_commands.py)
+        self._edits: list[tuple[str, tuple]] = []  # Simulation edits to call, in order (`edit`)
         #: a finished run waits for edits (the timeline's "continue from here") until stopped
         self.hold_when_finished = False
         self._speed = float(speed)
