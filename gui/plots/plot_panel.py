@@ -226,7 +226,8 @@ class PlotPanel(QWidget):
         self.series = series
         self.model = model
         names = plottable_coordinates(series[0].info, model) if series else []
-        if not self.chosen_coordinates or any(n not in names for n in self.chosen_coordinates):
+        offered = self._with_speeds(names)
+        if not self.chosen_coordinates or any(n not in offered for n in self.chosen_coordinates):
             self.chosen_coordinates = names[:min(3, len(names))]
             self._coordinates_by_user = False
         self._fill_coordinate_menu(names)
@@ -248,9 +249,17 @@ class PlotPanel(QWidget):
         self.methods_key.setText(methods_key(methods) if len(methods) > 1 else "")
         self.methods_key.setVisible(len(methods) > 1)
 
+    def _with_speeds(self, names: list[str]) -> list[str]:
+        """`names` and then the run's speeds not among them: the menu offers a speed too (a cardan
+        shaft's output speed), though the default choice stays among the coordinates."""
+        speeds = list(self.series[0].info.speed_names) if self.series else []
+        return list(names) + [n for n in speeds if n not in names]
+
     def _fill_coordinate_menu(self, names: list[str]) -> None:
         self.coordinate_menu.clear()
-        for name in names:
+        for i, name in enumerate(self._with_speeds(names)):
+            if i == len(names) and i:
+                self.coordinate_menu.addSeparator()
             action = self.coordinate_menu.addAction(name)
             action.setCheckable(True)
             action.setChecked(name in self.chosen_coordinates)
