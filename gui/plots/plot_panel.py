@@ -320,9 +320,9 @@ class PlotPanel(QWidget):
         phase_speed = speed_for(main.info, phase_name)
         pu = coordinate_unit(phase_name, self.model)
         self._label_axes(", ".join(sorted(units)) or "rad", (phase_name, phase_speed or "speed"), (pu, f"{pu}/s"))
-        if rates and len(rates) == len(self.chosen_coordinates):  # body rates (Euler-parameter bodies)
+        if rates and len(rates) == len(self.chosen_coordinates):  # speeds only (Euler-parameter bodies' rates, or chosen)
             self.plots["motion"].getAxis("left").short_text = "ω"
-            self.plots["motion"].setLabel("left", "body rate", units=", ".join(sorted(units)))
+            self.plots["motion"].setLabel("left", "speed", units=", ".join(sorted(units)))
 
         def add(s: RunSeries, key: str, curve_key: str, name: str, color: str, style=None, width=CURVE_WIDTH,
                 keyed=True):
