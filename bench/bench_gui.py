@@ -282,7 +282,7 @@ def main(argv=None) -> int:
 
 
 #: what follows this line in the README's GUI section is kept when --write replaces the tables
-NOTES_MARKER = "### Notes (kept by --write)"
+NOTES_MARKER = "<!-- bench_gui: end (bench_gui.py --write keeps what follows) -->"
 
 
 if __name__ == "__main__":
