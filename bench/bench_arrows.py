@@ -31,7 +31,8 @@ def main(argv=None) -> int:
     from PySide6.QtWidgets import QApplication
 
     from eomlab.engine.presets import preset
-    from eomlab.gui.main_window import SPEEDS, MainWindow
+    from eomlab.gui.actions.run_actions import SPEEDS
+    from eomlab.gui.main_window import MainWindow
 
     app = QApplication(sys.argv[:1])
     model = preset("planar_chain", n=args.links, angles=[0.5] * args.links).with_settings(t_end=1e4)

@@ -35,7 +35,8 @@ t_start = time.time()
 from PySide6.QtCore import QEvent, QObject, QTimer
 from PySide6.QtWidgets import QApplication
 from eomlab.engine.presets import preset
-from eomlab.gui.main_window import MainWindow, SPEEDS
+from eomlab.gui.actions.run_actions import SPEEDS
+from eomlab.gui.main_window import MainWindow
 
 links, seconds = int(sys.argv[1]), float(sys.argv[2])
 from eomlab.gui.app import keep_painting_on_the_gui_thread
@@ -281,7 +282,7 @@ def main(argv=None) -> int:
 
 
 #: what follows this line in the README's GUI section is kept when --write replaces the tables
-NOTES_MARKER = "### Notes (kept by --write)"
+NOTES_MARKER = "<!-- bench_gui: end (bench_gui.py --write keeps what follows) -->"
 
 
 if __name__ == "__main__":

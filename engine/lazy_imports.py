@@ -1,6 +1,6 @@
 """Heavy modules loaded on first use (importlib.util.LazyLoader).
 
-sympy takes 0.3–0.4 s to import; a model without expressions never needs it, so the window's
+sympy is slow to import; a model without expressions never needs it, so the window's
 first frame and `eomlab run` on such a model do not wait for it.
 """
 from __future__ import annotations

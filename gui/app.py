@@ -73,8 +73,8 @@ def run_gui(model_path: str | None = None, run_for: float | None = None, screens
 
     window = MainWindow(model, model_path, run=True, compare=compare)
     # what exists now (modules, sympy and scipy, the window) lives as long as the process: out of
-    # the collector's sight, a full collection takes well under a millisecond instead of 150 ms
-    # or more, which the GarbageCollector above would otherwise spend on the GUI thread mid-run
+    # the collector's sight, a full collection is short instead of a pause of a frame or more, which
+    # the GarbageCollector above would otherwise spend on the GUI thread mid-run
     gc.freeze()
     if size is not None:
         window.resize(*size)

@@ -25,11 +25,12 @@ from eomlab.gui.editing.edit_actions import EditActions
 from eomlab.gui.actions.file_actions import FileActions
 from eomlab.gui.editing.inspector import Inspector
 from eomlab.gui.editing.model_tree import ModelTree
-from eomlab.gui.plots.plot_panel import PlotPanel, configure_pyqtgraph
-from eomlab.gui.redraw import PLOTS_PER_TICK, REDRAW_MS, Redraw  # noqa: F401 - the drawing rate, for tests
+from eomlab.gui.plots.plot_panel import PlotPanel
+from eomlab.gui.style.plot_style import configure_pyqtgraph
+from eomlab.gui.redraw import Redraw
 from eomlab.gui.runs.stall_watch import StallWatch
 from eomlab.gui.runs.ring_buffer import DEFAULT_CAPACITY
-from eomlab.gui.actions.run_actions import SPEEDS, RunActions  # noqa: F401 - SPEEDS: for bench_gui
+from eomlab.gui.actions.run_actions import RunActions
 from eomlab.gui.scene.scene2d import Scene2D
 from eomlab.gui.scene.scene3d import make_scene3d, opengl_available
 from eomlab.gui.runs.run_state import RunState

@@ -3,7 +3,7 @@
 Samples arrive whenever the workers send them (the session keeps them); this only marks the
 picture stale. At each tick the scene shows every run's pose at the session's time cursor (the
 same instant for all runs), and the plots redraw in turn while a run goes (`PLOTS_PER_TICK` per
-tick: a plot costs 2 to 7 ms to paint, all six in one tick would hold up the scene's next frame;
+tick: a plot costs milliseconds to paint, all six in one tick would hold up the scene's next frame;
 every other tick when the mechanism itself took long to draw), every stale plot at once otherwise.
 """
 from __future__ import annotations
@@ -22,8 +22,8 @@ REDRAW_MS = 16
 #: while a run goes, this many plots redraw per tick, in turn (six plots → each about 10 Hz)
 PLOTS_PER_TICK = 1
 #: drawing the mechanism (with its arrows) took longer than this (CPU ms): the plots take their turn
-#: every other tick only, so the frame still fits its 16.7 ms (a plot costs 2 to 7 ms to refresh and
-#: paint; every arrow kind on costs the scene about 1 ms more, a 200-link chain's picture 3 ms)
+#: every other tick only, so the frame still fits its 16.7 ms (a plot's refresh and paint is a large
+#: share of a frame; bench/README.md, "The window")
 SCENE_BUDGET_MS = 1.8
 #: the compare panel's difference plot and cost table take their turn under this name
 COMPARE_PLOT = "compare"
@@ -146,8 +146,8 @@ class Redraw(QObject):
     @staticmethod
     def _paint_now(scene) -> None:
         """Paint the 2-D mechanism at once, before the plots' turn: each frame then reaches the
-        screen the same few milliseconds after its tick, whatever the plot this tick costs (a 3 to
-        7 ms plot before the paint made the mechanism's frames 10 to 24 ms apart)."""
+        screen the same few milliseconds after its tick, whatever the plot this tick costs (a plot
+        drawn before the paint made the mechanism's frames uneven)."""
         if getattr(scene, "viewport", None) is not None and scene.isVisible():
             # the scene hands its changed items to the view (a queued call), which asks the window
             # for a paint (a posted request): both sent now, nothing else (a repaint() here would

@@ -2,9 +2,9 @@
 (engine.compiled.numba_kernels), for the formulations whose right-hand side is pinocchio's ABA bound to y
 (no constraint rows, no force elements; one revolute or prismatic joint per speed).
 
-Why: with the stages in Python each right-hand side costs ~40 µs at n = 50 (pinocchio's `aba` ~21 µs,
-the rest scipy's per-stage work and our wrappers), which caps a 50-link chain near 4× real time;
-compiled, a stage costs the ABA arithmetic alone.
+Why: with the stages in Python about half of each right-hand side is scipy's per-stage work and our
+wrappers rather than pinocchio's `aba`, which caps a long chain's pace; compiled, a stage costs the
+ABA arithmetic alone (bench/README.md, "Compiled DOP853 step").
 
 numba is optional (`pip install 'eomlab[fast]'`): importing it and compiling (or loading the
 kernels from numba's on-disk cache) takes from half a second to several, so it happens in a daemon
@@ -53,8 +53,8 @@ def start_compiling() -> None:
 def share_with_loading(seconds: float) -> None:
     """Wait up to `seconds` for the thread loading the kernels, while it loads. The stepping thread
     holds the GIL through pinocchio's calls, and the loader, which gives the GIL up at each of its
-    hundreds of file reads, got it back so seldom that beside a 200-link chain it took 8 to 15 s
-    instead of 0.5. A step that waits as long as it took gives the loader half the time."""
+    hundreds of file reads, got it back so seldom beside a long chain that loading took many times
+    longer than alone. A step that waits as long as it took gives the loader half the time."""
     thread = _loading["thread"]
     if _loading["busy"] and thread is not None and thread.is_alive() and thread is not threading.current_thread():
         thread.join(seconds)

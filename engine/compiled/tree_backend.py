@@ -51,8 +51,8 @@ def _pinocchio():
 
 
 #: pinocchio's Data holds eight nv³ tensors of doubles (its second-order derivatives), made whether
-#: used or not: 64 nv³ bytes, measured 0.6 GB at 200 speeds, 1.8 GB at 300 and 8.2 GB (15–20 s to
-#: allocate) at 503. Beyond this many speeds (1 GiB) the numpy path runs instead.
+#: used or not: 64 nv³ bytes, half a gigabyte at 200 speeds and growing as the cube. Beyond this many
+#: speeds (1 GiB) the numpy path runs instead.
 MAX_COMPILED_SPEEDS = 256
 
 
@@ -144,8 +144,8 @@ class PinocchioTree:
         self._permuted = not np.array_equal(self._v_gather, np.arange(kin.n_u))
         self._last_configuration = None  # (the bytes of q, q_pin) of the last `configuration` with quaternions
         self._lower = np.tril_indices(kin.n_u, -1)  # M's entries pinocchio's CRBA leaves unfilled
-        # one Data for every call (pinocchio's holds nv³ tensors: about 0.5 GB and 1 s to make at 200
-        # joints); each method reads what it needs from it before it returns
+        # one Data for every call (pinocchio's holds nv³ tensors: MAX_COMPILED_SPEEDS says why); each
+        # method reads what it needs from it before it returns
         self._weightless, self._gravity = pin.Motion.Zero(), pin.Motion(model.gravity)  # copies
         self._body_joint = np.array([joint_of[b] for b in range(kin.n_bodies)], dtype=int)
         self._body_joint_list = [int(j) for j in self._body_joint]
@@ -328,7 +328,7 @@ class PinocchioTree:
 
     def _add_mass_centre_frames(self, model, kin, joint_of, frame_of) -> int:
         """A frame at each body's mass centre (for `sample_quantities`), added before the model's
-        Data is made: pinocchio's Data holds nv³ tensors (about 0.5 GB and 1 s at 200 joints), so a
+        Data is made: pinocchio's Data holds nv³ tensors (see MAX_COMPILED_SPEEDS), so a
         second one is not an option. The index of the first."""
         pin = self.pin
         first = model.nframes
@@ -340,7 +340,7 @@ class PinocchioTree:
     def sample_quantities(self, q_pin: np.ndarray, u: np.ndarray) -> tuple[float, float, np.ndarray]:
         """Kinetic energy, gravity's potential energy (−Σ m g·c) and every body's mass centre
         (n_bodies, 3), from one forward pass: the compiled one once numba's kernels are ready
-        (engine.compiled.compiled_step; pinocchio's frames cost ~0.5 ms a sample at 200 links), else pinocchio's."""
+        (engine.compiled.compiled_step; pinocchio's frame placements cost more than the step on long chains), else pinocchio's."""
         kernels = compiled_kernels()
         if kernels is not None and self._flat_sampling is not None:
             tree, body_joint, body_lever = self._flat_sampling

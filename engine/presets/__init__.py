@@ -22,6 +22,7 @@ from typing import Callable, Sequence
 
 from eomlab.engine.model import Model
 from eomlab.engine.modelfile import save_model
+from eomlab.engine.presets.cardan import cardan_shaft
 from eomlab.engine.presets.constrained import (
     acceleration_constraint_particle, cartesian_pendulum, chaplygin_sleigh, driven_crank, four_bar, knife_edge,
     rolling_disk_leaning, rolling_disk_vertical, spherical_pendulum_cartesian,
@@ -61,6 +62,7 @@ PRESETS: dict[str, Callable[..., Model]] = {
     "newtons_cradle": newtons_cradle,
     "newtons_cradle_2": newtons_cradle_2,
     "double_pendulum_limits": double_pendulum_limits,
+    "cardan_shaft": cardan_shaft,
 }
 DEFAULT_PRESET = "double_compound_pendulum"
 

@@ -1,5 +1,5 @@
 """RunCourse: the state a Simulation shares with its collaborators (engine/run/run_edits.py,
-manipulation.py, quantities.py, dense_instants.py), passed to each in its constructor.
+manipulation.py, quantities.py, frames.py), passed to each in its constructor.
 
 It holds what is in force now (model, system, formulation), the stretches of time each set of
 parameters was in force over (`history`), the kept sample rows, the pushes and pulls acting, and

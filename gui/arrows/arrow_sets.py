@@ -205,7 +205,7 @@ class Scales:
         phase, count = self._count[key]
         self.seen[key][count % FRAMES_KEPT] = biggest, weight
         count = self._count[key][1] = count + 1
-        # a quantile (a sort of up to FRAMES_KEPT values, ~0.1 ms) every tenth frame is plenty, and
+        # a quantile (a sort of up to FRAMES_KEPT values) every tenth frame is plenty, and
         # once the scale has settled every REVISE_LATER-th (a few seconds of frames)
         if count < 20 or (count + phase) % (10 if count < SETTLED else REVISE_LATER) == 0:
             self.typical[key] = weighted_quantile(self.seen[key][:min(count, FRAMES_KEPT)], TYPICAL)

@@ -24,7 +24,7 @@ HALO_COLOUR = (255, 255, 255, 220)
 HEAD_PX = 15.0
 HEAD_ANGLE = math.radians(26)
 #: 2-D shaft and barb ends: square, as round as they need be at 3.5 px; Qt's raster engine strokes an
-#: antialiased path of round-capped segments ~25x slower (60 arrows: 6.8 ms against 0.25 ms a frame)
+#: antialiased path of round-capped segments many times slower
 CAP = Qt.SquareCap
 #: couples in 2-D: arcs of this radius (px); their length along the arc is the couple's size
 ARC_RADIUS_PX = 18.0

@@ -213,7 +213,7 @@ class Arrows(QObject):
         """(what the arrows read at `row`, why nothing): the values the run's own process sent with
         one of its latest batches when they are this row's and hold every kind; (None, None) while
         a run goes that has not sent them yet (asked for a moment ago: nothing to draw this frame,
-        and the window builds no engine of its own, 0.5 GB at 200 links); else the engine's reader."""
+        and the window builds no engine of its own: pinocchio's Data is nv³ in size); else the engine's reader."""
         readers = readers_of(kinds, planar)
         sent = run.sent_quantities.get(float(row[0]))
         if sent is not None and readers <= sent.keys():

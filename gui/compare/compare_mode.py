@@ -14,12 +14,10 @@ from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QDockWidget
 
 from eomlab.engine.model import Model
-from eomlab.gui.compare.compare_math import RunSettings, coordinate_difference, largest_drifts, run_models  # noqa: F401
+from eomlab.gui.compare.compare_math import run_models
 from eomlab.gui.compare.compare_identical import identical_groups, restyle_curve, widths
 from eomlab.gui.compare.compare_panel import ComparePanel
 from eomlab.gui.compare.compare_scenes import Ghosts, TiledScenes
-from eomlab.gui.runs.lock_step import CostReportingRunThread, LockStep  # noqa: F401 - where they used to live
-from eomlab.gui.style.method_styles import METHOD_LABELS, METHOD_STYLES, OKABE_ITO, method_style  # noqa: F401
 from eomlab.gui.plots.plot_panel import CURVE_WIDTH, STYLED_CURVE_WIDTH
 from eomlab.gui.runs.run_state import RunState
 from eomlab.gui.runs.session import Session

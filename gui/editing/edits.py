@@ -2,7 +2,7 @@
 
 Every edit goes through the file form (`engine.modelfile.model_to_dict` → change → `model_from_dict`)
 so a refused edit raises the same `ModelError`, naming the same field path (``bodies[1].mass``), as
-a broken file would. The undo commands in `gui.commands` only ever swap whole Models.
+a broken file would. The undo commands (`ModelEditCommand`, gui/editing/document.py) only ever swap whole Models.
 """
 from __future__ import annotations
 

@@ -24,7 +24,7 @@ from eomlab.engine.model import Model, ModelError
 TYPESET_PX = 18
 #: ink of the typeset SVG; the panel swaps it for its palette's text colour
 INK = "#010203"
-#: longer formulas are typeset only when asked for (a wall of symbols takes ziamath ~1 s per 1000)
+#: longer formulas are typeset only when asked for (ziamath's time grows with a formula's length)
 DEFERRED_CHARS = 4000
 
 _fast_rows: list = []  # the row class registered with ziamath, once

@@ -24,21 +24,20 @@ from PySide6.QtGui import QAction, QFont
 from PySide6.QtWidgets import (QComboBox, QGraphicsItem, QGridLayout, QHBoxLayout, QLabel, QMenu, QToolButton,
                                QVBoxLayout, QWidget)
 
-from eomlab.gui.plots.decimate import _finite_range, m4_decimate, on_new_pixels, pixel_decimate  # noqa: F401 - tests import them here
+from eomlab.gui.plots.decimate import _finite_range, on_new_pixels, pixel_decimate
 from eomlab.gui.plots import plot_export
 from eomlab.gui.style.widget_pixels import scene_rect
 from eomlab.gui.plots.energy_bars import EnergyBars
 from eomlab.gui.style.method_styles import PALETTE
-from eomlab.gui.plots.plot_data import (LOG_FLOOR, curve_values, energy_reference, has_constraint_rows, moving_first,  # noqa: F401
+from eomlab.gui.plots.plot_data import (curve_values, energy_reference, has_constraint_rows, moving_first,
                                   multiplier_columns, plot_of, plottable_coordinates, speed_for, spins, time_curve,
                                   wrapped)
 from eomlab.gui.plots.plot_choice import PlotChoice
 from eomlab.gui.plots.plot_legend import methods_key, title_with_key
 from eomlab.gui.plots.plot_ranges import PlotRanges, widen
 from eomlab.gui.plots.plot_spin import SpinAxis
-from eomlab.gui.style.plot_style import (configure_pyqtgraph, coordinate_unit, label_axes, plot_widget,  # noqa: F401
-                                  without_si_prefix)
-from eomlab.gui.runs.session import RunSeries  # noqa: F401 - the plots draw these
+from eomlab.gui.style.plot_style import coordinate_unit, label_axes, plot_widget
+from eomlab.gui.runs.session import RunSeries
 from eomlab.gui.style.steady_label import SteadyLabel
 
 #: at most this many multiplier curves are drawn (a 50-link chain in absolute coordinates has 100)
@@ -227,7 +226,8 @@ class PlotPanel(QWidget):
         self.series = series
         self.model = model
         names = plottable_coordinates(series[0].info, model) if series else []
-        if not self.chosen_coordinates or any(n not in names for n in self.chosen_coordinates):
+        offered = self._with_speeds(names)
+        if not self.chosen_coordinates or any(n not in offered for n in self.chosen_coordinates):
             self.chosen_coordinates = names[:min(3, len(names))]
             self._coordinates_by_user = False
         self._fill_coordinate_menu(names)
@@ -249,9 +249,17 @@ class PlotPanel(QWidget):
         self.methods_key.setText(methods_key(methods) if len(methods) > 1 else "")
         self.methods_key.setVisible(len(methods) > 1)
 
+    def _with_speeds(self, names: list[str]) -> list[str]:
+        """`names` and then the run's speeds not among them: the menu offers a speed too (a cardan
+        shaft's output speed), though the default choice stays among the coordinates."""
+        speeds = list(self.series[0].info.speed_names) if self.series else []
+        return list(names) + [n for n in speeds if n not in names]
+
     def _fill_coordinate_menu(self, names: list[str]) -> None:
         self.coordinate_menu.clear()
-        for name in names:
+        for i, name in enumerate(self._with_speeds(names)):
+            if i == len(names) and i:
+                self.coordinate_menu.addSeparator()
             action = self.coordinate_menu.addAction(name)
             action.setCheckable(True)
             action.setChecked(name in self.chosen_coordinates)
@@ -312,9 +320,9 @@ class PlotPanel(QWidget):
         phase_speed = speed_for(main.info, phase_name)
         pu = coordinate_unit(phase_name, self.model)
         self._label_axes(", ".join(sorted(units)) or "rad", (phase_name, phase_speed or "speed"), (pu, f"{pu}/s"))
-        if rates and len(rates) == len(self.chosen_coordinates):  # body rates (Euler-parameter bodies)
+        if rates and len(rates) == len(self.chosen_coordinates):  # speeds only (Euler-parameter bodies' rates, or chosen)
             self.plots["motion"].getAxis("left").short_text = "ω"
-            self.plots["motion"].setLabel("left", "body rate", units=", ".join(sorted(units)))
+            self.plots["motion"].setLabel("left", "speed", units=", ".join(sorted(units)))
 
         def add(s: RunSeries, key: str, curve_key: str, name: str, color: str, style=None, width=CURVE_WIDTH,
                 keyed=True):
@@ -327,8 +335,8 @@ class PlotPanel(QWidget):
                 pen.setCapStyle(Qt.FlatCap)
             s.curves[curve_key] = curve = self.plots[key].getPlotItem().plot([], [], pen=pen)
             if segments:
-                # as separate segments: Qt strokes one antialiased polyline of 2,800 points 2 px wide
-                # in 8.8 ms, the same as segments in 1.1 ms (a dashed pen needs the polyline)
+                # as separate segments: Qt strokes a wide antialiased polyline many times slower than
+                # the same points as segments (a dashed pen needs the polyline)
                 curve.curve.setSegmentedLineMode("on")
             if keyed:
                 self.legend_entries[key].append((name, color, style))

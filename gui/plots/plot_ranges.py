@@ -9,13 +9,11 @@ import time
 import numpy as np
 
 #: a time axis the data reach grows to this many times their span: a new range is an axis to lay out
-#: and paint again (5 ms a plot), and a run at 15x real time reached the end of a 25 % margin 22
-#: times in its first 8 s (12 at 50 %)
+#: and paint again, so a fast run should meet the end of its axis rarely
 TIME_GROWTH = 1.5
 #: ...and, for a run faster than real time, to hold what it will reach in this many wall seconds at
-#: its pace since the last growth: a 20-link chain at 17x real time grew its axes 8 times between its
-#: first and eighth second at 1.5x alone (three plots, an axis paint of 2 to 8 ms each: a quarter
-#: of the frames over 20 ms had one), 3 times with this
+#: its pace since the last growth (growing by TIME_GROWTH alone, a run many times faster than real
+#: time would meet its axis's end every second or so, and an axis paint is a late frame)
 TIME_AHEAD_WALL_S = 3.0
 #: but never past this many times the data's span (the curves keep a quarter of the plot's width)
 MAX_TIME_GROWTH = 4.0
@@ -113,7 +111,7 @@ class PlotRanges:
         """Fix the time range ahead of the data (`_time_span`). Each plot takes a new range when
         it is refreshed itself (the plots refresh in turn). Once the buffers are full their first
         sample moves on with every batch: the range follows only when the data reach its end (a
-        new range is a new axis to lay out and paint, 5 ms a plot)."""
+        new range is a new axis to lay out and paint)."""
         keys = set(keys) & set(self.time_plots)
         spans = [(s.buffer.view()[0, 0], s.buffer.last()[0]) for s in series if len(s.buffer)]
         if not spans:

@@ -21,8 +21,7 @@ import time
 from eomlab.gui.runs.run_messages import End
 
 #: a run's child process yields to the window: on two cores a run as fast as possible and the GUI
-#: thread each want one, and the frames should not be the ones to wait (frame interval p95 under
-#: load 1: 23-28 ms at the window's niceness, 22.5-23.4 ms at 5 above it)
+#: thread each want one, and the frames should not be the ones to wait
 RUN_NICENESS = 5
 #: run the integration in a forked child process (gui/runs/run_thread.py's docstring): only where `fork` is
 #: the platform's way (Linux); macOS and Windows keep the worker thread

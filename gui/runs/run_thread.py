@@ -14,8 +14,8 @@ budget, so a stop is honoured within a few milliseconds.
 With ``process=True`` (what the window uses where `fork` exists, see `PROCESS_WORKERS`) the same
 integration loop runs in a child process forked by the worker thread (gui/runs/run_process.py): the
 integrator is Python and numpy in small pieces and holds the GIL nearly all the time, so on a
-thread it halves the GUI thread's share of the interpreter while a run goes flat out (frames of
-100 ms and more with a 20-link chain). The child sends its replies (gui/runs/run_messages.py) through
+thread it halves the GUI thread's share of the interpreter while a run goes flat out (frames
+several times the 16.7 ms budget). The child sends its replies (gui/runs/run_messages.py) through
 a pipe; the worker thread emits them as the same signals, so the window cannot tell the two apart.
 Controls are messages too: the thread applies each to its own state and passes it on to the child.
 """

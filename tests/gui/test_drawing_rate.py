@@ -13,7 +13,10 @@ import eomlab.engine.simulation as engine_simulation
 from eomlab.engine.presets import preset
 from eomlab.gui import redraw as redraw_module
 from eomlab.gui.plots.plot_data import time_curve
-from eomlab.gui.plots.plot_panel import PLOT_TITLES, PlotPanel, RunSeries, m4_decimate, pixel_decimate, plot_of
+from eomlab.gui.plots.decimate import m4_decimate, pixel_decimate
+from eomlab.gui.plots.plot_data import plot_of
+from eomlab.gui.plots.plot_panel import PLOT_TITLES, PlotPanel
+from eomlab.gui.runs.session import RunSeries
 from eomlab.gui.runs.ring_buffer import RingBuffer
 from eomlab.gui.runs.run_thread import PROCESS_WORKERS, AS_FAST_AS_POSSIBLE, RunInfo, RunThread
 

@@ -20,18 +20,24 @@ def elementary(letter, angle):
     return euler_matrix(letter * 3, (angle, 0.0, 0.0))
 
 
+def rotation_about(axis, angle):
+    k = np.array([[0, -axis[2], axis[1]], [axis[2], 0, -axis[0]], [-axis[1], axis[0], 0]])
+    return np.eye(3) + math.sin(angle) * k + (1 - math.cos(angle)) * k @ k
+
+
 def joint_motion(joint, q, u):
     """Joint-frame rotation, translation, angular velocity (joint axes) and velocity of the body
     origin (joint axes) for joint coordinates q and speeds u."""
     axis = np.array(joint.axis)
     if joint.type == "revolute":
-        k = np.array([[0, -axis[2], axis[1]], [axis[2], 0, -axis[0]], [-axis[1], axis[0], 0]])
-        rotation = np.eye(3) + math.sin(q[0]) * k + (1 - math.cos(q[0])) * k @ k
-        return rotation, np.zeros(3), axis * u[0], np.zeros(3)
+        return rotation_about(axis, q[0]), np.zeros(3), axis * u[0], np.zeros(3)
     if joint.type == "prismatic":
         return np.eye(3), axis * q[0], np.zeros(3), axis * u[0]
     if joint.type == "planar":
         return elementary("z", q[2]), np.array([q[0], q[1], 0.0]), np.array([0, 0, u[2]]), np.array([u[0], u[1], 0.0])
+    if joint.type == "universal":  # R = R(axis, θ₁) R(axis2, θ₂); the second axis turned by the first
+        first, second = rotation_about(axis, q[0]), rotation_about(np.array(joint.axis2), q[1])
+        return first @ second, np.zeros(3), axis * u[0] + first @ np.array(joint.axis2) * u[1], np.zeros(3)
     if joint.type == "spherical" and joint.speeds == "body":
         rotation = euler_matrix(joint.sequence, q)
         return rotation, np.zeros(3), rotation @ np.array(u), np.zeros(3)
@@ -200,7 +206,7 @@ def test_heavy_top():
 
 
 CONSTRAINED = ["four_bar", "cartesian_pendulum", "spherical_pendulum_cartesian", "knife_edge", "chaplygin_sleigh",
-               "rolling_disk_vertical", "rolling_disk_leaning", "driven_crank"]
+               "rolling_disk_vertical", "rolling_disk_leaning", "driven_crank", "cardan_shaft"]
 
 
 @pytest.mark.parametrize("name", CONSTRAINED)

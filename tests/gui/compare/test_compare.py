@@ -11,14 +11,8 @@ import numpy as np
 from eomlab.engine.methods import METHODS
 from eomlab.engine.modelfile import load_model
 from eomlab.gui.compare.compare_panel import COST_COLUMNS
-from eomlab.gui.compare.compare_mode import (
-    METHOD_STYLES,
-    method_style,
-    OKABE_ITO,
-    RunSettings,
-    coordinate_difference,
-    run_models,
-)
+from eomlab.gui.compare.compare_math import RunSettings, coordinate_difference, run_models
+from eomlab.gui.style.method_styles import METHOD_STYLES, OKABE_ITO, method_style
 from eomlab.gui.runs.run_thread import AS_FAST_AS_POSSIBLE
 
 ROOT = str(project_paths.ROOT)
