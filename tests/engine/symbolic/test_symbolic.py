@@ -518,9 +518,14 @@ def small_presets():
         except Exception:  # noqa: BLE001, S112 - a preset needing arguments is skipped here
             continue
         quaternions = any(b.joint.quaternion for b in model.bodies)  # refused: test_quaternions.py
-        if sum(b.joint.dof for b in model.bodies) <= 4 and not quaternions:
+        if sum(b.joint.dof for b in model.bodies) <= 4 and not quaternions and name not in SYMBOLIC_TOO_SLOW:
             names.append(name)
     return names
+
+
+#: small presets whose derivation takes sympy minutes (the cardan shaft's universal joint, prescribed input and
+#: loop rows); their motion is checked against its closed form instead (tests/engine/presets/test_cardan_shaft.py)
+SYMBOLIC_TOO_SLOW = {"cardan_shaft"}
 
 
 @pytest.mark.parametrize("name", small_presets() or ["(presets not available)"])
