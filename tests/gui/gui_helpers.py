@@ -5,7 +5,6 @@ import os
 import shutil
 
 import numpy as np
-import project_paths
 from PySide6.QtCore import Qt
 
 from eomlab.gui.runs.ring_buffer import RingBuffer
@@ -101,6 +100,8 @@ def run_gl_script(script: str, *args: str, timeout: float = 240) -> dict:
     import json
     import subprocess
     import sys
+
+    import project_paths  # tests/ is on pytest's path; the window scripts that import this module run without it
 
     root = str(project_paths.ROOT)
     env = dict(os.environ, PYTHONPATH=root)

@@ -31,3 +31,11 @@ def robot_data_root() -> str:
 
 def robot_data_urdfs() -> list[str]:
     return sorted(glob.glob(os.path.join(robot_data_root(), "**", "*.urdf"), recursive=True))
+
+
+def without_limits(model):
+    """The model with its joint limits off: the comparisons with MuJoCo and pinocchio run with limits off on both
+    sides (eomlab enforces them, issue #28; pinocchio's dynamics and MuJoCo with limits disabled do not)."""
+    from dataclasses import replace
+
+    return replace(model, bodies=tuple(replace(b, joint=replace(b.joint, limits=())) for b in model.bodies))
