@@ -54,7 +54,7 @@ def merge_welded(bodies: list, flagged: list[str], unmapped) -> list:
         unmapped.add("links welded to their parent with an inertia no rigid body has", name,
                      "merged into the parent, as pinocchio does")
         if not physical(merged.inertia, merged.mass, merged.com):
-            if parent.joint.type == "fixed":
+            if parent.joint.dof == 0:  # welded in turn: merged into its own parent next
                 pending.append(parent.name)
             else:
                 raise ModelError(f'link "{name}"/inertial/inertia', f"no rigid body has this inertia, nor does its "
