@@ -14,11 +14,8 @@ class Prismatic(AxisJoint):
     dof = 1
     suffixes = ("s",)
     lengths = 1
-    uses_axis = True
-    constant_turning = True
     label_units = ("m", "m/s")
     rail = True
-    one_axis = True
     mjcf_kind = "slide"
 
     def in_plane(self, joint, tolerance):

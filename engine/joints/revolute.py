@@ -13,11 +13,8 @@ class Revolute(AxisJoint):
     name = "revolute"
     dof = 1
     suffixes = ("theta",)
-    uses_axis = True
-    constant_turning = True
     label_units = ("rad", "rad/s")
     single_turn = True
-    one_axis = True
     mjcf_kind = "hinge"
 
     def in_plane(self, joint, tolerance):

@@ -131,6 +131,9 @@ class AxisJoint(JointType):
     """One coordinate about or along `axis` (revolute, prismatic): the file formats map it alike."""
 
     mjcf_kind = ""  # MuJoCo's name for it
+    uses_axis = True
+    constant_turning = True
+    one_axis = True
 
     def urdf_joint(self, axis, coordinate, where, limits):
         return Joint(self.name, axis=tuple(float(a) for a in axis), names=(coordinate,), limits=limits())

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from eomlab.engine.symbolic.derived_equations import Tex
+from eomlab.engine.symbolic.derived_equations import Equations, Tex
 from eomlab.engine.symbolic.force_terms import partial
 from eomlab.engine.symbolic.tree_kinematics import SymbolicTree
 
@@ -38,6 +38,17 @@ def inertia_split(tree: SymbolicTree, speeds: bool, table) -> tuple[sp.Matrix, s
         M += v_r.T * (frame.mass * v_r) + w_r.T * (I * w_r)
         rest += v_r.T * (frame.mass * a) + w_r.T * (I * alpha + w.cross(I * w))
     return M, rest
+
+
+def equations_in_speeds(key: str, entry, tree: SymbolicTree, mass_matrix, forcing) -> Equations:
+    """The Equations of a formulation written in the model's speeds (Kane's, Gibbs–Appell's): M u̇ = forcing,
+    with the kinematic equations' section first."""
+    eq = Equations(
+        method=key, title=entry.name, reference=entry.source,
+        coordinates=list(tree.coordinate_names), speeds=list(tree.speed_names),
+        accelerations=list(tree.ud), mass_matrix=mass_matrix, forcing=forcing, parameters=dict(tree.params.values))
+    show_kinematic_equations(eq, tree)
+    return eq
 
 
 def show_kinematic_equations(eq, tree: SymbolicTree) -> None:

@@ -13,7 +13,7 @@ import sympy as sp
 from eomlab.engine.symbolic.about import GIBBS_APPELL
 from eomlab.engine.symbolic.derived_equations import Equations
 from eomlab.engine.symbolic.constraint_terms import acceleration_rows, constraint_rows, partitioned_rows
-from eomlab.engine.symbolic.dynamics import inertia_split, show_kinematic_equations
+from eomlab.engine.symbolic.dynamics import equations_in_speeds, inertia_split
 from eomlab.engine.symbolic.force_terms import generalized_active_forces
 from eomlab.engine.symbolic.tree_kinematics import SymbolicTree
 
@@ -51,11 +51,7 @@ def gibbs_appell_equations(tree: SymbolicTree) -> Equations:
     F = generalized_active_forces(tree, speeds=True)
     M = tree.simplify(hessian)
     forcing = tree.simplify(F - at_zero)
-    eq = Equations(
-        method="gibbs_appell", title=GIBBS_APPELL.name, reference=GIBBS_APPELL.source,
-        coordinates=list(tree.coordinate_names), speeds=list(tree.speed_names),
-        accelerations=list(tree.ud), mass_matrix=M, forcing=forcing, parameters=dict(tree.params.values))
-    show_kinematic_equations(eq, tree)
+    eq = equations_in_speeds("gibbs_appell", GIBBS_APPELL, tree, M, forcing)
     body = eq.section("Accelerations of the mass centres a_B and angular accelerations α_B (body axes)")
     for name, (a, alpha) in accelerations.items():
         body.add(f"a_{name}", a, f"a_{name}").add(f"α_{name}", alpha, f"alpha_{name}")

@@ -6,7 +6,7 @@ import sympy as sp
 from eomlab.engine.symbolic.about import KANE
 from eomlab.engine.symbolic.derived_equations import Equations, Tex
 from eomlab.engine.symbolic.constraint_terms import acceleration_rows, constraint_rows, partitioned_rows
-from eomlab.engine.symbolic.dynamics import inertia_split, partial_velocities, show_kinematic_equations
+from eomlab.engine.symbolic.dynamics import equations_in_speeds, inertia_split, partial_velocities
 from eomlab.engine.symbolic.force_terms import generalized_active_forces
 from eomlab.engine.symbolic.tree_kinematics import SymbolicTree
 from eomlab.engine.symbolic.latex import symbol_latex
@@ -25,11 +25,7 @@ def kane_equations(tree: SymbolicTree) -> Equations:
     M = tree.simplify(M)
     F_star = tree.simplify(-(M * sp.Matrix(tree.ud) + rest))
     forcing = tree.simplify(F - rest)
-    eq = Equations(
-        method="kane", title=KANE.name, reference=KANE.source,
-        coordinates=list(tree.coordinate_names), speeds=list(tree.speed_names),
-        accelerations=list(tree.ud), mass_matrix=M, forcing=forcing, parameters=dict(tree.params.values))
-    show_kinematic_equations(eq, tree)
+    eq = equations_in_speeds("kane", KANE, tree, M, forcing)
     _partials_section(eq, tree, table)
     forces = eq.section("Generalised active and inertia forces")
     forces.add("generalised active forces", F, "F", tex="F_r", role="forcing")

@@ -114,14 +114,32 @@ def _shafts_and_heads(tails: np.ndarray, tips: np.ndarray, head: float) -> np.nd
     return out
 
 
-class FlatArrows:
+class _ArrowPainter:
+    """What the 2-D and 3-D painters share: the scene, what each kind was drawn with, the pen scale and the
+    floors; `restyle` widens the pens (presentation mode, zoom) through the painter's own `_widen`."""
+
+    def __init__(self, scene):
+        self.scene = scene
+        self.items = {}
+        self._drawn: dict = {}  # kind → what it was drawn with (arrows, projection, scales, pixels); None: nothing
+        self.drawn_pixels = 0.0  # the view's smaller side at the last draw (the legend's scales)
+        self.line_scale = 1.0
+        self.floors = _Floors(scene)
+
+    def restyle(self, line_scale: float) -> None:
+        """Pens `line_scale` times as wide; heads grow with them."""
+        if line_scale != self.line_scale:
+            self.line_scale = line_scale
+            self._widen(line_scale)
+
+
+class FlatArrows(_ArrowPainter):
     """Arrows in the 2-D scene (gui/scene/scene2d.py): one item of shafts and heads, one of arcs, per
     kind, in the drawing plane of the scene's projection."""
 
     def __init__(self, scene):
-        self.scene = scene
+        super().__init__(scene)
         plot = scene.getPlotItem()
-        self.items = {}
         # no halo here: the view is light and a wide antialiased pen is Qt's slow stroker (a halo
         # round 60 arrows tripled the cost of painting the scene)
         for order, kind in enumerate(DRAW_ORDER):
@@ -136,16 +154,8 @@ class FlatArrows:
                 plot.addItem(item, ignoreBounds=True)  # never widens the fitted view
             self.items[kind] = [(lines, arcs)]
         self._holding: set = set()  # the items that hold data (an empty one is not set again)
-        self._drawn: dict = {}  # kind → (its ArrowSet, project, scales and pixel size) it was drawn with
-        self.drawn_pixels = 0.0  # the view's smaller side at the last draw (the legend's scales)
-        self.line_scale = 1.0
-        self.floors = _Floors(scene)
 
-    def restyle(self, line_scale: float) -> None:
-        """Pens `line_scale` times as wide (presentation mode, zoom); heads grow with them."""
-        if line_scale == self.line_scale:
-            return
-        self.line_scale = line_scale
+    def _widen(self, line_scale: float) -> None:
         for kind, pairs in self.items.items():
             pen = pg.mkPen(KINDS[kind][2], width=WIDTHS.get(kind, PEN_WIDTH) * line_scale, cap=CAP)
             for lines, arcs in pairs:
@@ -257,7 +267,7 @@ def heads_3d(tails: np.ndarray, tips: np.ndarray, head: float) -> np.ndarray:
     return np.concatenate(pairs).reshape(-1, 3)
 
 
-class SpaceArrows:
+class SpaceArrows(_ArrowPainter):
     """Arrows in the 3-D view (gui/scene/scene3d.py): one GL line item per kind, drawn over the solids
     (no depth test: an arrow inside a body stays visible). Lengths are pixels at the depth of the
     view's centre."""
@@ -266,10 +276,9 @@ class SpaceArrows:
         import pyqtgraph.opengl as gl
         from OpenGL import GL
 
-        self.scene = scene
+        super().__init__(scene)
         on_top = {GL.GL_DEPTH_TEST: False, GL.GL_BLEND: True, GL.GL_CULL_FACE: False,
                   "glBlendFunc": (GL.GL_SRC_ALPHA, GL.GL_ONE_MINUS_SRC_ALPHA)}
-        self.items = {}
         halo = tuple(c / 255 for c in HALO_COLOUR)
         halos = {kind: gl.GLLinePlotItem(mode="lines", color=halo, width=WIDTHS.get(kind, PEN_WIDTH) + 2 * HALO_PX,
                                          antialias=True) for kind in DRAW_ORDER}
@@ -282,15 +291,8 @@ class SpaceArrows:
             item.setGLOptions(on_top)
             scene.addItem(item)
             self.items[kind] = (halos[kind], item)
-        self._drawn: dict = {}  # kind → (its ArrowSet, scales and camera) shown; None: shows nothing
-        self.drawn_pixels = 0.0
-        self.line_scale = 1.0
-        self.floors = _Floors(scene)
 
-    def restyle(self, line_scale: float) -> None:
-        if line_scale == self.line_scale:
-            return
-        self.line_scale = line_scale
+    def _widen(self, line_scale: float) -> None:
         for kind, (halo, item) in self.items.items():
             width = WIDTHS.get(kind, PEN_WIDTH) * line_scale
             halo.setData(width=width + 2 * HALO_PX)
