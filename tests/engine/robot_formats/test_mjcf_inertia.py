@@ -248,7 +248,7 @@ def test_gymnasium_assets_move_as_mujoco_moves_them(tmp_path):
     (RK4, dt 1e-4; contacts, limits, armature, friction loss and fluid off there, and the joint limits off on
     eomlab's side too: it enforces them since issue 28) to 1e-8 m. (pusher's near-massless damped target makes a
     stiff problem for the explicit integrator: left out.)"""
-    from dataclasses import replace
+    from shipped_files import without_limits
 
     import eomlab
 
@@ -261,7 +261,7 @@ def test_gymnasium_assets_move_as_mujoco_moves_them(tmp_path):
         text = open(path).read().replace("</mujoco>", f'<keyframe><key qvel="{qvel}"/></keyframe></mujoco>')
         source = write(tmp_path, text, f"{name}.xml")
         model, _ = import_model(source)
-        model = replace(model, bodies=tuple(replace(b, joint=replace(b.joint, limits=())) for b in model.bodies))
+        model = without_limits(model)
         m = mujoco.MjModel.from_xml_path(str(source))
         m.opt.disableflags |= mujoco.mjtDisableBit.mjDSBL_CONTACT | mujoco.mjtDisableBit.mjDSBL_LIMIT
         m.opt.density = m.opt.viscosity = 0.0
