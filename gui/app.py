@@ -4,6 +4,7 @@ from __future__ import annotations
 import gc
 import os
 import sys
+import time
 
 from eomlab.engine.model import ModelError
 
@@ -38,6 +39,21 @@ def keep_painting_on_the_gui_thread() -> None:
 
 #: the equations panel's worker processes start this long after the window (ms)
 PREWARM_MS = 3000
+#: a scripted run's picture waits at most this much longer than run_for for every view's first frame
+READY_WAIT_S = 60.0
+READY_POLL_MS = 100
+
+
+def shows_every_view(window) -> bool:
+    """Whether a scripted run's picture would show motion: two samples or more, or a run that
+    has ended (a bad model or a stop), and in compare mode every method's tile made and drawn."""
+    from eomlab.gui.report import views
+    from eomlab.gui.runs.run_state import RunState
+
+    columns, rows = window.samples()
+    if len(rows) < 2 and window.session.state == RunState.RUNNING:
+        return False
+    return all(view["t"] is not None for view in views(window)) and not window.compare_view.tiles.waiting
 
 
 def run_gui(model_path: str | None = None, run_for: float | None = None, screenshot: str | None = None,
@@ -108,7 +124,17 @@ def run_gui(model_path: str | None = None, run_for: float | None = None, screens
             window.close()
             app.quit()
 
-        QTimer.singleShot(int(1000 * (run_for or 0.0)), finish)
+        deadline = time.monotonic() + READY_WAIT_S
+
+        def finish_when_ready() -> None:
+            # run_for counts from the start; on a busy machine the first samples or the compare tiles
+            # may come later than that: the picture waits for them (up to READY_WAIT_S more)
+            if shows_every_view(window) or time.monotonic() > deadline:
+                finish()
+            else:
+                QTimer.singleShot(READY_POLL_MS, finish_when_ready)
+
+        QTimer.singleShot(int(1000 * (run_for or 0.0)), finish_when_ready)
     code = app.exec()
     if scripted:
         if not all(saved):

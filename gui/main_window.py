@@ -267,7 +267,8 @@ class MainWindow(QMainWindow):
         self.session.start(running)
 
     def stop_runs(self) -> float:
-        return self.session.stop()
+        """Stop the runs and wait for their workers to end; the seconds it took."""
+        return self.session.stop(join=True)
 
     def samples(self):
         return self.session.samples()
@@ -349,7 +350,7 @@ class MainWindow(QMainWindow):
         self.autosave.stop()
         self.autosave.discard()  # a normal close: the edits were saved or knowingly dropped
         self.redraw.stop()
-        self.session.stop()
+        self.session.stop(join=True)
         self.presentation.restore_application()
         for box in list(self.message_boxes):
             box.close()

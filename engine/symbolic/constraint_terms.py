@@ -24,7 +24,7 @@ from eomlab.engine.model import (
 )
 
 from eomlab.engine.symbolic.derived_equations import Tex
-from eomlab.engine.symbolic.errors import constraints_too_long
+from eomlab.engine.symbolic.errors import check_constraint_row, constraints_too_long, operation_count
 from eomlab.engine.symbolic.tree_kinematics import SymbolicTree
 from eomlab.engine.symbolic.partition import Partition, partition
 from eomlab.engine.symbolic.parameters import exact, exact_vector
@@ -143,9 +143,11 @@ def acceleration_rows(tree: SymbolicTree, rows: list[ConstraintRow], speeds: boo
     velocities = sp.Matrix(tree.velocities(speeds))
     accelerations = sp.Matrix(tree.accelerations(speeds))
     A_rows, b_rows, J_rows, j_rows = [], [], [], []
-    for row in rows:
+    forms = [velocity_form(tree, row) for row in rows]
+    for row, psi in zip(rows, forms):  # every row measured before any is differentiated
+        check_constraint_row(row.name, operation_count(psi if psi is not None else row.equation))
+    for row, psi in zip(rows, forms):
         tree.progress.checkpoint(f"acceleration form of {row.name}")
-        psi = velocity_form(tree, row)
         if psi is not None:
             psi = tree.rates_to_speeds(psi) if speeds else psi
             J = sp.Matrix([psi]).jacobian(velocities)

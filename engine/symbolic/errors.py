@@ -62,13 +62,32 @@ def check_operations(n_ops: int, n_dof: int) -> None:
             f"positions alone take {n_ops} operations (limit {OPERATION_LIMIT})")
 
 
+#: most operations in one constraint row at velocity level: its time derivative, simplified, takes sympy
+#: minutes beyond it (the benchmark bicycle's contact rows: 3438; a rolling disk's: 481)
+CONSTRAINT_ROW_LIMIT = 1500
+
+
+def check_constraint_row(name: str, n_ops: int) -> None:
+    if n_ops > CONSTRAINT_ROW_LIMIT:
+        raise SymbolicTooLarge(
+            f"model too large for symbolic derivation: the constraint row {name!r} takes {n_ops} operations at "
+            f"velocity level (limit {CONSTRAINT_ROW_LIMIT}); the numeric engine runs it, only the printed "
+            "equations are refused")
+
+
 #: constraint rows longer than this are shown, but not reduced symbolically (partition, C, reduced equations)
 CONSTRAINT_OPERATION_LIMIT = 3000
 
 
+#: a block of more than 3 constraint rows is inverted by LU, which grows fast: beyond this many operations in
+#: A it is left to the numeric engine (the cardan shaft's 4 × 4 rows, 570 operations, took sympy minutes)
+LU_OPERATION_LIMIT = 200
+
+
 def constraints_too_long(A, b) -> bool:
-    """True when the symbolic reduction would explode (e.g. a rolling disk in body rates)."""
-    return operation_count(A) + operation_count(b) > CONSTRAINT_OPERATION_LIMIT
+    """True when the symbolic reduction would explode (a rolling disk in body rates; four loop rows or more)."""
+    size = operation_count(A)
+    return size + operation_count(b) > CONSTRAINT_OPERATION_LIMIT or (A.rows > 3 and size > LU_OPERATION_LIMIT)
 
 
 def operation_count(value) -> int:

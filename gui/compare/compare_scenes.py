@@ -102,7 +102,7 @@ class TiledScenes(QWidget):
             method = self.waiting.pop(0)
             self._place(method, old.get(method) or self.spare.pop())
         if self.waiting:
-            QTimer.singleShot(0, lambda g=self.generation: self._make_next(g))
+            QTimer.singleShot(0, self, lambda g=self.generation: self._make_next(g))  # dies with the tiles
         self._arrange()
 
     def _place(self, method: str, scene: Scene2D) -> None:
@@ -119,7 +119,7 @@ class TiledScenes(QWidget):
         self.columns = 0
         self._arrange()
         if self.waiting:
-            QTimer.singleShot(0, lambda: self._make_next(generation))
+            QTimer.singleShot(0, self, lambda: self._make_next(generation))
 
     def _arrange(self) -> None:
         """As many columns as make each tile's mechanism largest: the reach's shape against the

@@ -1,4 +1,5 @@
-"""Workers end quickly and cleanly: Stop and Reset join within a second, closing the window
+"""Workers end quickly and cleanly: Stop joins within a second, Reset does not wait for the old worker (it ends
+within a second on its own), closing the window
 during a run leaves no thread behind and no "QThread: Destroyed while thread is still running"."""
 from __future__ import annotations
 
@@ -30,10 +31,12 @@ def test_stop_joins_every_worker_within_a_second(qtbot, make_window):
 def test_reset_joins_the_old_worker_and_starts_from_t0(qtbot, make_window):
     window = _busy_window(qtbot, make_window)
     old = [h.thread for h in window.runs]
+    assert old
     start = time.perf_counter()
     window.reset()
-    assert time.perf_counter() - start < JOIN_SECONDS
-    assert all(t.isFinished() for t in old)
+    assert time.perf_counter() - start < 0.25  # the window does not wait for the old worker
+    assert window.session.ending == len(old) or not window.session.ending
+    qtbot.waitUntil(lambda: window.session.ending == 0, timeout=int(1000 * JOIN_SECONDS))  # ended and let go of
     qtbot.waitUntil(lambda: window.runs[0].series is not None, timeout=20000)
     assert window.samples()[1][-1, 0] == 0.0 and window.state == "idle"  # back at t = 0, not running
 

@@ -24,10 +24,7 @@ from eomlab.engine.symbolic.page import Definition, Formula, Heading, Prose, bui
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from project_paths import ROOT
-#: the cardan shaft's derivation takes sympy many minutes (its universal joint, prescribed input and loop rows): the
-#: equations panel derives it in a child process the user can cancel; its motion is checked against the closed form
-SYMBOLIC_TOO_SLOW = {"cardan_shaft.eom.json"}
-PRESETS = sorted(p for p in (ROOT / "assets" / "models").glob("*.eom.json") if p.name not in SYMBOLIC_TOO_SLOW)
+PRESETS = sorted((ROOT / "assets" / "models").glob("*.eom.json"))
 KATEX = ROOT / "tests" / "katex"
 #: The two largest presets take about half of this module's derivations: `make test` shows them in the
 #: formulations whose pages take a path of their own there (the "too long to print" notes, Udwadia–Kalaba's

@@ -34,9 +34,9 @@ def test_imported_urdf_double_pendulum_shows_its_bodies_its_warnings_and_runs(qt
     path.write_text(DOUBLE_PENDULUM, encoding="utf-8")
     window = make_window(preset("simple_pendulum"))
     warnings = import_robot(window, str(path))
-    assert warnings is not None and len(warnings) == 2  # one per unmapped kind: <transmission>, joint <dynamics>
+    assert warnings is not None and len(warnings) == 2  # one per unmapped kind: <transmission>, <dynamics friction> (damping is imported)
     shown = window.message_boxes[-1].text()
-    assert all(w in shown for w in warnings) and "<transmission>" in shown and "<dynamics>" in shown
+    assert all(w in shown for w in warnings) and "<transmission>" in shown and "<dynamics friction>" in shown
     assert [b.name for b in window.model.bodies] == ["upper", "lower"]
     assert window.model.coordinate_names == ("shoulder", "elbow")
     assert {("body", "upper"), ("body", "lower")} <= set(window.tree.items)
