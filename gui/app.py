@@ -53,7 +53,10 @@ def shows_every_view(window) -> bool:
     columns, rows = window.samples()
     if len(rows) < 2 and window.session.state == RunState.RUNNING:
         return False
-    return all(view["t"] is not None for view in views(window)) and not window.compare_view.tiles.waiting
+    shown = views(window)
+    if window.session.compare and len(shown) < len(window.session.runs):
+        return False  # a method's tile or overlay figure not drawn yet
+    return all(view["t"] is not None for view in shown) and not window.compare_view.tiles.waiting
 
 
 def run_gui(model_path: str | None = None, run_for: float | None = None, screenshot: str | None = None,

@@ -34,6 +34,9 @@ class ChildProcess:
     """The process side of `RunThread` (a mixin: the thread's lock, controls and signals are its;
     the messages both ways are gui/runs/run_messages.py's)."""
 
+    #: kill the child at a stop instead of waiting for its answer (`RunThread.request_stop`)
+    stop_at_once = False
+
     def _host_child(self) -> None:
         """On the worker thread: fork the child, re-emit what it sends, end it when asked."""
         context = multiprocessing.get_context("fork")
@@ -63,7 +66,7 @@ class ChildProcess:
             while True:
                 if self._stopped():
                     stop_seen = stop_seen or time.perf_counter()
-                    if time.perf_counter() - stop_seen > CHILD_STOP_GRACE:
+                    if self.stop_at_once or time.perf_counter() - stop_seen > CHILD_STOP_GRACE:
                         break  # stuck in a long engine call: it is killed below
                 if ours.poll(0.02):
                     try:
@@ -80,7 +83,7 @@ class ChildProcess:
         finally:
             with self._lock:
                 self._conn = None
-            child.join(CHILD_STOP_GRACE if ended else 0.05)
+            child.join(CHILD_STOP_GRACE if ended and not self.stop_at_once else 0.05)
             if child.is_alive():
                 child.kill()
                 child.join()

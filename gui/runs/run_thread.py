@@ -162,7 +162,10 @@ class RunThread(PacedSending, ChildProcess, QThread):
         """Send a pose at every instant t0 + k / fps from now on (a recording), or stop (None)."""
         self._control(msg.Record(None if fps is None else (float(fps), float(t0))))
 
-    def request_stop(self) -> None:
+    def request_stop(self, at_once: bool = False) -> None:
+        """Ask the run to stop; `at_once`: a child process is killed without waiting for it to answer (the
+        window is closing: nothing it would still send is wanted)."""
+        self.stop_at_once = self.stop_at_once or at_once
         self._control(msg.Stop())
 
     def _control(self, message, wake: bool = True) -> None:

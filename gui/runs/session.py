@@ -38,6 +38,27 @@ LEAD_SAMPLES = 2.0
 SENT_KEPT = 8
 
 
+def common_instant(runs: list[Run], bound: float) -> float:
+    """The latest instant up to `bound` at which every run has a pose of its own: the runs' dense-output
+    instants differ (each paces itself), so the slowest run's latest may fall between another's poses,
+    which would then show an earlier instant (compare mode: 1.2333 s beside 1.24 s). The sample grid is
+    common to all, so such an instant is never far back; `bound` itself when none is kept."""
+    if len(runs) < 2:
+        return bound
+
+    def instants(run: Run) -> dict[int, float]:
+        frames = list(run.frames) + ([run.latest_frame] if run.latest_frame is not None else [])
+        return {round(f.t / _INSTANT_EPS): float(f.t) for f in frames if f.t <= bound + _INSTANT_EPS}
+
+    first = instants(runs[0])
+    common = set(first).intersection(*(instants(run) for run in runs[1:]))
+    return first[max(common)] if common else bound
+
+
+#: two poses within this (s) are of one instant
+_INSTANT_EPS = 1e-9
+
+
 class Session(QObject):
     """Signals: ``state_changed(state)``; ``runs_started()`` a fresh set of runs (paused or
     running) replaced the old; ``run_ready(run)`` a run's columns are known (its series exists);
@@ -132,7 +153,7 @@ class Session(QObject):
         worker, those stopped earlier too (the window closing)."""
         begin = time.perf_counter()
         for run in self.runs:
-            run.thread.request_stop()
+            run.thread.request_stop(at_once=join)
         for run in self.runs:
             for signal in (run.thread.ready, run.thread.batch, run.thread.failed, run.thread.crashed,
                            run.thread.done, run.thread.stats, run.thread.edited, run.thread.refused,
@@ -145,6 +166,8 @@ class Session(QObject):
             self._ending.append(run.thread)
         self.runs = []
         if join:
+            for thread in self._ending:
+                thread.request_stop(at_once=True)
             for thread in self._ending:
                 thread.stop_and_join(1000)
         self._let_go_of_ended()
@@ -303,7 +326,7 @@ class Session(QObject):
         times = [r.latest_shown for r in self.runs]
         if not times or any(t is None for t in times):
             return None
-        return min(times)
+        return common_instant(self.runs, min(times))
 
     def cursor_time(self) -> float:
         """The instant the window shows."""

@@ -80,14 +80,22 @@ def test_no_legend_covers_a_curve_over_200_redraws(qtbot, make_window):
     assert checked == 20 and window.state == "running"
 
 
+def one_instant(times: list, cursor: float | None = None) -> bool:
+    """Every view at one instant (and at the cursor): within 1e-9 s, as the runs' own sample times of one
+    grid instant may differ in the last bit (0.35 and 0.35000000000000003)."""
+    values = [t for t in times if t is not None] + ([cursor] if cursor is not None else [])
+    return len(values) == len(times) + (cursor is not None) and max(values) - min(values) <= 1e-9
+
+
 @pytest.mark.parametrize("layout", ["overlay", "tiled"])
 def test_compare_views_show_the_same_instant_at_every_redraw(qtbot, make_window, layout):
     window = make_window(load_model(FOUR_BAR).with_settings(t_end=1000.0), compare=True)
     panel = window.compare_view.panel
     panel.layout_box.setCurrentIndex(panel.layout_box.findData(layout))
     run_fast(window)
-    qtbot.waitUntil(lambda: all(r.series is not None and len(r.series.buffer) > 5 for r in window.runs),
-                    timeout=30000)
+    # every method's tile made (one per turn of the event loop) and every run a few samples in
+    qtbot.waitUntil(lambda: all(r.series is not None and len(r.series.buffer) > 5 for r in window.runs)
+                    and not window.compare_view.tiles.waiting, timeout=30000)
     methods = {r.method for r in window.runs}
     instants = set()
     for _ in range(60):
@@ -97,8 +105,7 @@ def test_compare_views_show_the_same_instant_at_every_redraw(qtbot, make_window,
         report = layout_report(window)
         views = report["views"]
         assert {v["name"] for v in views} == methods, views
-        times = {v["t"] for v in views}
-        assert times == {report["cursor"]}, views  # one instant for every method
+        assert one_instant([v["t"] for v in views], report["cursor"]), views  # one instant for every method
         if layout == "overlay":
             assert len({tuple(v["rect"]) for v in views}) == 1  # the overlay: one view, each its own entry
         instants.add(report["cursor"])
@@ -142,7 +149,7 @@ def report_at_1080p(tmp_path, model: str, *options: str) -> tuple[dict, object]:
 def test_command_line_report_in_presentation_at_1080p(tmp_path):
     report, shot = report_at_1080p(tmp_path, FOUR_BAR, "--compare")
     assert report["window"] == [1920, 1080] and shot.stat().st_size > 10000
-    assert len(report["views"]) == len(METHODS) and len({v["t"] for v in report["views"]}) == 1
+    assert len(report["views"]) == len(METHODS) and one_instant([v["t"] for v in report["views"]])
     for view in report["views"]:
         assert set(view) >= {"name", "t", "rect", "mechanism", "reach"}
     for plot in report["plots"]:
@@ -209,7 +216,7 @@ def test_compare_in_presentation_keys_the_methods_in_one_row_and_shows_every_cos
     redraw(window)  # the tiles' first poses give their reach
     qtbot.wait(100)
     tiles = redraw(window)["views"]
-    assert len(tiles) == len(window.runs) and len({v["t"] for v in tiles}) == 1, tiles
+    assert len(tiles) == len(window.runs) and one_instant([v["t"] for v in tiles]), tiles
     for view in tiles:  # two columns of low, wide tiles gave the reach about 12 % of a tile; three, 40 %
         _, _, w, h = view["rect"]
         assert view["reach"][2] * view["reach"][3] >= 0.25 * w * h, view

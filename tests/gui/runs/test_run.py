@@ -76,7 +76,7 @@ def test_edit_while_running_restarts_and_says_so(qtbot, make_window):
     assert window.model.bodies[0].mass == 3.0
     assert "afresh" in window.statusBar().currentMessage()
     assert window.state == "running"
-    qtbot.waitUntil(lambda: window.runs[0].series is not None, timeout=10000)
+    qtbot.waitUntil(lambda: window.runs[0].series is not None and len(window.runs[0].series.buffer) > 0, timeout=10000)
     assert main_samples(window)[0, 0] == 0.0
 
 
