@@ -154,24 +154,17 @@ def difference(a, b) -> float | None:
 def accuracy_rows() -> list[list[str]]:
     """The Jacobian's error: against the exact derivative of eomlab's symbolic equations, and the
     bicycle's A against the paper's (Meijaard et al. 2007, Table 2)."""
-    import sympy as sp
-
     from eomlab.engine.linearize import linearize
     from eomlab.engine.linearize.chart import with_rate_speeds
     from eomlab.engine.presets import preset
     from eomlab.engine.symbolic import derive
+    from eomlab.engine.symbolic.state_jacobian import state_jacobian
 
     rows = []
     for name, about in (("double_compound_pendulum", "equilibrium"), ("sleeping_top", "initial")):
         model = with_rate_speeds(preset(name))
         lin = linearize(model, about=about, method="kane")
-        eq = derive(model, "kane")
-        by = {s.name: s for s in eq.mass_matrix.free_symbols | eq.forcing.free_symbols}
-        q = [by.get(n, sp.Symbol(n)) for n in eq.coordinates]
-        u = [by.get(n, sp.Symbol(n)) for n in eq.speeds]
-        rhs = sp.Matrix([*u, *(eq.mass_matrix.LUsolve(eq.forcing))])
-        at = {**{x: lin.q[x.name] for x in q}, **{x: lin.u[x.name] for x in u}}
-        exact = np.array(rhs.jacobian(q + u).subs(at).evalf(30), dtype=float)
+        exact = state_jacobian(derive(model, "kane"), lin.q, lin.u)
         error = np.abs(lin.A_full - exact).max() / np.abs(exact).max()
         rows.append([f"{name} ({about}), kane, joint", "exact Jacobian of the symbolic equations", f"{error:.1e}"])
     M = np.array([[80.81722, 2.31941332208709], [2.31941332208709, 0.29784188199686]])

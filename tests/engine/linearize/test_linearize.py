@@ -188,19 +188,13 @@ def test_the_four_bar_hangs_at_an_equilibrium_on_its_loop(coordinates):
 def test_the_jacobian_equals_the_symbolic_one(name, about):
     """A against the exact derivative of eomlab's own symbolic equations (engine.symbolic, Kane's form
     M u̇ = forcing in the rate speeds) at the same state: 1e-9 of A's largest entry."""
-    import sympy as sp
-
     from eomlab.engine.linearize.chart import with_rate_speeds
     from eomlab.engine.symbolic import derive
+    from eomlab.engine.symbolic.state_jacobian import state_jacobian
 
     model = with_rate_speeds(preset(name))
     lin = linearize(model, about=about, method="kane")
     eq = derive(model, "kane")
-    by_name = {s.name: s for s in eq.mass_matrix.free_symbols | eq.forcing.free_symbols}
-    q = [by_name.get(n, sp.Symbol(n)) for n in eq.coordinates]
-    u = [by_name.get(n, sp.Symbol(n)) for n in eq.speeds]
-    rhs = sp.Matrix([*u, *(eq.mass_matrix.LUsolve(eq.forcing))])
-    at = {**{s: lin.q[s.name] for s in q}, **{s: lin.u[s.name] for s in u}}
-    exact = np.array(rhs.jacobian(q + u).subs(at).evalf(), dtype=float)
+    exact = state_jacobian(eq, lin.q, lin.u)
     assert lin.names_full == eq.coordinates + eq.speeds  # no constraints: every coordinate and speed
     np.testing.assert_allclose(lin.A_full, exact, rtol=0, atol=1e-9 * np.max(np.abs(exact)))
