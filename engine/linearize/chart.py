@@ -9,6 +9,7 @@ accelerations there are the motion, whatever it integrates. ẋ = (q̇_i, u̇_i)
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import replace
 
@@ -24,10 +25,23 @@ from eomlab.engine.mechanics.system import build_system
 NEWTON_STEPS = 40
 
 
+@functools.lru_cache(maxsize=4)
+def _system(model: Model, coordinates: str):
+    """The model's MechanicalSystem, built once for the charts of one linearization (an equilibrium search makes a
+    chart at every Newton iterate; a 50-link chain's system takes 60 ms to build). The systems hold no state of
+    their own between calls; `forget_systems` lets them go when the linearization ends (a large tree's compiled
+    workspace is big)."""
+    return build_system(model, coordinates)
+
+
+def forget_systems() -> None:
+    _system.cache_clear()
+
+
 def with_rate_speeds(model: Model) -> Model:
     """Euler-angle joints with body-rate speeds get angle-rate speeds (u = q̇), the initial rates
     from the initial body rates: the second-order form M δq̈ + C δq̇ + K δq = 0 needs rates."""
-    system = build_system(model, "joint")
+    system = _system(model, "joint")
     if not any(jl.euler is not None and jl.body_rates for jl in system.kin.joints):
         return model
     rates = system.kin.qdot(system.q0, system.u0)
@@ -64,8 +78,8 @@ class Chart:
         model = model.with_settings(method=method, coordinates=coordinates)
         # the chart is always the joint coordinates' (absolute runs are read through them, so a
         # cyclic turn stays one coordinate); the accelerations are the chosen coordinates' own
-        self.system = build_system(model, "joint")
-        self.dynamics_system = self.system if coordinates == "joint" else build_system(model, "absolute")
+        self.system = _system(model, "joint")
+        self.dynamics_system = self.system if coordinates == "joint" else _system(model, "absolute")
         self.formulation = make_formulation(method, self.dynamics_system, settings, settings.maggi_basis)
         self.formulation.multipliers_wanted = False
         self.planar = is_planar(model)

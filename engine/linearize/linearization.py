@@ -19,7 +19,7 @@ from threadpoolctl import threadpool_limits
 
 from eomlab.engine.methods import METHODS
 from eomlab.engine.model import Model, ModelError
-from eomlab.engine.linearize.chart import Chart, with_rate_speeds
+from eomlab.engine.linearize.chart import Chart, forget_systems, with_rate_speeds
 from eomlab.engine.linearize.derivatives import jacobian
 
 ZERO_RTOL = 1e-9  # entries of A below this times its largest are zero (structure: cyclic, conserved)
@@ -111,16 +111,19 @@ def linearize(model: Model, about: str = "initial", method: str | None = None, c
         raise ModelError("--coordinates", f"expected joint or absolute, got {coordinates!r}")
     if about not in ("initial", "equilibrium"):
         raise ModelError("--about", f"expected initial or equilibrium, got {about!r}")
-    model = with_rate_speeds(model)
     rheonomic = [c.name for c in model.constraints if c.type == "prescribed"]
     if rheonomic:
         raise ModelError("constraints", f"{rheonomic[0]} prescribes a motion in time: linearize needs a model whose "
                          "equations do not depend on time")
-    with threadpool_limits(1):  # small matrices: BLAS threads only wait for each other (as in a run)
-        chart = Chart(model, method, coordinates, independent=independent)
-        if about == "equilibrium":
-            chart = _equilibrium(model, method, coordinates, chart, independent)
-        return _analyse(chart, about)
+    try:
+        model = with_rate_speeds(model)
+        with threadpool_limits(1):  # small matrices: BLAS threads only wait for each other (as in a run)
+            chart = Chart(model, method, coordinates, independent=independent)
+            if about == "equilibrium":
+                chart = _equilibrium(model, method, coordinates, chart, independent)
+            return _analyse(chart, about)
+    finally:
+        forget_systems()
 
 
 def _scales(chart: Chart) -> np.ndarray:
