@@ -383,6 +383,20 @@ def shape_inertia(shape: Shape, mass: float) -> Mat3:
     return ((d[0], 0.0, 0.0), (0.0, d[1], 0.0), (0.0, 0.0, d[2]))
 
 
+def inertia_ellipsoid(mass: float, inertia: Mat3):
+    """(semi-axes, axes) of the uniform solid ellipsoid with this mass and inertia about its mass centre
+    (I_a = m (b² + c²)/5, so a² = 5 (I_b + I_c − I_a)/(2m)); the axes are the principal ones, columns in
+    body axes. None without mass or inertia. The picture of a body the model gives no shape."""
+    import numpy as np
+
+    tensor = np.asarray(inertia, dtype=float)
+    if not mass > 0 or not np.all(np.isfinite(tensor)) or not np.abs(tensor).max() > 0:
+        return None
+    moments, axes = np.linalg.eigh(0.5 * (tensor + tensor.T))
+    squares = 2.5 / mass * (moments.sum() - 2.0 * moments)  # (I_b + I_c − I_a) · 5/(2m)
+    return np.sqrt(np.maximum(squares, 0.0)), axes
+
+
 def initial_coordinates(model: Model) -> tuple[float, ...]:
     """q0 of every joint in body order (zeros by default; Euler parameters default to the identity
     (1, 0, 0, 0))."""

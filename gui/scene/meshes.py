@@ -60,11 +60,14 @@ class Mesh:
                          for i in (0, 1) for j in (0, 1) for k in (0, 1)])
 
 
-def body_mesh(shape: Shape | None, index: int, point_radius: float) -> Mesh | None:
-    """The mesh of a body's shape (`index` picks its colour pair); a point mass is a small ball
-    of `point_radius`; None for a shape with nothing to draw."""
+def body_mesh(shape: Shape | None, index: int, point_radius: float, ellipsoid=None) -> Mesh | None:
+    """The mesh of a body's shape (`index` picks its colour pair); a body without a shape is its inertia's
+    `ellipsoid` ((semi-axes, axes), engine.model.inertia_ellipsoid) when it has an inertia, else a point mass:
+    a small ball of `point_radius`; None for a shape with nothing to draw."""
     dark, light = BODY_COLOURS[index % len(BODY_COLOURS)]
     kind = shape.kind if shape is not None else "point"
+    if kind == "point" and ellipsoid is not None and min(ellipsoid[0]) > 1e-3 * max(ellipsoid[0]):
+        return _striped(_ellipsoid(*ellipsoid), dark, light)
     if kind == "rod" and shape.length > 0:
         return _striped(_cylinder(shape.length, max(ROD_RADIUS * shape.length, ROD_MIN_RADIUS), axis=0), dark, light)
     if kind == "disk" and shape.radius > 0:
@@ -76,6 +79,16 @@ def body_mesh(shape: Shape | None, index: int, point_radius: float) -> Mesh | No
     if kind == "point" and point_radius > 0:
         return _striped(_sphere(point_radius), dark, light)
     return None
+
+
+def _ellipsoid(semi_axes, axes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The unit sphere stretched by `semi_axes` along the columns of `axes` (normals by the inverse stretch)."""
+    points, normals, stripes = _sphere(1.0)
+    stretch = np.asarray(axes) * np.asarray(semi_axes)[None, :]  # R diag(a)
+    bend = np.asarray(axes) / np.asarray(semi_axes)[None, :]  # R diag(1/a): normals of a stretched surface
+    normals = normals @ bend.T
+    normals /= np.maximum(np.linalg.norm(normals, axis=-1, keepdims=True), 1e-300)
+    return points @ stretch.T, normals, stripes
 
 
 def _striped(parts: tuple[np.ndarray, np.ndarray, np.ndarray], dark, light) -> Mesh:

@@ -22,6 +22,7 @@ from eomlab.gui.scene.camera3d import (FLOOR_CLEARANCE, MARGIN_RUN, Framing, anc
                                  travels)
 from eomlab.gui.scene.geometry import drawing, reach, up_basis
 from eomlab.gui.scene.meshes import body_mesh
+from eomlab.engine.model import inertia_ellipsoid
 from eomlab.gui.scene.scene3d_menu import view_menu
 
 #: platforms without an OpenGL surface: the window draws 3-D models with the 2-D projection there
@@ -128,7 +129,7 @@ def make_scene3d(parent=None):
             for i, body in enumerate(model.bodies):
                 # grows with the mass up to 27 kg, then stays (a 1e12 kg point would fill the view)
                 point_radius = 0.035 * r * min(np.cbrt(body.mass), 3.0) if body.mass > 0 else 0.0
-                mesh = body_mesh(body.shape, i, point_radius)
+                mesh = body_mesh(body.shape, i, point_radius, inertia_ellipsoid(body.mass, body.inertia))
                 if mesh is not None:
                     self.solids.append((i, mesh.extent, mesh.box_corners))
                     meshes.append(mesh)

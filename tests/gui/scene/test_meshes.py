@@ -106,3 +106,21 @@ def test_the_ground_lies_where_the_mechanism_cannot_sink_into_it(name, rule):
 
 def test_grid_spacing_is_one_two_or_five():
     assert [nice_spacing(x) for x in (10.0, 7.0, 3.0, 0.9)] == [1.0, 1.0, 0.5, 0.1]
+
+
+def test_a_shapeless_body_with_inertia_is_its_inertia_ellipsoid():
+    """The benchmark bicycle's rear frame (a point with the rider's inertia) is drawn as the solid ellipsoid of its
+    mass and inertia, not as a ball sized by its mass: the mesh's extent along each principal axis is its semi-axis,
+    and its smooth normals face out."""
+    from eomlab.engine.model import inertia_ellipsoid
+
+    bicycle = preset("benchmark_bicycle")
+    frame = bicycle.bodies[0]
+    semi_axes, axes = inertia_ellipsoid(frame.mass, frame.inertia)
+    mesh = body_mesh(frame.shape, 0, 0.5, (semi_axes, axes))
+    corners = mesh.triangles.reshape(-1, 3).astype(float)
+    along = corners @ axes  # coordinates along the principal axes
+    np.testing.assert_allclose(np.abs(along).max(axis=0), semi_axes, rtol=1e-6)
+    assert sorted(semi_axes)[0] < 0.5 * sorted(semi_axes)[-1]  # an elongated body, not a ball
+    outward = np.einsum("ij,ij->i", mesh.normals.reshape(-1, 3).astype(float), corners)
+    assert (outward > 0).all()
