@@ -76,6 +76,11 @@ REGISTRY: dict[str, Method] = {m.key: m for m in (
 
 #: every formulation's key, in the order lists show them
 METHODS: tuple[str, ...] = tuple(REGISTRY)
+#: the equations panel's and `eomlab equations`' views that are no formulation of their own: the tree view
+#: (its equations are Lagrange's) and the linearized equations about the model's equilibrium
+SYMBOLIC_VIEWS: dict[str, str] = {"roberson_wittenburg": "Roberson–Wittenburg", "linearized": "Linearized (M, C, K)"}
+#: what the equations panel and `eomlab equations --method` offer
+SYMBOLIC_METHODS: tuple[str, ...] = (*METHODS, *SYMBOLIC_VIEWS)
 
 
 def method(key: str) -> Method:
@@ -89,7 +94,7 @@ def method(key: str) -> Method:
 def label(key: str) -> str:
     """The human label of `key` (the key itself for anything unknown, e.g. a symbolic-only view)."""
     entry = REGISTRY.get(key)
-    return entry.label if entry else key
+    return entry.label if entry else SYMBOLIC_VIEWS.get(key, key)
 
 
 def _resolve(path: str):

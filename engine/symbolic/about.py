@@ -33,6 +33,7 @@ def _load() -> dict[str, About]:
 _ALL = _load()
 LAGRANGE, MAGGI, UDWADIA_KALABA = _ALL["LAGRANGE"], _ALL["MAGGI"], _ALL["UDWADIA_KALABA"]
 KANE, ROBERSON_WITTENBURG, GIBBS_APPELL = _ALL["KANE"], _ALL["ROBERSON_WITTENBURG"], _ALL["GIBBS_APPELL"]
+LINEARIZED = _ALL["LINEARIZED"]
 
 #: each page's explanation, found by the title its derivation gives (the list of formulations itself is
 #: the registry's, engine.methods)

@@ -4,19 +4,20 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 
-from eomlab.engine.methods import METHODS, REGISTRY
+from eomlab.engine.methods import REGISTRY, SYMBOLIC_METHODS
 from eomlab.engine.model import Model, ModelError
 
 from eomlab.engine.symbolic.derived_equations import Equations
 from eomlab.engine.symbolic.errors import Progress
 from eomlab.engine.symbolic.tree_kinematics import SymbolicTree
+from eomlab.engine.symbolic.linearized_equations import linearized_view
 from eomlab.engine.symbolic.roberson_wittenburg import tree_view
 
-#: every registered formulation's derivation, and the tree view (symbolic only)
-FORMULATIONS = {**{key: entry.derivation() for key, entry in REGISTRY.items()}, "roberson_wittenburg": tree_view}
+#: every registered formulation's derivation, and the views that are symbolic only (engine.methods.SYMBOLIC_VIEWS)
+FORMULATIONS = {**{key: entry.derivation() for key, entry in REGISTRY.items()}, "roberson_wittenburg": tree_view,
+                "linearized": linearized_view}
 #: accepted spellings besides the names above
 ALIASES = {"tree": "roberson_wittenburg", "rw": "roberson_wittenburg", "uk": "udwadia_kalaba"}
-SYMBOLIC_METHODS = (*METHODS, "roberson_wittenburg")
 
 
 def method_name(model: Model, method: str | None) -> str:

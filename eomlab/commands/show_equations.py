@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sys
 
-from eomlab.engine.methods import METHODS
+from eomlab.engine.methods import SYMBOLIC_METHODS
 from eomlab.engine.model import ModelError
 
 from eomlab.commands.arguments import load, with_source
@@ -15,7 +15,6 @@ from eomlab.commands.arguments import load, with_source
 
 #: the registry's formulations and the tree view (named here: importing sympy for the parser
 #: would slow every subcommand)
-SYMBOLIC_METHODS = (*METHODS, "roberson_wittenburg")
 FORMATS = ("text", "latex", "html", "json")
 
 

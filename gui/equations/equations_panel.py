@@ -16,11 +16,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from eomlab.engine.methods import METHODS
+from eomlab.engine.methods import SYMBOLIC_METHODS
 from eomlab.gui.equations.equations_page import CompareView, PageView
 
 #: what the panel offers: the registry's formulations and the tree view (symbolic only)
-SYMBOLIC_METHODS = (*METHODS, "roberson_wittenburg")
 
 
 def _scroll(widget: QWidget) -> QScrollArea:

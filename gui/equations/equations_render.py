@@ -98,10 +98,10 @@ def numeric_snapshot(model: Model, method: str, state):
     import numpy as np
 
     from eomlab.engine import symbolic  # the symbolic entry point (sympy: loaded here, in the worker)
-    from eomlab.engine.methods import label
+    from eomlab.engine.methods import METHODS, label
     from eomlab.engine.simulation import Simulation
 
-    simulation = Simulation(model, method=method if method != "roberson_wittenburg" else "lagrange")
+    simulation = Simulation(model, method=method if method in METHODS else "lagrange")  # a view: Lagrange's numbers
     columns, row = (simulation.columns, simulation.samples()[0]) if state is None else state
     value = dict(zip(columns, np.asarray(row, float)))
     system, formulation = simulation.system, simulation.formulation
@@ -110,7 +110,7 @@ def numeric_snapshot(model: Model, method: str, state):
     u = np.array([value[n] for n in system.speed_names])
     evaluation = formulation.evaluate(t, formulation.qu_to_state(q, formulation.model_to_own(q, u)))
     rows = evaluation.rows
-    title = label(method) if method != "roberson_wittenburg" else "Roberson–Wittenburg"
+    title = label(method)
     return symbolic.page_data(symbolic.numeric_page(
         title, method, model.name, t, evaluation.dynamics.M, evaluation.dynamics.forcing,
         None if rows is None else rows.A, None if rows is None else rows.b))
