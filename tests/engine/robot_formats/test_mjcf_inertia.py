@@ -324,8 +324,27 @@ def test_a_welded_root_links_inertia_is_ignored(tmp_path):
     model, warnings = import_model(urdf_file(tmp_path, broken, arm))
     assert model.bodies[0].joint.type == "fixed" and model.bodies[0].mass == 1.0
     assert not np.any(model.bodies[0].inertia) and any("welded root link" in w for w in warnings)
-    with pytest.raises(ModelError):  # the same inertia on the moving link is refused
-        import_model(urdf_file(tmp_path, arm, broken))
+
+
+def test_a_moving_links_impossible_inertia_is_balanced_as_mujoco_does(tmp_path):
+    """A moving URDF link whose principal moments break A + B ≥ C beyond rounding (1, 1, 5, in an inertial frame
+    turned in the link frame) imports with MuJoCo's balanceinertia="true": every moment the mean 7/3, so the
+    tensor is 7/3 E in any frame; one warning line names the link and its moments before and after. The model
+    file takes it. A moving link's negative moment beyond rounding stays refused (MuJoCo refuses it even when
+    balancing; pinocchio's mass matrix would be singular)."""
+    fine = {"xyz": "0 0 0", "ixx": "0.01", "iyy": "0.1", "izz": "0.1"}
+    text = urdf_file(tmp_path, fine, {"xyz": "0.5 0 0", "ixx": "1", "iyy": "1", "izz": "5"}).read_text()
+    path = write(tmp_path, text.replace('<origin xyz="0.5 0 0"/>', '<origin xyz="0.5 0 0" rpy="0.3 -0.2 1.1"/>'), "t.urdf")
+    model, warnings = import_model(path)
+    assert np.abs(np.array(model.bodies[1].inertia) - 7 / 3 * np.eye(3)).max() < 1e-15
+    assert model.bodies[1].mass == 1.0 and np.allclose(model.bodies[1].com, (0.5, 0, 0), atol=1e-15)
+    told = [w for w in warnings if "balanceinertia" in w]
+    assert told == ["inertia no rigid body has (principal moments A + B < C) on 1 moving link, balanced as MuJoCo's "
+                    "balanceinertia=\"true\" does (each moment set to the three's mean, kg m²): link \"arm\" 1, 1, 5 → "
+                    "2.333 (C over A + B by 150 %)"]
+    eomlab.save(eomlab.checked(model), tmp_path / "t.eom.json")
+    with pytest.raises(ModelError, match="not positive definite"):
+        import_model(urdf_file(tmp_path, fine, {"xyz": "0 0 0", "ixx": "-0.1", "iyy": "1", "izz": "5"}))
 
 
 def test_a_welded_links_impossible_inertia_merges_into_its_parent(tmp_path):
