@@ -33,8 +33,9 @@ REFUSED = {
 
 
 def balanced_urdf(path: str) -> tuple[str, set[str]]:
-    """The file's text with every moving link's inertia that breaks the triangle inequality (beyond 1e-9
-    relative) replaced by MuJoCo's balanceinertia result (each principal moment the mean of the three:
+    """The file's text with every moving link's inertia that breaks the triangle inequality beyond rounding
+    (1e-9 of the larger of its largest moment and its mass × its centre's distance², as the importer reads
+    rounding: icub's links break it below that) replaced by MuJoCo's balanceinertia result (each principal moment the mean of the three:
     ixx = iyy = izz = trace / 3, no products), and the names of those links."""
     tree = ET.parse(path)
     moving = {j.find("child").get("link") for j in tree.getroot().findall("joint") if j.get("type") != "fixed"}
@@ -47,7 +48,10 @@ def balanced_urdf(path: str) -> tuple[str, set[str]]:
         inertia = np.array([[get("ixx"), get("ixy"), get("ixz")], [get("ixy"), get("iyy"), get("iyz")],
                             [get("ixz"), get("iyz"), get("izz")]])
         a, b, c = np.linalg.eigvalsh(inertia)
-        if a + b < c - 1e-9 * c:
+        centre = np.array([float(v) for v in link.find("inertial").find("origin").get("xyz", "0 0 0").split()]
+                          if link.find("inertial").find("origin") is not None else np.zeros(3))
+        mass = float(link.find("inertial/mass").get("value"))
+        if a + b < c - 1e-9 * max(c, mass * float(centre @ centre)):
             mean = repr(float(np.trace(inertia)) / 3)
             tensor.attrib.update(ixx=mean, iyy=mean, izz=mean, ixy="0", ixz="0", iyz="0")
             changed.add(link.get("name"))

@@ -61,3 +61,18 @@ def test_a_hostile_file_is_refused_in_one_line_and_the_model_stays(qtbot, make_w
     assert "\n" not in message and "ENTITY" in message and str(path) in message
     assert window.statusBar().currentMessage() == message
     assert len(main_samples(window)) == 1  # the current run is still there
+
+
+def test_a_links_impossible_inertia_imports_balanced_and_the_box_says_so(qtbot, make_window, tmp_path):
+    """A moving link whose principal moments break A + B ≥ C (0.01, 0.01, 0.05) imports balanced as MuJoCo's
+    balanceinertia does (each moment the mean, 0.07/3): the warnings box names the link and the change."""
+    path = tmp_path / "lopsided.urdf"
+    broken = LINK.format(name="lower").replace('ixx="0.09" iyy="0.09" izz="0.01"', 'ixx="0.01" iyy="0.01" izz="0.05"')
+    path.write_text(DOUBLE_PENDULUM.replace(LINK.format(name="lower"), broken), encoding="utf-8")
+    window = make_window(preset("simple_pendulum"))
+    warnings = import_robot(window, str(path))
+    (told,) = [w for w in warnings if "balanceinertia" in w]
+    assert 'link "lower" 0.01, 0.01, 0.05 → 0.02333' in told and told in window.message_boxes[-1].text()
+    lower = next(b for b in window.model.bodies if b.name == "lower")
+    assert np.abs(np.array(lower.inertia) - 0.07 / 3 * np.eye(3)).max() < 1e-15
+    assert not window.last_error
