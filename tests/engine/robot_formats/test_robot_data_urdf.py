@@ -35,8 +35,8 @@ REFUSED = {
 def balanced_urdf(path: str) -> tuple[str, set[str]]:
     """The file's text with every moving link's inertia that breaks the triangle inequality beyond rounding
     (1e-9 of the larger of its largest moment and its mass × its centre's distance², as the importer reads
-    rounding: icub's links break it below that) replaced by MuJoCo's balanceinertia result (each principal moment the mean of the three:
-    ixx = iyy = izz = trace / 3, no products), and the names of those links."""
+    rounding: icub's links break it below that) replaced by MuJoCo's balanceinertia result (each principal
+    moment the mean of the three: ixx = iyy = izz = trace / 3, no products), and the names of those links."""
     tree = ET.parse(path)
     moving = {j.find("child").get("link") for j in tree.getroot().findall("joint") if j.get("type") != "fixed"}
     changed = set()
@@ -44,12 +44,11 @@ def balanced_urdf(path: str) -> tuple[str, set[str]]:
         tensor = link.find("inertial/inertia")
         if link.get("name") not in moving or tensor is None:
             continue
-        get = lambda key: float(tensor.get(key, 0))  # noqa: E731
-        inertia = np.array([[get("ixx"), get("ixy"), get("ixz")], [get("ixy"), get("iyy"), get("iyz")],
-                            [get("ixz"), get("iyz"), get("izz")]])
+        xx, xy, xz, yy, yz, zz = (float(tensor.get(key, 0)) for key in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz"))
+        inertia = np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]])
         a, b, c = np.linalg.eigvalsh(inertia)
-        centre = np.array([float(v) for v in link.find("inertial").find("origin").get("xyz", "0 0 0").split()]
-                          if link.find("inertial").find("origin") is not None else np.zeros(3))
+        origin = link.find("inertial/origin")
+        centre = np.array([float(v) for v in (origin.get("xyz", "0 0 0") if origin is not None else "0 0 0").split()])
         mass = float(link.find("inertial/mass").get("value"))
         if a + b < c - 1e-9 * max(c, mass * float(centre @ centre)):
             mean = repr(float(np.trace(inertia)) / 3)
