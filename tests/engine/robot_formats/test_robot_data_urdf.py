@@ -86,7 +86,7 @@ def identifier(name: str) -> str:
 
 #: files whose dampers on light links make the motion stiff, and the implicit integrator both sides use for them
 #: (icub: 32 dampers of 1 N m s on finger links, DOP853 took over 300 s on either side; allegro: dampers of 3 to
-#: 10 N m s on fingers of about 4e-6 kg m², DOP853 over 70 s, Radau 2.4 s, BDF 0.8 s on both sides together)
+#: 10 N m s on fingers of about 4e-6 kg m², BDF the quickest: bench/README.md, "Stiff robot-data URDFs")
 STIFF = {"icub.urdf": "Radau", "allegro_left_hand.urdf": "BDF", "allegro_right_hand.urdf": "BDF"}
 
 
