@@ -98,8 +98,8 @@ class BalancedLinks:
     def warnings(self) -> list[str]:
         if not self.links:
             return []
-        shown = "; ".join(f"{where} {a:.4g}, {b:.4g}, {c:.4g} → {after[0]:.4g} (C over A + B by {100 * (c - a - b) / (a + b):.0f} %)"
-                          for where, (a, b, c), after in self.links[:self.SHOWN])
+        shown = "; ".join(f"{where} {a:.4g}, {b:.4g}, {c:.4g} → {after[0]:.4g} (A + B {100 * (c - a - b) / c:.0f} % short of C)"
+                          for where, (a, b, c), after in self.links[:self.SHOWN])  # C > A + B >= 0 here
         more = f"; … ({len(self.links)} in all)" if len(self.links) > self.SHOWN else ""
         return [f"inertia no rigid body has (principal moments A + B < C) on {len(self.links)} moving "
                 f"link{'s' if len(self.links) > 1 else ''}, balanced as MuJoCo's balanceinertia=\"true\" does "

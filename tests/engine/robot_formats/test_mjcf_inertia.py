@@ -341,8 +341,11 @@ def test_a_moving_links_impossible_inertia_is_balanced_as_mujoco_does(tmp_path):
     told = [w for w in warnings if "balanceinertia" in w]
     assert told == ["inertia no rigid body has (principal moments A + B < C) on 1 moving link, balanced as MuJoCo's "
                     "balanceinertia=\"true\" does (each moment set to the three's mean, kg m²): link \"arm\" 1, 1, 5 → "
-                    "2.333 (C over A + B by 150 %)"]
+                    "2.333 (A + B 60 % short of C)"]
     eomlab.save(eomlab.checked(model), tmp_path / "t.eom.json")
+    line_mass = import_model(urdf_file(tmp_path, fine, {"xyz": "0 0 0", "ixx": "0", "iyy": "0", "izz": "3"}))
+    assert np.abs(np.array(line_mass[0].bodies[1].inertia) - np.eye(3)).max() < 1e-15  # A + B = 0: C's third each
+    assert "0, 0, 3 → 1 (A + B 100 % short of C)" in line_mass[1][0]
     with pytest.raises(ModelError, match="not positive definite"):
         import_model(urdf_file(tmp_path, fine, {"xyz": "0 0 0", "ixx": "-0.1", "iyy": "1", "izz": "5"}))
 
