@@ -261,7 +261,7 @@ def model_from_urdf(root: ET.Element, path: str) -> tuple[Model, list[str]]:
             queue.append(child)
     if not bodies:
         raise ModelError("<robot>", "no link moves: nothing to simulate")
-    bodies = merge_welded(bodies, nonphysical, unmapped)
+    bodies = merge_welded(bodies, nonphysical, unmapped, balanced.add)
     model = Model(name=root.get("name") or os.path.basename(path), gravity=GRAVITY, bodies=tuple(bodies),
                   constraints=tuple(mimic_constraints(mimics, coordinates, ids, unmapped)), forces=tuple(forces),
                   settings=Settings())
