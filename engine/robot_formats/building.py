@@ -65,14 +65,26 @@ def checked_mass(mass: float, where: str) -> float:
     return float(mass)
 
 
+def balanced_moments(moments: np.ndarray) -> np.ndarray:
+    """MuJoCo's ``<compiler balanceinertia="true">`` (MuJoCo's XML reference, compiler/balanceinertia):
+    principal moments (each >= 0) that break the triangle inequality, A + B < C in some order, are all set
+    to their mean; moments that obey it are kept."""
+    a, b, c = moments
+    if a + b < c or a + c < b or b + c < a:
+        return np.full(3, (a + b + c) / 3.0)
+    return moments
+
+
 def checked_inertia(inertia: np.ndarray, where: str, mass: float = 0.0, size: float = 0.0, clipped=None,
-                    balanced=None) -> np.ndarray:
+                    balanced=None, balance=None) -> np.ndarray:
     """A symmetric inertia tensor whose principal moments are >= 0 and obey the triangle inequality, to
     1e-9 of the larger of its largest moment and the body's mass × size² (its mass centre's distance from
     the body frame, say): a point-like mass at the end of a link may carry rounding far above its own
     tiny tensor. Negative moments within that are clipped to 0, and `clipped(where)` is called; a triangle
     inequality broken within it is met by raising the two smaller moments (the model file checks it
-    relative to the tensor's own size), and `balanced(where)` is called."""
+    relative to the tensor's own size), and `balanced(where)` is called. One broken beyond it is refused,
+    or, given `balance`, evened out as MuJoCo's balanceinertia does (`balanced_moments`) and
+    `balance(where, moments before, moments after)` is called."""
     inertia = 0.5 * (inertia + inertia.T)
     moments, axes = np.linalg.eigh(inertia)
     scale = max(float(np.max(np.abs(moments))), mass * size * size, 1e-300)
@@ -83,6 +95,10 @@ def checked_inertia(inertia: np.ndarray, where: str, mass: float = 0.0, size: fl
             clipped(where)
     if moments[0] < -1e-9 * scale:
         raise ModelError(where, f"inertia is not positive definite (principal moments {', '.join(f'{m:.6g}' for m in moments)})")
+    if moments[0] + moments[1] < moments[2] - 1e-9 * scale and balance is not None:
+        evened = balanced_moments(moments)
+        balance(where, moments, evened)
+        return evened[0] * np.eye(3)  # three equal moments: the same tensor in every frame
     if moments[0] + moments[1] < moments[2] - 1e-9 * scale:
         raise ModelError(where, f"principal moments {', '.join(f'{m:.6g}' for m in moments)} violate the "
                          "triangle inequality (no rigid body has them)")

@@ -1,7 +1,9 @@
 """Links welded to their parent whose own inertia no rigid body has (a sensor's rounding-level tensor, a foot's
 line mass) are merged into the parent, as pinocchio merges every fixed link into its joint's body: the parent
 takes their mass, mass centre and inertia (parallel-axis theorem about the common centre), the link stays as a
-massless frame. Welded to the ground, such a link moves nothing: its inertia is dropped."""
+massless frame. Welded to the ground, such a link moves nothing: its inertia is dropped. A moving parent whose
+composite still breaks the triangle inequality is balanced as any moving link is (building.checked_inertia's
+`balance`, MuJoCo's balanceinertia), or refused without it or when the composite is not positive semi-definite."""
 from __future__ import annotations
 
 from dataclasses import replace
@@ -27,10 +29,11 @@ def physical(inertia, mass: float, com) -> bool:
     return True
 
 
-def merge_welded(bodies: list, flagged: list[str], unmapped) -> list:
+def merge_welded(bodies: list, flagged: list[str], unmapped, balance=None) -> list:
     """`bodies` (parents first) with each `flagged` fixed body's mass properties moved into its parent, up the
     tree while the parent is fixed and its composite is no rigid body's either; a moving parent whose
-    composite is still not one is refused (ModelError naming the link)."""
+    composite is still not one is balanced (`balance(where, moments before, after)` is told) when `balance`
+    is given and its moments are >= 0, else refused (ModelError naming the link)."""
     bodies = list(bodies)
     index = {b.name: i for i, b in enumerate(bodies)}
     pending = [name for name in flagged]
@@ -57,7 +60,22 @@ def merge_welded(bodies: list, flagged: list[str], unmapped) -> list:
             if parent.joint.dof == 0:  # welded in turn: merged into its own parent next
                 pending.append(parent.name)
             else:
-                raise ModelError(f'link "{name}"/inertial/inertia', f"no rigid body has this inertia, nor does its "
-                                 f"parent {parent.name!r} with it: principal moments "
-                                 f"{', '.join(f'{m:.6g}' for m in np.linalg.eigvalsh(inertia))}")
+                bodies[index[child.parent]] = replace(merged, inertia=as_mat3(_balanced(merged, name, balance)))
     return bodies
+
+
+def _balanced(moving, name: str, balance) -> np.ndarray:
+    """The `moving` body's composite inertia (with the welded link `name` merged in) balanced by
+    building.checked_inertia's `balance`, or the refusal naming the welded link."""
+    inertia = np.array(moving.inertia)
+    refusal = ModelError(f'link "{name}"/inertial/inertia', f"no rigid body has this inertia, nor does its parent "
+                         f"{moving.name!r} with it: principal moments "
+                         f"{', '.join(f'{m:.6g}' for m in np.linalg.eigvalsh(inertia))}")
+    if balance is None:
+        raise refusal
+    where = f'link "{moving.name}" (with the welded link "{name}")'
+    try:
+        return checked_inertia(inertia, where, moving.mass, float(np.linalg.norm(moving.com)),
+                               balance=lambda _, before, after: balance(where, before, after))
+    except ModelError:
+        raise refusal from None

@@ -32,7 +32,7 @@ import numpy as np
 
 from eomlab.engine.model import ModelError
 from eomlab.engine.rotations import axis_angle_matrix, quaternion_matrix
-from eomlab.engine.robot_formats.building import numbers
+from eomlab.engine.robot_formats.building import balanced_moments, numbers
 from eomlab.engine.robot_formats.xml_files import inside_folder, mesh_bytes
 
 MJ_EPS = 1e-14  # MuJoCo's mjEPS: lighter geoms are left out, smaller volumes take no given mass
@@ -122,9 +122,8 @@ def bounded(rules: InertiaRules, mass: float, com: np.ndarray, tensor: np.ndarra
     if principal[0] < -1e-9 * float(np.abs(principal).max()) and rules.boundinertia <= 0:  # else lifted, as MuJoCo does
         raise ModelError(where, f"inertia has a negative principal moment {principal[0]:.6g} (MuJoCo refuses it too)")
     principal = np.maximum(principal, rules.boundinertia)
-    a, b, c = principal
-    if rules.balance and (a + b < c or a + c < b or b + c < a):
-        principal = np.full(3, (a + b + c) / 3.0)
+    if rules.balance:
+        principal = balanced_moments(principal)
     return mass, com, axes @ np.diag(principal) @ axes.T
 
 

@@ -82,12 +82,38 @@ def _tree(root: ET.Element) -> tuple[dict, dict, str]:
     return links, into, roots[0]
 
 
-def _inertial(link: ET.Element, where: str, unmapped: Unmapped | None = None,
-              welded: bool = False, fixed: list | None = None) -> tuple[float, np.ndarray, np.ndarray]:
+class BalancedLinks:
+    """The moving links whose inertia broke the triangle inequality and was evened out as MuJoCo's
+    balanceinertia does (building.balanced_moments): one warning line for the file, naming each link with
+    its principal moments before and after."""
+
+    SHOWN = 6
+
+    def __init__(self):
+        self.links: list[tuple[str, np.ndarray, np.ndarray]] = []
+
+    def add(self, where: str, before: np.ndarray, after: np.ndarray) -> None:
+        self.links.append((where, before, after))
+
+    def warnings(self) -> list[str]:
+        if not self.links:
+            return []
+        shown = "; ".join(f"{where} {a:.4g}, {b:.4g}, {c:.4g} → {after[0]:.4g} (A + B {100 * (c - a - b) / c:.0f} % short of C)"
+                          for where, (a, b, c), after in self.links[:self.SHOWN])  # C > A + B >= 0 here
+        more = f"; … ({len(self.links)} in all)" if len(self.links) > self.SHOWN else ""
+        return [f"inertia no rigid body has (principal moments A + B < C) on {len(self.links)} moving "
+                f"link{'s' if len(self.links) > 1 else ''}, balanced as MuJoCo's balanceinertia=\"true\" does "
+                f"(each moment set to the three's mean, kg m²): {shown}{more}"]
+
+
+def _inertial(link: ET.Element, where: str, unmapped: Unmapped | None = None, welded: bool = False,
+              fixed: list | None = None, balanced: BalancedLinks | None = None) -> tuple[float, np.ndarray, np.ndarray]:
     """mass, mass centre and inertia about it, in the link frame. A link welded to its parent (`fixed`: a
     list to note it in) whose inertia no rigid body has keeps it for now: engine.robot_formats.composite
     merges it into its parent, as pinocchio does. A `welded` root link moves nothing: its impossible inertia
-    is ignored (zero). A moving link's is refused (as MuJoCo does; the model file forbids it)."""
+    is ignored (zero). A moving link's that breaks the triangle inequality is balanced (noted in `balanced`)
+    as MuJoCo does under balanceinertia="true" (the model file forbids it, MuJoCo refuses it without); one
+    that is not positive semi-definite is refused (pinocchio's mass matrix would be singular)."""
     inertial = link.find("inertial")
     if inertial is None:
         return 0.0, np.zeros(3), np.zeros((3, 3))
@@ -104,10 +130,11 @@ def _inertial(link: ET.Element, where: str, unmapped: Unmapped | None = None,
                   [values["ixy"], values["iyy"], values["iyz"]],
                   [values["ixz"], values["iyz"], values["izz"]]])
     clipped = (lambda w: unmapped.add("rounding-level negative principal moments", w, "clipped to 0")) if unmapped else None
-    balanced = ((lambda w: unmapped.add("rounding-level breaks of the triangle inequality", w,
+    rounding = ((lambda w: unmapped.add("rounding-level breaks of the triangle inequality", w,
                                         "the smaller moments raised to meet it")) if unmapped else None)
+    balance = (lambda _, before, after: balanced.add(where, before, after)) if balanced is not None else None
     try:
-        I = checked_inertia(I, f"{where}/inertial/inertia", mass, float(np.linalg.norm(xyz)), clipped, balanced)
+        I = checked_inertia(I, f"{where}/inertial/inertia", mass, float(np.linalg.norm(xyz)), clipped, rounding, balance)
     except ModelError:
         if welded:
             if unmapped is not None:
@@ -207,7 +234,7 @@ def model_from_urdf(root: ET.Element, path: str) -> tuple[Model, list[str]]:
     for joint in into.values():
         children.setdefault(joint.find("parent").get("link"), []).append(joint)
     queue = [root_link]
-    forces, mimics, coordinates, nonphysical = [], [], {}, []
+    forces, mimics, coordinates, nonphysical, balanced = [], [], {}, [], BalancedLinks()
     while queue:
         parent = queue.pop(0)
         for element in children.get(parent, []):
@@ -225,16 +252,17 @@ def model_from_urdf(root: ET.Element, path: str) -> tuple[Model, list[str]]:
             forces += [damper] if damper is not None else []
             at, R = _origin(element.find("origin"), where)
             welded_here: list = []
-            mass, com, inertia = _inertial(links[child], link_where, unmapped,
-                                           fixed=welded_here if element.get("type") == "fixed" else None)
+            fixed = element.get("type") == "fixed"
+            mass, com, inertia = _inertial(links[child], link_where, unmapped, fixed=welded_here if fixed else None,
+                                           balanced=None if fixed else balanced)
             nonphysical += [body_name[child]] if welded_here else []
             bodies.append(body(body_name[child], body_name[parent], joint, at, R, mass, com, inertia,
                                _shape(links[child], link_where, folder, unmapped)))
             queue.append(child)
     if not bodies:
         raise ModelError("<robot>", "no link moves: nothing to simulate")
-    bodies = merge_welded(bodies, nonphysical, unmapped)
+    bodies = merge_welded(bodies, nonphysical, unmapped, balanced.add)
     model = Model(name=root.get("name") or os.path.basename(path), gravity=GRAVITY, bodies=tuple(bodies),
                   constraints=tuple(mimic_constraints(mimics, coordinates, ids, unmapped)), forces=tuple(forces),
                   settings=Settings())
-    return model, unmapped.warnings()
+    return model, balanced.warnings() + unmapped.warnings()

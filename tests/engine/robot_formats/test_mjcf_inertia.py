@@ -324,8 +324,53 @@ def test_a_welded_root_links_inertia_is_ignored(tmp_path):
     model, warnings = import_model(urdf_file(tmp_path, broken, arm))
     assert model.bodies[0].joint.type == "fixed" and model.bodies[0].mass == 1.0
     assert not np.any(model.bodies[0].inertia) and any("welded root link" in w for w in warnings)
-    with pytest.raises(ModelError):  # the same inertia on the moving link is refused
-        import_model(urdf_file(tmp_path, arm, broken))
+
+
+def test_a_moving_links_composite_that_no_rigid_body_has_is_balanced(tmp_path):
+    """A massless line inertia (0, 0, 1) welded to a moving link (1 kg, 0.01 E about its centre, at the same
+    point) merges into it, as pinocchio merges it: 0.01, 0.01, 1.01, no rigid body's, so balanced as a moving
+    link's own is, to the mean 1.03 / 3; the warning names both links. A negative composite stays refused."""
+    def leg(foot: str) -> str:
+        return ('<robot name="r"><link name="world"/>'
+                '<link name="leg"><inertial><origin xyz="0 0 -0.5"/><mass value="1"/>'
+                '<inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial></link>'
+                f'<link name="foot"><inertial><mass value="0"/><inertia {foot} ixy="0" ixz="0" iyz="0"/></inertial></link>'
+                '<joint name="hip" type="continuous"><parent link="world"/><child link="leg"/><axis xyz="0 1 0"/></joint>'
+                '<joint name="ankle" type="fixed"><parent link="leg"/><child link="foot"/><origin xyz="0 0 -0.5"/></joint>'
+                '</robot>')
+
+    model, warnings = import_model(write(tmp_path, leg('ixx="0" iyy="0" izz="1"'), "leg.urdf"))
+    assert np.abs(np.array(model.bodies[0].inertia) - 1.03 / 3 * np.eye(3)).max() < 1e-15
+    assert model.bodies[0].mass == 1.0 and model.bodies[1].mass == 0.0 and not np.any(model.bodies[1].inertia)
+    (told,) = [w for w in warnings if "balanceinertia" in w]
+    assert 'link "leg" (with the welded link "foot") 0.01, 0.01, 1.01 → 0.3433' in told
+    eomlab.save(eomlab.checked(model), tmp_path / "leg.eom.json")
+    with pytest.raises(ModelError, match='link "foot"/inertial/inertia'):
+        import_model(write(tmp_path, leg('ixx="-1" iyy="0" izz="0"'), "negative.urdf"))
+
+
+def test_a_moving_links_impossible_inertia_is_balanced_as_mujoco_does(tmp_path):
+    """A moving URDF link whose principal moments break A + B ≥ C beyond rounding (1, 1, 5, in an inertial frame
+    turned in the link frame) imports with MuJoCo's balanceinertia="true": every moment the mean 7/3, so the
+    tensor is 7/3 E in any frame; one warning line names the link and its moments before and after. The model
+    file takes it. A moving link's negative moment beyond rounding stays refused (MuJoCo refuses it even when
+    balancing; pinocchio's mass matrix would be singular)."""
+    fine = {"xyz": "0 0 0", "ixx": "0.01", "iyy": "0.1", "izz": "0.1"}
+    text = urdf_file(tmp_path, fine, {"xyz": "0.5 0 0", "ixx": "1", "iyy": "1", "izz": "5"}).read_text()
+    path = write(tmp_path, text.replace('<origin xyz="0.5 0 0"/>', '<origin xyz="0.5 0 0" rpy="0.3 -0.2 1.1"/>'), "t.urdf")
+    model, warnings = import_model(path)
+    assert np.abs(np.array(model.bodies[1].inertia) - 7 / 3 * np.eye(3)).max() < 1e-15
+    assert model.bodies[1].mass == 1.0 and np.allclose(model.bodies[1].com, (0.5, 0, 0), atol=1e-15)
+    told = [w for w in warnings if "balanceinertia" in w]
+    assert told == ["inertia no rigid body has (principal moments A + B < C) on 1 moving link, balanced as MuJoCo's "
+                    "balanceinertia=\"true\" does (each moment set to the three's mean, kg m²): link \"arm\" 1, 1, 5 → "
+                    "2.333 (A + B 60 % short of C)"]
+    eomlab.save(eomlab.checked(model), tmp_path / "t.eom.json")
+    line_mass = import_model(urdf_file(tmp_path, fine, {"xyz": "0 0 0", "ixx": "0", "iyy": "0", "izz": "3"}))
+    assert np.abs(np.array(line_mass[0].bodies[1].inertia) - np.eye(3)).max() < 1e-15  # A + B = 0: C's third each
+    assert "0, 0, 3 → 1 (A + B 100 % short of C)" in line_mass[1][0]
+    with pytest.raises(ModelError, match="not positive definite"):
+        import_model(urdf_file(tmp_path, fine, {"xyz": "0 0 0", "ixx": "-0.1", "iyy": "1", "izz": "5"}))
 
 
 def test_a_welded_links_impossible_inertia_merges_into_its_parent(tmp_path):
