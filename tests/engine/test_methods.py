@@ -24,7 +24,11 @@ def test_the_keys_are_the_registry_in_order_and_the_labels_distinct():
     labels = [entry.label for entry in REGISTRY.values()]
     assert all(labels) and len(set(labels)) == len(labels)
     assert all(entry.integrates for entry in REGISTRY.values())
-    assert methods.label("roberson_wittenburg") == "roberson_wittenburg"  # not a formulation: its key
+    # the symbolic-only views (no formulation of their own) have labels of their own, distinct from the formulations'
+    assert [methods.label(key) for key in methods.SYMBOLIC_VIEWS] == list(methods.SYMBOLIC_VIEWS.values())
+    assert not set(methods.SYMBOLIC_VIEWS.values()) & set(labels) and not set(methods.SYMBOLIC_VIEWS) & set(METHODS)
+    assert methods.SYMBOLIC_METHODS == (*METHODS, *methods.SYMBOLIC_VIEWS)
+    assert methods.label("no_such_method") == "no_such_method"
 
 
 @pytest.mark.parametrize("key", METHODS)
@@ -77,5 +81,7 @@ def test_no_list_of_formulations_outside_the_registry():
 
 
 def test_every_importer_reads_the_registry():
-    for module in ("eomlab.commands.run_model", "eomlab.commands.show_equations", "eomlab.engine.modelfile.settings"):
+    for module in ("eomlab.commands.run_model", "eomlab.engine.modelfile.settings"):
         assert importlib.import_module(module).METHODS is METHODS
+    for module in ("eomlab.commands.show_equations", "eomlab.engine.symbolic.derive", "eomlab.gui.equations.equations_panel"):
+        assert importlib.import_module(module).SYMBOLIC_METHODS is methods.SYMBOLIC_METHODS
