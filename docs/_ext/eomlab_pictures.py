@@ -2,7 +2,9 @@
 
 ``eomlab-picture FILE.png`` runs one eomlab command (its `:command:` option, the arguments after `eomlab`)
 from the top of the checkout, with ``{out}`` standing for the picture's path and ``{tmp}`` for a scratch folder,
-and shows the PNG it wrote:
+and shows the PNG it wrote. Several commands joined by ``&&`` run in turn in the same scratch folder (an
+`eomlab import` before the `eomlab gui` that opens what it wrote); ``:script: PATH`` runs a Python file of the
+docs instead, with the picture's path as its argument:
 
     ```{eomlab-picture} four_bar_compare.png
     :command: gui assets/models/four_bar.eom.json --run-for 4 --size 1280x800 --compare --screenshot {out}
@@ -43,23 +45,26 @@ def _key(arguments: list[str]) -> str:
     return digest.hexdigest()[:20]
 
 
-def make_picture(srcdir: Path, name: str, command: str) -> Path:
-    """Run `eomlab COMMAND` (unless its picture is cached) and return the picture under srcdir/_generated."""
+def make_picture(srcdir: Path, name: str, command: str = "", script: str = "") -> Path:
+    """Run the eomlab commands (or the script) unless the picture is cached; return it under srcdir/_generated."""
     target = srcdir / GENERATED / name
     target.parent.mkdir(parents=True, exist_ok=True)
-    arguments = shlex.split(command)
-    cache = srcdir / "_build" / "pictures" / f"{_key(arguments)}.png"
+    steps = [[sys.executable, script, "{out}"]] if script else [
+        [sys.executable, "-m", "eomlab", *shlex.split(part)] for part in command.split("&&")]
+    cache = srcdir / "_build" / "pictures" / f"{_key([a for step in steps for a in step[1:]])}.png"
     if not cache.is_file():
         cache.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(prefix="eomlab-docs-") as tmp:
             out = Path(tmp) / name
-            argv = [sys.executable, "-m", "eomlab", *(a.replace("{out}", str(out)).replace("{tmp}", tmp)
-                                                      for a in arguments)]
             start = time.monotonic()
-            done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=TIMEOUT_S)
-            if done.returncode != 0 or not out.is_file():
-                last = (done.stderr.strip().splitlines() or ["no message"])[-1]
-                raise RuntimeError(f"`eomlab {command}` exited {done.returncode}: {last}")
+            for step in steps:
+                argv = [a.replace("{out}", str(out)).replace("{tmp}", tmp) for a in step]
+                done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=TIMEOUT_S)
+                if done.returncode != 0:
+                    last = (done.stderr.strip().splitlines() or ["no message"])[-1]
+                    raise RuntimeError(f"`{' '.join(step[1:])}` exited {done.returncode}: {last}")
+            if not out.is_file():
+                raise RuntimeError(f"{command or script} wrote no picture")
             logger.info("picture %s: %.1f s", name, time.monotonic() - start)
             shutil.copyfile(out, cache)
     if not target.is_file() or target.read_bytes() != cache.read_bytes():
@@ -70,14 +75,14 @@ def make_picture(srcdir: Path, name: str, command: str) -> Path:
 class PictureDirective(Directive):
     required_arguments = 1
     has_content = True  # the caption
-    option_spec = {"command": directives.unchanged_required, "alt": directives.unchanged,
+    option_spec = {"command": directives.unchanged, "script": directives.unchanged, "alt": directives.unchanged,
                    "width": directives.unchanged}
 
     def run(self):
         env = self.state.document.settings.env
         name = self.arguments[0]
         try:
-            make_picture(Path(env.srcdir), name, self.options["command"])
+            make_picture(Path(env.srcdir), name, self.options.get("command", ""), self.options.get("script", ""))
         except (RuntimeError, subprocess.TimeoutExpired) as err:
             raise self.error(str(err))
         docdir = Path(env.doc2path(env.docname)).parent
@@ -92,8 +97,10 @@ class PictureDirective(Directive):
             text_nodes, _ = self.state.inline_text(caption_text, self.lineno)
             caption += text_nodes
             figure += caption
-        command = nodes.literal_block("", f"eomlab {self.options['command']}".replace("{out}", name)
-                                      .replace("{tmp}/", ""), language="shell")
+        if "script" in self.options:
+            return [figure]
+        shown = " && ".join(f"eomlab {part.strip()}" for part in self.options["command"].split("&&"))
+        command = nodes.literal_block("", shown.replace("{out}", name).replace("{tmp}/", ""), language="shell")
         command["classes"].append("picture-command")
         return [figure, command]
 

@@ -158,7 +158,39 @@ class ShortcutsDirective(Directive):
         return [_table(self, ("keys", "what it does", "where it works", "menu"), rows)]
 
 
+class EquationsDirective(Directive):
+    """``eomlab-equations MODEL METHOD``: the model's equations from `eomlab.equations` (sympy), as MathML:
+    M(q) q̈ = F and, where the model has constraints, their rows at the acceleration level A q̈ = b."""
+
+    required_arguments = 2
+
+    def run(self):
+        import sympy
+
+        import eomlab
+        from eomlab.engine.symbolic.page import mathml
+
+        root = Path(__file__).resolve().parents[2]
+        equations = eomlab.equations(eomlab.load(root / self.arguments[0]), self.arguments[1])
+        names = {}
+        for name in equations.coordinates:
+            base = sympy.latex(sympy.Symbol(name))
+            names[sympy.Symbol(f"{name}_dot")] = rf"\dot{{{base}}}"
+            names[sympy.Symbol(f"{name}_ddot")] = rf"\ddot{{{base}}}"
+
+        def latex(expr):
+            return sympy.latex(expr, symbol_names=names)
+
+        accelerations = sympy.Matrix(equations.accelerations)
+        formulas = [f"{latex(equations.mass_matrix)} {latex(accelerations)} = {latex(equations.forcing)}"]
+        if equations.constraint_matrix is not None and equations.constraint_matrix.shape[0]:
+            formulas.append(f"{latex(equations.constraint_matrix)} {latex(accelerations)} = "
+                            f"{latex(equations.constraint_rhs)}")
+        return [nodes.raw("", f'<div class="math-block">{mathml(f)}</div>', format="html") for f in formulas]
+
+
 def setup(app):
+    app.add_directive("eomlab-equations", EquationsDirective)
     app.add_directive("eomlab-fields", FieldsDirective)
     app.add_directive("eomlab-gallery", GalleryDirective)
     app.add_directive("eomlab-methods", MethodsDirective)
