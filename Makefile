@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-all bench docs clean
+.PHONY: run test test-all bench docs docs-check clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -51,6 +51,10 @@ docs: $(DOCS_STAMP)
 		xvfb-run -a -s "-screen 0 1920x1200x24" $(SPHINX); \
 	else $(SPHINX); fi
 	@echo "the site: docs/_build/html/index.html"
+
+# the built site in headless Chromium (Debian's `chromium`): console errors, images, MathML, links; screenshots
+docs-check: $(DOCS_STAMP)
+	$(BIN)/python docs/_check/check_site.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache docs/_build docs/_generated docs/reference/commands

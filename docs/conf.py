@@ -21,6 +21,8 @@ extensions = [
     "eomlab_tables",
 ]
 
+# command-line options stay as typed (`--method`, not an en dash)
+smartquotes = False
 source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
 exclude_patterns = ["_build", "_generated/*.md"]
 myst_enable_extensions = ["dollarmath", "amsmath", "deflist", "colon_fence"]

@@ -60,3 +60,29 @@ def test_gallery_check_notices_a_missing_preset():
     """The parse above really reads the block: a preset left out shows."""
     names = _gallery_names()
     assert "four_bar" in names and set(names[1:]) != set(PRESETS)
+
+
+def _site_checker():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("check_site", DOCS / "_check" / "check_site.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_site_check_finds_missing_files_and_anchors(tmp_path):
+    """The link half of docs/_check/check_site.py (the browser half runs in .ci/run): a link to a missing page or a
+    missing anchor is named, and good links are not."""
+    (tmp_path / "a.html").write_text('<p id="top"><a href="b.html#here">b</a> <a href="#top">up</a> '
+                                     '<a href="https://example.org">out</a></p>', encoding="utf-8")
+    (tmp_path / "b.html").write_text('<h1 id="here">b</h1><a href="c.html">c</a> <a href="a.html#gone">a</a>',
+                                     encoding="utf-8")
+    assert _site_checker().link_problems(tmp_path) == [
+        "b.html: link to a missing file c.html", "b.html: link to a missing anchor a.html#gone"]
+
+
+def test_raw_latex_is_recognised():
+    pattern = _site_checker().RAW_LATEX
+    assert pattern.search(r"see \frac{a}{b}") and pattern.search("$$x$$")
+    assert not pattern.search("drift E − E₀ at 1e-9, cost $ per run")
