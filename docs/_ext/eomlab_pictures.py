@@ -84,7 +84,7 @@ class PictureDirective(Directive):
         try:
             make_picture(Path(env.srcdir), name, self.options.get("command", ""), self.options.get("script", ""))
         except (RuntimeError, subprocess.TimeoutExpired) as err:
-            raise self.error(str(err))
+            raise self.error(str(err)) from None
         docdir = Path(env.doc2path(env.docname)).parent
         relative = Path(*([".."] * len(docdir.relative_to(env.srcdir).parts)), GENERATED, name).as_posix()
         image = nodes.image(uri=relative, alt=self.options.get("alt", name))
