@@ -176,7 +176,7 @@ def page_problems(browser: Browser, html: Path, page: Path, shots: Path) -> list
         problems.append(f"{name}: the page has formulas but no MathML")
     if name in SCREENSHOTS:  # at the first displayed formula, if the page has one
         browser.evaluate("(() => { const m = document.querySelector('div.math-block'); "
-                         "if (m) m.scrollIntoView(); return 0; })()")
+                         "if (m) m.scrollIntoView({behavior: 'instant', block: 'center'}); return 0; })()")
         browser.screenshot(shots / SCREENSHOTS[name])
     return problems
 
