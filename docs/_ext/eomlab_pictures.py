@@ -18,6 +18,7 @@ either changes; a fresh clone (CI) makes every picture. A command that fails is 
 from __future__ import annotations
 
 import hashlib
+import os
 import shlex
 import shutil
 import subprocess
@@ -59,7 +60,10 @@ def make_picture(srcdir: Path, name: str, command: str = "", script: str = "") -
             start = time.monotonic()
             for step in steps:
                 argv = [a.replace("{out}", str(out)).replace("{tmp}", tmp) for a in step]
-                done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=TIMEOUT_S)
+                # the window's remembered settings (plots, arrows, theme) in a fresh folder: every picture starts
+                # from the defaults, whatever the machine's user chose before
+                env = {**os.environ, "XDG_CONFIG_HOME": str(Path(tmp) / "config")}
+                done = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=TIMEOUT_S)
                 if done.returncode != 0:
                     last = (done.stderr.strip().splitlines() or ["no message"])[-1]
                     raise RuntimeError(f"`{' '.join(step[1:])}` exited {done.returncode}: {last}")
