@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-all bench clean
+.PHONY: run test test-all bench docs docs-check clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -37,5 +37,24 @@ bench: $(STAMP)
 	$(BIN)/python bench/bench_chains.py
 	$(BIN)/python bench/bench_gui.py
 
+# the documentation site (docs/, Sphinx): warnings are errors; its pictures are made by the program, so the
+# window's screenshots need a display (xvfb-run when there is none)
+DOCS_STAMP := $(VENV)/.docs-installed
+SPHINX := $(BIN)/python -m sphinx -b html -W --keep-going -q docs docs/_build/html
+
+$(DOCS_STAMP): $(STAMP)
+	$(BIN)/pip install --quiet -e '.[docs]'
+	touch $(DOCS_STAMP)
+
+docs: $(DOCS_STAMP)
+	@if [ -z "$$DISPLAY" ] && command -v xvfb-run >/dev/null; then \
+		xvfb-run -a -s "-screen 0 1920x1200x24" $(SPHINX); \
+	else $(SPHINX); fi
+	@echo "the site: docs/_build/html/index.html"
+
+# the built site in headless Chromium (Debian's `chromium`): console errors, images, MathML, links; screenshots
+docs-check: $(DOCS_STAMP)
+	$(BIN)/python docs/_check/check_site.py
+
 clean:
-	rm -rf $(VENV) .pytest_cache
+	rm -rf $(VENV) .pytest_cache docs/_build docs/_generated docs/reference/commands

@@ -80,7 +80,7 @@ def path_exists(text: str) -> bool:
 
 
 def _all_python_files() -> list[str]:
-    return [p.relative_to(ROOT).as_posix() for top in ("engine", "gui", "eomlab", "tests", "bench")
+    return [p.relative_to(ROOT).as_posix() for top in ("engine", "gui", "eomlab", "tests", "bench", "docs")
             for p in (ROOT / top).rglob("*.py")]
 
 
