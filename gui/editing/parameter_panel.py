@@ -100,7 +100,9 @@ def _engine_value(model, p: Parameter, value: float):
         return value
     v = np.asarray(_field(model, p), float)
     length = float(np.linalg.norm(v))
-    return [float(x) for x in (v * (value / length) if length > 0 else v)]
+    # the unit vector times the length: value / length overflows to inf for a huge value and a short
+    # vector, and a zero component times inf is NaN (the engine's limits then refuse the finite result)
+    return [float(x) for x in (v / length * value if length > 0 else v)]
 
 
 def _reversal_words(p: Parameter, model, value: float) -> str:

@@ -1,0 +1,40 @@
+"""The live parameter panel (gui/editing/parameter_panel.py): values typed for a vector's length."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from eomlab.engine.presets import preset
+from eomlab.gui.editing.parameter_panel import _engine_value, parameters_of
+from gui_helpers import wait_for_samples
+
+
+@pytest.mark.parametrize("length", [1e308, 1.7976931348623157e308, 1e-308, 5e-324, 0.37])
+def test_a_vector_scaled_to_any_finite_length_stays_finite_and_keeps_its_direction(length):
+    """Issue 31's monkey: |com| = 1e308 for a mass centre (0, −0.5, 0) scaled the vector by
+    1e308 / 0.5 = inf, and 0·inf warned (NaN) before the engine's limit refused the value."""
+    model = preset("double_compound_pendulum")
+    p = next(p for p in parameters_of(model) if p.path == "bodies[0].com")
+    with np.errstate(all="raise"):
+        scaled = np.array(_engine_value(model, p, length))
+    assert np.all(np.isfinite(scaled))
+    direction = np.asarray(model.bodies[0].com, float) / np.linalg.norm(model.bodies[0].com)
+    assert np.count_nonzero(scaled) == np.count_nonzero(direction)  # zero components stay zero
+    big = int(np.argmax(np.abs(direction)))
+    assert math.isclose(scaled[big] / direction[big], length, rel_tol=1e-15)  # tolerance: rounding of one division
+
+
+def test_a_huge_mass_centre_distance_is_refused_without_a_warning(qtbot, make_window, recwarn):
+    window = make_window(preset("double_compound_pendulum").with_settings(t_end=1e5))
+    window.run()
+    wait_for_samples(qtbot, window, 10)
+    before = window.model
+    _, _, field = window.parameter_panel.rows["bodies[0].com"]
+    shown = field.text()
+    field.setText("1e308")
+    field.editingFinished.emit()
+    assert "Refused" in window.statusBar().currentMessage()
+    assert window.model == before and field.text() == shown
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
