@@ -248,6 +248,13 @@ class ParameterPanel(QScrollArea):
         if not self.session.runs:
             return False
         model = self.session.runs[0].model
+        if p.vector and p.positive and value == 0:
+            # a mass centre at zero distance has no direction left to scale, and the panel, rebuilt on
+            # the next start, no longer lists it: the change's undo then named a row that was gone
+            self.window.statusBar().showMessage(f"Refused: {p.path}: a distance must be above zero (the vector "
+                                                f"keeps its direction), got {value:g}", 10000)
+            self._show(p, self.current(p))
+            return False
         if p.vector and value < 0:  # a length is never negative: the vector turns round instead
             self.window.statusBar().showMessage(_reversal_words(p, model, value), 10000)
         try:

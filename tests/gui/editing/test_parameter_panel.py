@@ -38,3 +38,26 @@ def test_a_huge_mass_centre_distance_is_refused_without_a_warning(qtbot, make_wi
     assert "Refused" in window.statusBar().currentMessage()
     assert window.model == before and field.text() == shown
     assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
+
+
+@pytest.mark.parametrize("text", ["0", "-0"])
+def test_a_zero_mass_centre_distance_is_refused_and_its_row_stays(qtbot, make_window, text):
+    """Issue 31's monkey (four-bar, seed 2): |com| = 0 was taken; the panel rebuilt on the next
+    start lists no distance for a mass centre at the origin, and undoing the change raised KeyError."""
+    window = make_window(preset("four_bar").with_settings(t_end=1e5))
+    window.run()
+    wait_for_samples(qtbot, window, 10)
+    before = window.model
+    panel = window.parameter_panel
+    _, _, field = panel.rows["bodies[0].com"]
+    field.setText(text)
+    field.editingFinished.emit()
+    assert "Refused" in window.statusBar().currentMessage() and "above zero" in window.statusBar().currentMessage()
+    assert window.model == before and not window.document.undo_stack.canUndo()
+    field.setText("0.2")  # an accepted change, a restart, and its undo: the row is there to show it
+    field.editingFinished.emit()
+    assert window.document.undo_stack.canUndo()
+    window.reset()
+    assert "bodies[0].com" in panel.rows
+    window.document.undo_stack.undo()
+    assert window.model == before
