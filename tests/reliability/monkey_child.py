@@ -5,6 +5,7 @@ Writes each action to the log before doing it (so a crash leaves the list) and t
 from __future__ import annotations
 
 import faulthandler
+import gc
 import json
 import os
 import random
@@ -141,17 +142,23 @@ def child_main(spec: dict) -> int:
     from PySide6.QtCore import QCoreApplication, QSettings, Qt, QTimer
     from PySide6.QtWidgets import QApplication
 
-    from eomlab.gui.app import keep_painting_on_the_gui_thread
+    from eomlab.gui.app import collect_garbage_on_the_gui_thread, keep_painting_on_the_gui_thread
 
     keep_painting_on_the_gui_thread()
     QCoreApplication.setAttribute(Qt.AA_ShareOpenGLContexts)
     app = QApplication([sys.argv[0]])
+    # the window as `eomlab gui` sets it up (gui/app.py run_gui): garbage collected on the GUI
+    # thread only, and what lives as long as the process frozen out of the collector's sight. Without
+    # these the child could pause where the program does not: a full collection mid-run over every
+    # module's objects, or a collection on a run's worker thread (the deadlock gui/app.py names)
+    collect_garbage_on_the_gui_thread(app)
     watch.hook()
     from eomlab.gui.main_window import MainWindow
     from monkey_actions import Actions, random_action
 
     settings = QSettings(os.path.join(spec["workdir"], "eomlab.ini"), QSettings.IniFormat)
     window = MainWindow(_model(spec["model"]), None, run=True, compare=spec["compare"], settings=settings)
+    gc.freeze()
     window.confirm_discard = lambda: True
     window.confirm_restore = lambda path: False
     baseline = [window.model]
