@@ -278,5 +278,16 @@ class Actions:
         QTest.qWait(50)
         return "selftest: a slot raises"
 
+    def _selftest_bad_undo(self, a, b, c, text):
+        from PySide6.QtGui import QUndoCommand
+
+        class Raising(QUndoCommand):
+            def undo(self):
+                raise KeyError("selftest")
+
+        self.window.document.undo_stack.push(QUndoCommand("selftest: nothing"))  # the raising undo leaves it unclean
+        self.window.document.undo_stack.push(Raising("selftest"))
+        return "selftest: an edit whose undo raises"
+
     def _selftest_abort(self, a, b, c, text):
         os.abort()

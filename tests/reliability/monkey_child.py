@@ -61,6 +61,9 @@ class Watch:
             if kind in (QtMsgType.QtWarningMsg, QtMsgType.QtCriticalMsg, QtMsgType.QtFatalMsg) and \
                     not any(noise in text for noise in QT_NOISE):
                 self.problems.append(("qt", f"Qt {kind.name}: {text}"))
+                # and on standard error as well: Qt may end the process right after (xcb's "X11
+                # connection broke": exit 1), and the parent then reports the child's output
+                print(f"Qt {kind.name}: {text}", file=sys.stderr, flush=True)
 
         self._qt_handler = on_qt
         qInstallMessageHandler(on_qt)
@@ -208,7 +211,10 @@ def child_main(spec: dict) -> int:
         if watch.problems or watch.stalled:
             break
     if not watch.problems and not watch.stalled:
-        failed = _end_checks(window, baseline, spec["workdir"])
+        try:
+            failed = _end_checks(window, baseline, spec["workdir"])
+        except Exception:  # noqa: BLE001 - an undo raising: called from here, it never reaches the hooks
+            failed = "undo everything raised: " + traceback.format_exc()
         QTest.qWait(50)
         if failed:
             watch.problems.append(("end", failed))

@@ -68,6 +68,14 @@ def test_the_shrink_keeps_only_the_actions_that_make_it_fail(monkeypatch):
 
 
 @pytest.mark.slow
+def test_an_undo_raising_in_the_end_checks_is_reported_not_a_silent_exit():
+    """The end checks call the undo stack directly: an undo's exception reached no hook and ended
+    the child with exit 1 and no output (the four-bar, seed 33: a parameter panel KeyError)."""
+    outcome = run_child(1, 0.0, "simple_pendulum", False, [["selftest_bad_undo", 0, 0, 0, ""]])
+    assert outcome.kind == "end" and "KeyError" in outcome.failure and "selftest" in outcome.failure, outcome.describe()
+
+
+@pytest.mark.slow
 def test_a_crash_is_reported_with_the_actions_done_before_it():
     outcome = run_child(1, 0.0, "simple_pendulum", False, [["wait", 0.1, 0, 0, ""], ["selftest_abort", 0, 0, 0, ""]])
     assert outcome.kind == "crash" and "exit -6" in outcome.failure, outcome.describe()

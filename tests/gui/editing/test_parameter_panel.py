@@ -41,23 +41,36 @@ def test_a_huge_mass_centre_distance_is_refused_without_a_warning(qtbot, make_wi
 
 
 @pytest.mark.parametrize("text", ["0", "-0"])
-def test_a_zero_mass_centre_distance_is_refused_and_its_row_stays(qtbot, make_window, text):
+def test_a_zero_mass_centre_distance_is_refused(qtbot, make_window, text):
     """Issue 31's monkey (four-bar, seed 2): |com| = 0 was taken; the panel rebuilt on the next
     start lists no distance for a mass centre at the origin, and undoing the change raised KeyError."""
     window = make_window(preset("four_bar").with_settings(t_end=1e5))
     window.run()
     wait_for_samples(qtbot, window, 10)
     before = window.model
-    panel = window.parameter_panel
-    _, _, field = panel.rows["bodies[0].com"]
+    _, _, field = window.parameter_panel.rows["bodies[0].com"]
     field.setText(text)
     field.editingFinished.emit()
     assert "Refused" in window.statusBar().currentMessage() and "above zero" in window.statusBar().currentMessage()
     assert window.model == before and not window.document.undo_stack.canUndo()
-    field.setText("0.2")  # an accepted change, a restart, and its undo: the row is there to show it
+
+
+@pytest.mark.parametrize("text", ["1e-308", "5e-324", "0.2"])
+def test_a_short_mass_centre_distance_keeps_its_row_through_a_restart_and_an_undo(qtbot, make_window, text):
+    """Issue 31's monkey (four-bar, seed 33): |com| = 1e-308 was taken, but its length, squared
+    in np.linalg.norm, underflowed to 0: the panel rebuilt on the next start listed no distance for
+    that body, and undoing everything raised KeyError."""
+    window = make_window(preset("four_bar").with_settings(t_end=1e5))
+    window.run()
+    wait_for_samples(qtbot, window, 10)
+    before = window.model
+    panel = window.parameter_panel
+    _, _, field = panel.rows["bodies[1].com"]
+    field.setText(text)
     field.editingFinished.emit()
     assert window.document.undo_stack.canUndo()
     window.reset()
-    assert "bodies[0].com" in panel.rows
+    assert "bodies[1].com" in panel.rows
+    assert float(panel.rows["bodies[1].com"][2].text()) == pytest.approx(float(text), rel=1e-3)  # shown as %.4g
     window.document.undo_stack.undo()
     assert window.model == before
