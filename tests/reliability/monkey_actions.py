@@ -289,5 +289,13 @@ class Actions:
         self.window.document.undo_stack.push(Raising("selftest"))
         return "selftest: an edit whose undo raises"
 
+    def _selftest_stall(self, a, b, c, text):
+        import time
+
+        from monkey_child import stall_bound
+
+        time.sleep(1.5 * stall_bound())  # the GUI thread holds still: not computing, not answering
+        return "selftest: the GUI thread sleeps"
+
     def _selftest_abort(self, a, b, c, text):
         os.abort()
