@@ -26,7 +26,7 @@ def stall_bound() -> float:
     """STALL_S on a machine with a core to spare; longer in proportion when the machine's load
     (processes wanting a core, over the last minute) exceeds its cores: the GUI thread then waits
     for a core, not for the program."""
-    return STALL_S * max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
+    return STALL_S * max(1.0, os.getloadavg()[0] / len(os.sched_getaffinity(0)))  # the cores this process may use
 
 
 class Watch:

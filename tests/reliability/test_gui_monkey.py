@@ -13,7 +13,7 @@ from gui_monkey import Outcome, monkey, run_child, shrink
 from monkey_actions import KINDS, TYPED, random_action
 
 SUITE_SEEDS = (31, 32, 33)
-SUITE_SECONDS = 12.0  # each seed's actions; with each child's window start and end checks (about 6 s on a loaded 2-core machine), under 60 s in all
+SUITE_SECONDS = 12.0  # each seed's actions; with each child's window start and end checks, under 60 s in all
 
 
 def test_the_monkey_finds_nothing_on_the_four_bar():
