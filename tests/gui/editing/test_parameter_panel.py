@@ -26,15 +26,26 @@ def test_a_vector_scaled_to_any_finite_length_stays_finite_and_keeps_its_directi
     assert math.isclose(scaled[big] / direction[big], length, rel_tol=1e-15)  # tolerance: rounding of one division
 
 
-def test_a_huge_mass_centre_distance_is_refused_without_a_warning(qtbot, make_window, recwarn):
-    window = make_window(preset("double_compound_pendulum").with_settings(t_end=1e5))
+def _running(qtbot, make_window, name: str):
+    """A window on preset `name`, its run going with samples drawn."""
+    window = make_window(preset(name).with_settings(t_end=1e5))
     window.run()
     wait_for_samples(qtbot, window, 10)
-    before = window.model
-    _, _, field = window.parameter_panel.rows["bodies[0].com"]
-    shown = field.text()
-    field.setText("1e308")
+    return window
+
+
+def _typed(window, path: str, text: str):
+    """`text` typed into the value field of parameter `path` (Return pressed); the field."""
+    field = window.parameter_panel.rows[path][2]
+    field.setText(text)
     field.editingFinished.emit()
+    return field
+
+
+def test_a_huge_mass_centre_distance_is_refused_without_a_warning(qtbot, make_window, recwarn):
+    window = _running(qtbot, make_window, "double_compound_pendulum")
+    before, shown = window.model, window.parameter_panel.rows["bodies[0].com"][2].text()
+    field = _typed(window, "bodies[0].com", "1e308")
     assert "Refused" in window.statusBar().currentMessage()
     assert window.model == before and field.text() == shown
     assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
@@ -44,13 +55,9 @@ def test_a_huge_mass_centre_distance_is_refused_without_a_warning(qtbot, make_wi
 def test_a_zero_mass_centre_distance_is_refused(qtbot, make_window, text):
     """Issue 31's monkey (four-bar, seed 2): |com| = 0 was taken; the panel rebuilt on the next
     start lists no distance for a mass centre at the origin, and undoing the change raised KeyError."""
-    window = make_window(preset("four_bar").with_settings(t_end=1e5))
-    window.run()
-    wait_for_samples(qtbot, window, 10)
+    window = _running(qtbot, make_window, "four_bar")
     before = window.model
-    _, _, field = window.parameter_panel.rows["bodies[0].com"]
-    field.setText(text)
-    field.editingFinished.emit()
+    _typed(window, "bodies[0].com", text)
     assert "Refused" in window.statusBar().currentMessage() and "above zero" in window.statusBar().currentMessage()
     assert window.model == before and not window.document.undo_stack.canUndo()
 
@@ -60,14 +67,9 @@ def test_a_short_mass_centre_distance_keeps_its_row_through_a_restart_and_an_und
     """Issue 31's monkey (four-bar, seed 33): |com| = 1e-308 was taken, but its length, squared
     in np.linalg.norm, underflowed to 0: the panel rebuilt on the next start listed no distance for
     that body, and undoing everything raised KeyError."""
-    window = make_window(preset("four_bar").with_settings(t_end=1e5))
-    window.run()
-    wait_for_samples(qtbot, window, 10)
-    before = window.model
-    panel = window.parameter_panel
-    _, _, field = panel.rows["bodies[1].com"]
-    field.setText(text)
-    field.editingFinished.emit()
+    window = _running(qtbot, make_window, "four_bar")
+    before, panel = window.model, window.parameter_panel
+    _typed(window, "bodies[1].com", text)
     assert window.document.undo_stack.canUndo()
     window.reset()
     assert "bodies[1].com" in panel.rows
