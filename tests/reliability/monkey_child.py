@@ -17,6 +17,8 @@ import warnings
 
 from gui_monkey import HANG_S, STALL_S, Outcome
 
+WATCH_S = 0.05  # the watchdog looks at the GUI thread this often
+
 #: Qt messages that say nothing about the program (the platform's chatter under Xvfb)
 QT_NOISE = ("QStandardPaths", "XDG_RUNTIME_DIR", "QXcbConnection", "Could not connect to any X display",
             "propagateSizeHints", "This plugin does not support", "QOpenGLWidget", "requestActivate")
@@ -39,6 +41,9 @@ class Watch:
         self.stalled = 0.0
         self.stall_cpu = 0.0  # the GUI thread's CPU seconds within that stall
         self.cpu = time.thread_time()  # tick runs on the GUI thread: its CPU time
+        self.gui_thread = threading.get_native_id()  # made on the GUI thread
+        self.states = {"runnable": 0, "asleep": 0}  # the watchdog's looks at the GUI thread since the last tick
+        self.stall_states = dict(self.states)
         self.stacks_path = stacks_path
         self.stop = False
 
@@ -73,8 +78,11 @@ class Watch:
     def watchdog(self) -> None:
         dumped = False
         while not self.stop:
-            time.sleep(0.05)
+            time.sleep(WATCH_S)
             gap = time.monotonic() - self.beat
+            state = _thread_state(self.gui_thread)
+            if state:
+                self.states["runnable" if state == "R" else "asleep"] += 1
             if gap > stall_bound() and not dumped:
                 with open(self.stacks_path, "w") as fh:
                     fh.write(f"GUI thread silent for {gap:.2f} s; every thread's stack:\n")
@@ -92,8 +100,26 @@ class Watch:
         self.longest = max(self.longest, gap)
         cpu = time.thread_time()
         if gap > stall_bound() and gap > self.stalled:
-            self.stalled, self.stall_cpu = gap, cpu - self.cpu
+            self.stalled, self.stall_cpu, self.stall_states = gap, cpu - self.cpu, dict(self.states)
         self.beat, self.cpu = now, cpu
+        self.states = {"runnable": 0, "asleep": 0}
+
+    def stall_words(self) -> str:
+        """How the GUI thread spent its longest stall: computing, ready to run but without a core
+        (the machine's load), or asleep (waiting for a lock, a process, the X server)."""
+        runnable = self.stall_states["runnable"] * WATCH_S
+        return (f"it computed {self.stall_cpu:.2f} s of it; the watchdog saw it runnable (computing or waiting "
+                f"for a core) for about {runnable:.2f} s and asleep (a lock, a process, the X server) for about "
+                f"{self.stall_states['asleep'] * WATCH_S:.2f} s")
+
+
+def _thread_state(tid: int) -> str:
+    """A thread's scheduling state from /proc ('R' running or runnable, 'S' asleep, 'D' in I/O…), '' if unknown."""
+    try:
+        with open(f"/proc/self/task/{tid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return ""
 
 
 def _model(name: str):
@@ -226,9 +252,8 @@ def child_main(spec: dict) -> int:
         outcome.kind, outcome.failure = watch.problems[0][0], watch.problems[0][1][-3000:]
     elif watch.stalled:
         outcome.kind, outcome.failure = "stall", (f"the GUI thread did not answer for {watch.stalled:.2f} s (bound "
-                                                  f"{stall_bound():.2f} s at load {os.getloadavg()[0]:.1f}); it computed "
-                                                  f"{watch.stall_cpu:.2f} s of it (the rest: waiting for a core, a "
-                                                  f"lock, a process or the X server)")
+                                                  f"{stall_bound():.2f} s at load {os.getloadavg()[0]:.1f}); "
+                                                  + watch.stall_words())
         with open(spec["stacks"]) as fh:
             outcome.stacks = fh.read()
     window.close()

@@ -81,6 +81,8 @@ def test_a_stall_is_reported_with_the_share_the_gui_thread_computed():
     assert outcome.kind == "stall", outcome.describe()
     computed = float(outcome.failure.split("it computed ")[1].split(" s")[0])
     assert computed < 0.5, outcome.failure  # it slept; 0.5 s: what a loaded machine's paints around it may take
+    asleep = float(outcome.failure.split("asleep (a lock, a process, the X server) for about ")[1].split(" s")[0])
+    assert asleep >= 0.5 * float(outcome.failure.split("did not answer for ")[1].split(" s")[0]), outcome.failure
     assert "selftest_stall" in json.dumps(outcome.actions) and "Thread" in outcome.stacks
 
 
