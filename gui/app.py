@@ -37,6 +37,15 @@ def keep_painting_on_the_gui_thread() -> None:
     os.environ.setdefault("QT_NO_GUI_THREADPOOL", "1")
 
 
+def collect_garbage_on_the_gui_thread(app) -> None:
+    """No automatic collection, which may run on any thread: a collection on a worker thread could
+    free Qt objects there while the GUI thread uses them (seen as a deadlock with gdb). A timer on
+    the GUI thread collects instead, each second, as far as the counts call for."""
+    from pyqtgraph.util.garbage_collector import GarbageCollector
+
+    app._eomlab_gc = GarbageCollector(interval=1.0)
+
+
 #: the equations panel's worker processes start this long after the window (ms)
 PREWARM_MS = 3000
 #: a scripted run's picture waits at most this much longer than run_for for every view's first frame
@@ -83,11 +92,7 @@ def run_gui(model_path: str | None = None, run_for: float | None = None, screens
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("eomlab")
     app.setOrganizationName("eomlab")
-    # collect garbage on the GUI thread only: a collection on a worker thread could free Qt
-    # objects there while the GUI thread uses them (seen as a deadlock with gdb)
-    from pyqtgraph.util.garbage_collector import GarbageCollector
-
-    app._eomlab_gc = GarbageCollector(interval=1.0)
+    collect_garbage_on_the_gui_thread(app)
     from eomlab.gui.main_window import MainWindow
 
     window = MainWindow(model, model_path, run=True, compare=compare)

@@ -45,17 +45,23 @@ def _number(value) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
+def _length(vector) -> float:
+    """A vector's length, without squaring its entries: np.linalg.norm of (0, 1e-308, 0) is 0 (the
+    square underflows), and a mass centre typed that short lost its row (issue 31's monkey)."""
+    return math.hypot(*(float(x) for x in vector))
+
+
 def parameters_of(model) -> list[Parameter]:
     """The numeric parameters a student may slide, in the model's order."""
     data = model_to_dict(model)
-    found = [Parameter("gravity |g| (m/s²)", "gravity", True, float(np.linalg.norm(data["gravity"])), False)]
+    found = [Parameter("gravity |g| (m/s²)", "gravity", True, _length(data["gravity"]), False)]
     for i, body in enumerate(data.get("bodies", [])):
         name = body["name"]
         found.append(Parameter(f"{name} mass (kg)", f"bodies[{i}].mass", False, float(body["mass"]), True))
         com = np.asarray(body.get("com", [0, 0, 0]), float)
-        if np.linalg.norm(com) > 0:
+        if _length(com) > 0:
             found.append(Parameter(f"{name} mass-centre distance (m)", f"bodies[{i}].com", True,
-                                   float(np.linalg.norm(com)), True))
+                                   _length(com), True))
         for key, value in (body.get("shape") or {}).items():
             if _number(value):
                 found.append(Parameter(f"{name} shape {key} (m)", f"bodies[{i}].shape.{key}", False, float(value), True))
@@ -91,7 +97,7 @@ def _field(model, p: Parameter):
 
 def _value_of(model, p: Parameter) -> float:
     node = _field(model, p)
-    return float(np.linalg.norm(node)) if p.vector else float(node)
+    return _length(node) if p.vector else float(node)
 
 
 def _engine_value(model, p: Parameter, value: float):
@@ -99,14 +105,16 @@ def _engine_value(model, p: Parameter, value: float):
     if not p.vector:
         return value
     v = np.asarray(_field(model, p), float)
-    length = float(np.linalg.norm(v))
-    return [float(x) for x in (v * (value / length) if length > 0 else v)]
+    length = _length(v)
+    # the unit vector times the length: value / length overflows to inf for a huge value and a short
+    # vector, and a zero component times inf is NaN (the engine's limits then refuse the finite result)
+    return [float(x) for x in (v / length * value if length > 0 else v)]
 
 
 def _reversal_words(p: Parameter, model, value: float) -> str:
     """What a negative length typed for a vector does, in words."""
     v = -np.asarray(_field(model, p), float)
-    length = float(np.linalg.norm(v))
+    length = _length(v)
     if not length > 0:
         return f"{p.label.split(' (')[0]}: a length is never negative; {value:g} is taken as {-value:g}"
     k = int(np.argmax(np.abs(v)))
@@ -246,6 +254,13 @@ class ParameterPanel(QScrollArea):
         if not self.session.runs:
             return False
         model = self.session.runs[0].model
+        if p.vector and p.positive and value == 0:
+            # a mass centre at zero distance has no direction left to scale, and the panel, rebuilt on
+            # the next start, no longer lists it: the change's undo then named a row that was gone
+            self.window.statusBar().showMessage(f"Refused: {p.path}: a distance must be above zero (the vector "
+                                                f"keeps its direction), got {value:g}", 10000)
+            self._show(p, self.current(p))
+            return False
         if p.vector and value < 0:  # a length is never negative: the vector turns round instead
             self.window.statusBar().showMessage(_reversal_words(p, model, value), 10000)
         try:

@@ -274,9 +274,35 @@ class Actions:
     def _selftest_raise(self, a, b, c, text):
         from PySide6.QtCore import QTimer
 
-        QTimer.singleShot(0, lambda: 1 / 0)  # an exception inside a Qt slot
+        # an exception inside a Qt slot: a timer's timeout connected to it. Not QTimer.singleShot with
+        # a callable: with PySide6 6.11.3 an exception there ends the process with SIGSEGV a moment
+        # later (in a window holding a single QPushButton too), and the self-test then failed at random
+        timer = QTimer(self.window)
+        timer.setSingleShot(True)
+        timer.timeout.connect(lambda: 1 / 0)
+        timer.start(0)
         QTest.qWait(50)
+        timer.deleteLater()
         return "selftest: a slot raises"
+
+    def _selftest_bad_undo(self, a, b, c, text):
+        from PySide6.QtGui import QUndoCommand
+
+        class Raising(QUndoCommand):
+            def undo(self):
+                raise KeyError("selftest")
+
+        self.window.document.undo_stack.push(QUndoCommand("selftest: nothing"))  # the raising undo leaves it unclean
+        self.window.document.undo_stack.push(Raising("selftest"))
+        return "selftest: an edit whose undo raises"
+
+    def _selftest_stall(self, a, b, c, text):
+        import time
+
+        from monkey_child import stall_bound
+
+        time.sleep(1.5 * stall_bound())  # the GUI thread holds still: not computing, not answering
+        return "selftest: the GUI thread sleeps"
 
     def _selftest_abort(self, a, b, c, text):
         os.abort()

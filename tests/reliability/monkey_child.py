@@ -5,6 +5,7 @@ Writes each action to the log before doing it (so a crash leaves the list) and t
 from __future__ import annotations
 
 import faulthandler
+import gc
 import json
 import os
 import random
@@ -16,6 +17,8 @@ import warnings
 
 from gui_monkey import HANG_S, STALL_S, Outcome
 
+WATCH_S = 0.05  # the watchdog looks at the GUI thread this often
+
 #: Qt messages that say nothing about the program (the platform's chatter under Xvfb)
 QT_NOISE = ("QStandardPaths", "XDG_RUNTIME_DIR", "QXcbConnection", "Could not connect to any X display",
             "propagateSizeHints", "This plugin does not support", "QOpenGLWidget", "requestActivate")
@@ -25,7 +28,7 @@ def stall_bound() -> float:
     """STALL_S on a machine with a core to spare; longer in proportion when the machine's load
     (processes wanting a core, over the last minute) exceeds its cores: the GUI thread then waits
     for a core, not for the program."""
-    return STALL_S * max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
+    return STALL_S * max(1.0, os.getloadavg()[0] / len(os.sched_getaffinity(0)))  # the cores this process may use
 
 
 class Watch:
@@ -36,6 +39,11 @@ class Watch:
         self.beat = time.monotonic()
         self.longest = 0.0
         self.stalled = 0.0
+        self.stall_cpu = 0.0  # the GUI thread's CPU seconds within that stall
+        self.cpu = time.thread_time()  # tick runs on the GUI thread: its CPU time
+        self.gui_thread = threading.get_native_id()  # made on the GUI thread
+        self.states = {"runnable": 0, "asleep": 0}  # the watchdog's looks at the GUI thread since the last tick
+        self.stall_states = dict(self.states)
         self.stacks_path = stacks_path
         self.stop = False
 
@@ -60,6 +68,9 @@ class Watch:
             if kind in (QtMsgType.QtWarningMsg, QtMsgType.QtCriticalMsg, QtMsgType.QtFatalMsg) and \
                     not any(noise in text for noise in QT_NOISE):
                 self.problems.append(("qt", f"Qt {kind.name}: {text}"))
+                # and on standard error as well: Qt may end the process right after (xcb's "X11
+                # connection broke": exit 1), and the parent then reports the child's output
+                print(f"Qt {kind.name}: {text}", file=sys.stderr, flush=True)
 
         self._qt_handler = on_qt
         qInstallMessageHandler(on_qt)
@@ -67,8 +78,11 @@ class Watch:
     def watchdog(self) -> None:
         dumped = False
         while not self.stop:
-            time.sleep(0.05)
+            time.sleep(WATCH_S)
             gap = time.monotonic() - self.beat
+            state = _thread_state(self.gui_thread)
+            if state:
+                self.states["runnable" if state == "R" else "asleep"] += 1
             if gap > stall_bound() and not dumped:
                 with open(self.stacks_path, "w") as fh:
                     fh.write(f"GUI thread silent for {gap:.2f} s; every thread's stack:\n")
@@ -84,9 +98,28 @@ class Watch:
         now = time.monotonic()
         gap = now - self.beat
         self.longest = max(self.longest, gap)
-        if gap > stall_bound():
-            self.stalled = max(self.stalled, gap)
-        self.beat = now
+        cpu = time.thread_time()
+        if gap > stall_bound() and gap > self.stalled:
+            self.stalled, self.stall_cpu, self.stall_states = gap, cpu - self.cpu, dict(self.states)
+        self.beat, self.cpu = now, cpu
+        self.states = {"runnable": 0, "asleep": 0}
+
+    def stall_words(self) -> str:
+        """How the GUI thread spent its longest stall: computing, ready to run but without a core
+        (the machine's load), or asleep (waiting for a lock, a process, the X server)."""
+        runnable = self.stall_states["runnable"] * WATCH_S
+        return (f"it computed {self.stall_cpu:.2f} s of it; the watchdog saw it runnable (computing or waiting "
+                f"for a core) for about {runnable:.2f} s and asleep (a lock, a process, the X server) for about "
+                f"{self.stall_states['asleep'] * WATCH_S:.2f} s")
+
+
+def _thread_state(tid: int) -> str:
+    """A thread's scheduling state from /proc ('R' running or runnable, 'S' asleep, 'D' in I/O…), '' if unknown."""
+    try:
+        with open(f"/proc/self/task/{tid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return ""
 
 
 def _model(name: str):
@@ -141,17 +174,23 @@ def child_main(spec: dict) -> int:
     from PySide6.QtCore import QCoreApplication, QSettings, Qt, QTimer
     from PySide6.QtWidgets import QApplication
 
-    from eomlab.gui.app import keep_painting_on_the_gui_thread
+    from eomlab.gui.app import collect_garbage_on_the_gui_thread, keep_painting_on_the_gui_thread
 
     keep_painting_on_the_gui_thread()
     QCoreApplication.setAttribute(Qt.AA_ShareOpenGLContexts)
     app = QApplication([sys.argv[0]])
+    # the window as `eomlab gui` sets it up (gui/app.py run_gui): garbage collected on the GUI
+    # thread only, and what lives as long as the process frozen out of the collector's sight. Without
+    # these the child could pause where the program does not: a full collection mid-run over every
+    # module's objects, or a collection on a run's worker thread (the deadlock gui/app.py names)
+    collect_garbage_on_the_gui_thread(app)
     watch.hook()
     from eomlab.gui.main_window import MainWindow
     from monkey_actions import Actions, random_action
 
     settings = QSettings(os.path.join(spec["workdir"], "eomlab.ini"), QSettings.IniFormat)
     window = MainWindow(_model(spec["model"]), None, run=True, compare=spec["compare"], settings=settings)
+    gc.freeze()
     window.confirm_discard = lambda: True
     window.confirm_restore = lambda path: False
     baseline = [window.model]
@@ -181,7 +220,7 @@ def child_main(spec: dict) -> int:
 
     QTest.qWait(1000)  # the window's first show and paint are not a user's action
     watch.tick()
-    watch.longest = watch.stalled = 0.0
+    watch.longest = watch.stalled = watch.stall_cpu = 0.0
     k = 0
     while (k < len(given)) if given is not None else time.monotonic() < deadline:
         action = given[k] if given is not None else random_action(rng)
@@ -201,7 +240,10 @@ def child_main(spec: dict) -> int:
         if watch.problems or watch.stalled:
             break
     if not watch.problems and not watch.stalled:
-        failed = _end_checks(window, baseline, spec["workdir"])
+        try:
+            failed = _end_checks(window, baseline, spec["workdir"])
+        except Exception:  # noqa: BLE001 - an undo raising: called from here, it never reaches the hooks
+            failed = "undo everything raised: " + traceback.format_exc()
         QTest.qWait(50)
         if failed:
             watch.problems.append(("end", failed))
@@ -210,7 +252,8 @@ def child_main(spec: dict) -> int:
         outcome.kind, outcome.failure = watch.problems[0][0], watch.problems[0][1][-3000:]
     elif watch.stalled:
         outcome.kind, outcome.failure = "stall", (f"the GUI thread did not answer for {watch.stalled:.2f} s (bound "
-                                                  f"{stall_bound():.2f} s at load {os.getloadavg()[0]:.1f})")
+                                                  f"{stall_bound():.2f} s at load {os.getloadavg()[0]:.1f}); "
+                                                  + watch.stall_words())
         with open(spec["stacks"]) as fh:
             outcome.stacks = fh.read()
     window.close()

@@ -13,7 +13,7 @@ from gui_monkey import Outcome, monkey, run_child, shrink
 from monkey_actions import KINDS, TYPED, random_action
 
 SUITE_SEEDS = (31, 32, 33)
-SUITE_SECONDS = 15.0  # each seed's actions; with each child's window start, about 60 s in all
+SUITE_SECONDS = 12.0  # each seed's actions; with each child's window start and end checks, under 60 s in all
 
 
 def test_the_monkey_finds_nothing_on_the_four_bar():
@@ -65,6 +65,25 @@ def test_the_shrink_keeps_only_the_actions_that_make_it_fail(monkeypatch):
     monkeypatch.setattr(gui_monkey, "run_child", fake_child)
     found = shrink(Outcome(1, "m", False, actions, [], "boom", "exception"), budget_s=30.0)
     assert found.actions == needed
+
+
+@pytest.mark.slow
+def test_an_undo_raising_in_the_end_checks_is_reported_not_a_silent_exit():
+    """The end checks call the undo stack directly: an undo's exception reached no hook and ended
+    the child with exit 1 and no output (the four-bar, seed 33: a parameter panel KeyError)."""
+    outcome = run_child(1, 0.0, "simple_pendulum", False, [["selftest_bad_undo", 0, 0, 0, ""]])
+    assert outcome.kind == "end" and "KeyError" in outcome.failure and "selftest" in outcome.failure, outcome.describe()
+
+
+@pytest.mark.slow
+def test_a_stall_is_reported_with_the_share_the_gui_thread_computed():
+    outcome = run_child(1, 0.0, "simple_pendulum", False, [["wait", 0.1, 0, 0, ""], ["selftest_stall", 0, 0, 0, ""]])
+    assert outcome.kind == "stall", outcome.describe()
+    computed = float(outcome.failure.split("it computed ")[1].split(" s")[0])
+    assert computed < 0.5, outcome.failure  # it slept; 0.5 s: what a loaded machine's paints around it may take
+    asleep = float(outcome.failure.split("asleep (a lock, a process, the X server) for about ")[1].split(" s")[0])
+    assert asleep >= 0.5 * float(outcome.failure.split("did not answer for ")[1].split(" s")[0]), outcome.failure
+    assert "selftest_stall" in json.dumps(outcome.actions) and "Thread" in outcome.stacks
 
 
 @pytest.mark.slow
