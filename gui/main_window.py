@@ -350,7 +350,7 @@ class MainWindow(QMainWindow):
         self.autosave.stop()
         self.autosave.discard()  # a normal close: the edits were saved or knowingly dropped
         self.redraw.stop()
-        self.session.stop(join=True)
+        self.session.stop(join=True, at_once=True)  # nothing the runs would still send is wanted
         self.presentation.restore_application()
         for box in list(self.message_boxes):
             box.close()

@@ -146,14 +146,15 @@ class Session(QObject):
         for run in self.runs:
             run.thread.start()
 
-    def stop(self, join: bool = False) -> float:
+    def stop(self, join: bool = False, at_once: bool = False) -> float:
         """Stop every worker and forget its runs; returns the seconds it took. The window never waits for
         them (a child in a long engine call takes up to CHILD_STOP_GRACE to end: five compare runs held an
         undo for 1.7 s, issue 31): they end on their own, kept here until they have. `join`: wait for every
-        worker, those stopped earlier too (the window closing)."""
+        worker, those stopped earlier too; `at_once`: kill their processes instead of waiting for their answer
+        (the window closing)."""
         begin = time.perf_counter()
         for run in self.runs:
-            run.thread.request_stop(at_once=join)
+            run.thread.request_stop(at_once=at_once)
         for run in self.runs:
             for signal in (run.thread.ready, run.thread.batch, run.thread.failed, run.thread.crashed,
                            run.thread.done, run.thread.stats, run.thread.edited, run.thread.refused,
@@ -167,7 +168,7 @@ class Session(QObject):
         self.runs = []
         if join:
             for thread in self._ending:
-                thread.request_stop(at_once=True)
+                thread.request_stop(at_once=at_once)
             for thread in self._ending:
                 thread.stop_and_join(1000)
         self._let_go_of_ended()
