@@ -79,11 +79,18 @@ def test_a_quick_run_says_nothing():
     assert stream.getvalue() == "" and sim.failure is None and rows[-1, 0] == 0.5
 
 
+def interruptible() -> None:
+    """In the child before it starts: Ctrl+C's default action, as at a terminal (a suite started in the background
+    by a shell without job control hands SIGINT down ignored, and Python then never raises KeyboardInterrupt)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_on_the_real_command_writes_the_samples_and_exits_130(tmp_path):
     path = write_model(tmp_path, _stiff_pendulum(), "stiff.eom.json")
     out = tmp_path / "out.csv"
     proc = subprocess.Popen([sys.executable, "-m", "eomlab", "run", str(path), "--t-end", "0.05", "--dt-out", "1e-6",
-                             "--out", str(out)], stderr=subprocess.PIPE, text=True, cwd=ROOT)
+                             "--out", str(out)], stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                            preexec_fn=interruptible)
     try:
         notice = proc.stderr.readline()  # NOTICE_AFTER (3 s) into the run
         proc.send_signal(signal.SIGINT)

@@ -90,7 +90,9 @@ def test_interrupted_sweep_resumed_equals_uninterrupted(tmp_path):
             "--measure", "flip_time:lower_theta", "--t-end", "2", "--chunk-size", "10", "--workers", "0", "--quiet"]
     out = tmp_path / "flips.parquet"
     partial = tmp_path / "flips.parquet.partial"
-    proc = subprocess.Popen(_cli(DOUBLE, *args, "-o", out), env=ENV, stderr=subprocess.PIPE, text=True)
+    # Ctrl+C's default action in the child, as at a terminal (a shell without job control hands SIGINT down ignored)
+    proc = subprocess.Popen(_cli(DOUBLE, *args, "-o", out), env=ENV, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 120
     while not (partial / "part-00002.parquet").exists():
         assert proc.poll() is None and time.monotonic() < deadline, "the sweep ended before it could be interrupted"
