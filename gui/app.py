@@ -59,8 +59,7 @@ def shows_every_view(window) -> bool:
     from eomlab.gui.report import views
     from eomlab.gui.runs.run_state import RunState
 
-    columns, rows = window.samples()
-    if len(rows) < 2 and window.session.state == RunState.RUNNING:
+    if len(window.samples()[1]) < 2 and window.session.state == RunState.RUNNING:
         return False
     shown = views(window)
     if window.session.compare and len(shown) < len(window.session.runs):

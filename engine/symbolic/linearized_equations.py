@@ -62,7 +62,7 @@ def _point(tree: SymbolicTree):
     from eomlab.engine.linearize import linearize
 
     model = tree.model
-    if model.constraints or getattr(model, "contacts", ()):
+    if model.constraints or model.contacts:
         raise ModelError("constraints", "the linearized equations are shown for trees without constraints; "
                          "`eomlab linearize` and Analyze ▸ Modes reduce a constrained model numerically")
     try:

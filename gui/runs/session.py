@@ -48,15 +48,11 @@ def common_instant(runs: list[Run], bound: float) -> float:
 
     def instants(run: Run) -> dict[int, float]:
         frames = list(run.frames) + ([run.latest_frame] if run.latest_frame is not None else [])
-        return {round(f.t / _INSTANT_EPS): float(f.t) for f in frames if f.t <= bound + _INSTANT_EPS}
+        return {round(f.t / _EPS): float(f.t) for f in frames if f.t <= bound + _EPS}  # one instant within _EPS
 
     first = instants(runs[0])
     common = set(first).intersection(*(instants(run) for run in runs[1:]))
     return first[max(common)] if common else bound
-
-
-#: two poses within this (s) are of one instant
-_INSTANT_EPS = 1e-9
 
 
 class Session(QObject):
