@@ -29,7 +29,7 @@ import numpy as np
 COMPILED_STEP_PATH = "numba DOP853 step"
 
 _lock = threading.Lock()
-_loading = {"pid": None, "kernels": None, "error": None, "thread": None, "busy": False}
+_loading = {"pid": None, "kernels": None, "constrained": None, "error": None, "thread": None, "busy": False}
 
 
 def numba_installed() -> bool:
@@ -73,10 +73,14 @@ def _compile() -> None:
             from eomlab.engine.compiled import numba_kernels
 
             _warm_up(numba_kernels)
+            _loading.update(kernels=numba_kernels)
+            from eomlab.engine.compiled import constrained_kernels
+
+            _warm_up_constrained(constrained_kernels)
     except Exception as err:  # noqa: BLE001 - numba's errors are many; the Python step stays
         _loading.update(error=f"{type(err).__name__}: {err}", busy=False)
         return
-    _loading.update(kernels=numba_kernels, busy=False)
+    _loading.update(constrained=constrained_kernels, busy=False)
 
 
 @contextmanager
@@ -121,6 +125,11 @@ def call_kernel(kernel, *args):
         raise
 
 
+def compiled_constrained():
+    """engine.compiled.constrained_kernels once compiled in this process, else None."""
+    return _loading["constrained"]
+
+
 def wait_until_compiled(timeout: float | None = None):
     """The kernels, after waiting for the compiling thread (tests and benchmarks), or None."""
     start_compiling()
@@ -147,6 +156,20 @@ def _warm_up(kernels) -> None:
     kernels.dop853_extra_stages(tree, solver.y_old, float(solver.h_previous), solver.A_EXTRA, solver.K_extended)
     y = solver.y
     kernels.energies_and_centres(tree, y[:1], y[1:], np.zeros(1, dtype=np.int64), np.zeros((1, 3)), np.empty((1, 3)))
+
+
+def _warm_up_constrained(kernels) -> None:
+    """One right-hand side of a two-joint chain with a distance closure, with the argument types
+    engine.compiled.constrained_rhs passes: compiles (or loads) the constrained kernel and every solve in it."""
+    tree = (np.array([-1, 0], dtype=np.int64), np.zeros(2, dtype=np.int64), np.tile(np.eye(3), (2, 1, 1)),
+            np.array([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0]]), np.tile([0.0, 0.0, 0.0, 0.0, 0.0, 1.0], (2, 1)),
+            np.ones(2), np.array([[0.5, 0.0, 0.0], [0.5, 0.0, 0.0]]), np.tile(np.eye(3), (2, 1, 1)),
+            np.array([0.0, -9.81, 0.0]))
+    rows = np.array([[1, 0, 1, 0]], dtype=np.int64)
+    no_rows = np.zeros(0, dtype=np.int64)
+    kernels.constrained_derivative(tree, np.array([1, -1], dtype=np.int64), np.array([[1.0, 0.0, 0.0], [1.5, 0.0, 0.0]]),
+                                   rows, np.ones(1), 0, no_rows, no_rows, no_rows, np.zeros(2), np.zeros(3),
+                                   np.array([0.3, 0.2, 0.1, 0.0]), np.empty(4))
 
 
 class StepKernel:

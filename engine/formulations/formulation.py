@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from eomlab.engine.compiled.compiled_step import COMPILED_STEP_PATH, step_kernel
+from eomlab.engine.compiled.constrained_rhs import constrained_kernel
 from eomlab.engine.constraints import HOLONOMIC, VELOCITY, ConstraintRows, StateContext
 from eomlab.engine.model import Settings
 from eomlab.engine.mechanics.system import Dynamics, MechanicalSystem, SingularMassMatrix
@@ -62,6 +63,11 @@ class Formulation(ABC):
             self.derivative = self._bound_tree_derivative(tree_derivative)
         #: the compiled DOP853 step's view of this tree (engine.compiled.compiled_step) or None
         self.compiled_step = step_kernel(self, system.tree_backend) if tree_derivative is not None else None
+        # loop closures on the compiled path: the whole right-hand side in one numba call where it holds the
+        # model (engine.compiled.constrained_rhs), this class's own `checked_derivative` elsewhere
+        kernel = constrained_kernel(self) if self.n_rows and system.compiled else None
+        if kernel is not None:
+            self.derivative = kernel.bind(self.checked_derivative)
 
     @property
     def dynamics_path(self) -> str:

@@ -1,0 +1,282 @@
+"""A constrained right-hand side in one compiled (numba) call: loop closures (coincident and distance
+constraints between points on bodies) on a FlatTree (engine.compiled.tree_backend: joint coordinates, one
+revolute or prismatic joint per speed), for every formulation.
+
+At the state y the kernel forms, in the world frame at the world origin as numba_kernels' ABA does:
+
+- the joints' poses and motion subspaces Sw (numba_kernels._outwards), velocities v_i = v_λ + Sw_i u_i and
+  velocity-product accelerations c_i = v_i ×ₘ Sw_i u_i;
+- M by the composite-rigid-body algorithm (Featherstone 2008, §6.2): I^c_i = I_i + Σ_children I^c,
+  M_ij = Sw_jᵀ I^c_i Sw_i for j an ancestor of i or i itself;
+- the velocity products C and the gravity forces G by the recursive Newton–Euler algorithm (Featherstone
+  2008, §5.3) with u̇ = 0: a_i = a_λ + c_i from a resting ground, f_i = I_i a_i + v_i ×* I_i v_i, and
+  f^g_i = I_i (g; 0), summed inwards, C_i = Sw_iᵀ f_i, G_i = Sw_iᵀ f^g_i; forcing = G − C;
+- the closure rows of engine.compiled.point_rows (THEORY.md §2, holonomic rows differentiated twice): a
+  point P fixed in joint j's body has J_P columns Sw_s,lin + Sw_s,ang × P over j and its ancestors s,
+  v_P = v_j,lin + ω_j × P and, at u̇ = 0, a_P = a_j,lin + α_j × P + ω_j × v_P;
+  coincident:  Φ = (P_b − P_a)[axis], A = (J_Pb − J_Pa)[axis], b = −(a_Pb − a_Pa)[axis];
+  distance:    Φ = (d·d − L²)/(2L), A = dᵀ (J_Pb − J_Pa)/L, b = −(d·(a_Pb − a_Pa) + ḋ·ḋ)/L, d = P_b − P_a;
+  Baumgarte's terms (THEORY.md §3) taken off b: b − 2α Φ̇ − β² Φ;
+
+and then the formulation's own solve (engine.compiled.constrained_solves). The reduced formulations' state
+is (q, u_i): u_d = −A_d⁻¹ A_i u_i from the partition the numpy path chose (its `partition` arrays).
+
+Imported only in the thread that compiles the kernels (engine.compiled.compiled_step).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from eomlab.engine.compiled import constrained_solves as solves
+from eomlab.engine.compiled.numba_kernels import _cross_force, _cross_motion, _outwards, workspace
+
+JIT = dict(cache=True, nogil=True, error_model="numpy")
+
+#: the formulations' codes (engine.compiled.constrained_rhs passes them)
+LAGRANGE, UDWADIA_KALABA, KANE, GIBBS_APPELL, MAGGI = 0, 1, 2, 3, 4
+#: the closure rows' kinds
+COINCIDENT, DISTANCE = 0, 1
+
+
+@njit(**JIT)
+def _velocities(parents, Sw, Ib, u, v, c, pA):
+    """v_i, c_i = v_i ×ₘ Sw_i u_i and the bias force v_i ×* (I_i v_i) of every joint's bodies."""
+    h = np.empty(6)
+    for i in range(u.size):
+        lam = parents[i]
+        for r in range(6):
+            v[i, r] = Sw[i, r] * u[i] + (v[lam, r] if lam >= 0 else 0.0)
+        _cross_motion(v[i], Sw[i], c[i])
+        for r in range(6):
+            c[i, r] *= u[i]
+        for r in range(6):
+            acc = 0.0
+            for k in range(6):
+                acc += Ib[i, r, k] * v[i, k]
+            h[r] = acc
+        _cross_force(v[i], h, pA[i])
+
+
+@njit(**JIT)
+def tree_terms(parents, gravity, Sw, Ib, c, pA, M, C, G, a):
+    """M (CRBA), the velocity products C and the gravity forces G (RNEA at u̇ = 0), and every joint's
+    spatial acceleration a at u̇ = 0 from a resting ground (module docstring)."""
+    n = parents.size
+    f = np.empty((n, 6))
+    fg = np.empty((n, 6))
+    Ic = Ib.copy()
+    for i in range(n):
+        lam = parents[i]
+        for r in range(6):
+            a[i, r] = c[i, r] + (a[lam, r] if lam >= 0 else 0.0)
+        for r in range(6):
+            acc = pA[i, r]
+            for k in range(6):
+                acc += Ib[i, r, k] * a[i, k]
+            f[i, r] = acc
+            fg[i, r] = Ib[i, r, 0] * gravity[0] + Ib[i, r, 1] * gravity[1] + Ib[i, r, 2] * gravity[2]
+    F = np.empty(6)
+    for i in range(n - 1, -1, -1):
+        cs, gs = 0.0, 0.0
+        for r in range(6):
+            cs += Sw[i, r] * f[i, r]
+            gs += Sw[i, r] * fg[i, r]
+            acc = 0.0
+            for k in range(6):
+                acc += Ic[i, r, k] * Sw[i, k]
+            F[r] = acc
+        C[i], G[i] = cs, gs
+        j = i
+        while j >= 0:
+            m = 0.0
+            for r in range(6):
+                m += Sw[j, r] * F[r]
+            M[i, j] = M[j, i] = m
+            j = parents[j]
+        lam = parents[i]
+        if lam >= 0:
+            for r in range(6):
+                f[lam, r] += f[i, r]
+                fg[lam, r] += fg[i, r]
+                for k in range(6):
+                    Ic[lam, r, k] += Ic[i, r, k]
+
+
+@njit(**JIT)
+def point_positions(parents, R, p, Sw, pjoint, plocal, P, JP):
+    """Every point's world position P and Jacobian J_P (points, 3, n)."""
+    JP[:, :, :] = 0.0
+    for k in range(pjoint.size):
+        j = pjoint[k]
+        if j < 0:
+            for r in range(3):
+                P[k, r] = plocal[k, r]
+            continue
+        for r in range(3):
+            P[k, r] = p[j, r] + R[j, r, 0] * plocal[k, 0] + R[j, r, 1] * plocal[k, 1] + R[j, r, 2] * plocal[k, 2]
+        s = j
+        while s >= 0:
+            JP[k, 0, s] = Sw[s, 0] + Sw[s, 4] * P[k, 2] - Sw[s, 5] * P[k, 1]
+            JP[k, 1, s] = Sw[s, 1] + Sw[s, 5] * P[k, 0] - Sw[s, 3] * P[k, 2]
+            JP[k, 2, s] = Sw[s, 2] + Sw[s, 3] * P[k, 1] - Sw[s, 4] * P[k, 0]
+            s = parents[s]
+
+
+@njit(**JIT)
+def point_motion(pjoint, P, v, a, vP, aP):
+    """Every point's velocity and its acceleration at u̇ = 0 (module docstring)."""
+    for k in range(pjoint.size):
+        j = pjoint[k]
+        if j < 0:
+            for r in range(3):
+                vP[k, r] = aP[k, r] = 0.0
+            continue
+        w0, w1, w2 = v[j, 3], v[j, 4], v[j, 5]
+        x, y, z = P[k, 0], P[k, 1], P[k, 2]
+        vP[k, 0] = v[j, 0] + w1 * z - w2 * y
+        vP[k, 1] = v[j, 1] + w2 * x - w0 * z
+        vP[k, 2] = v[j, 2] + w0 * y - w1 * x
+        aP[k, 0] = a[j, 0] + a[j, 4] * z - a[j, 5] * y + w1 * vP[k, 2] - w2 * vP[k, 1]
+        aP[k, 1] = a[j, 1] + a[j, 5] * x - a[j, 3] * z + w2 * vP[k, 0] - w0 * vP[k, 2]
+        aP[k, 2] = a[j, 2] + a[j, 3] * y - a[j, 4] * x + w0 * vP[k, 1] - w1 * vP[k, 0]
+
+
+@njit(**JIT)
+def row_matrix(rows, lengths, P, JP, A, phi):
+    """A and Φ of the closure rows (rows[r] = kind, point b, point a, axis)."""
+    n = A.shape[1]
+    for r in range(rows.shape[0]):
+        kind, ib, ia, ax = rows[r, 0], rows[r, 1], rows[r, 2], rows[r, 3]
+        if kind == COINCIDENT:
+            for s in range(n):
+                A[r, s] = JP[ib, ax, s] - JP[ia, ax, s]
+            phi[r] = P[ib, ax] - P[ia, ax]
+        else:
+            L = lengths[r]
+            d0, d1, d2 = P[ib, 0] - P[ia, 0], P[ib, 1] - P[ia, 1], P[ib, 2] - P[ia, 2]
+            for s in range(n):
+                A[r, s] = (d0 * (JP[ib, 0, s] - JP[ia, 0, s]) + d1 * (JP[ib, 1, s] - JP[ia, 1, s])
+                           + d2 * (JP[ib, 2, s] - JP[ia, 2, s])) / L
+            phi[r] = (d0 * d0 + d1 * d1 + d2 * d2 - L * L) / (2.0 * L)
+
+
+@njit(**JIT)
+def row_bias(rows, lengths, P, vP, aP, A, phi, u, gains, b):
+    """b of the closure rows at u, less Baumgarte's 2α Φ̇ + β² Φ (gains = (α, β); zeros: none)."""
+    alpha, beta = gains[0], gains[1]
+    for r in range(rows.shape[0]):
+        kind, ib, ia, ax = rows[r, 0], rows[r, 1], rows[r, 2], rows[r, 3]
+        if kind == COINCIDENT:
+            b[r] = aP[ia, ax] - aP[ib, ax]
+        else:
+            acc = 0.0
+            for x in range(3):
+                dd = vP[ib, x] - vP[ia, x]
+                acc += (P[ib, x] - P[ia, x]) * (aP[ib, x] - aP[ia, x]) + dd * dd
+            b[r] = -acc / lengths[r]
+        if alpha != 0.0 or beta != 0.0:
+            rate = 0.0
+            for s in range(u.size):
+                rate += A[r, s] * u[s]
+            b[r] -= 2.0 * alpha * rate + beta * beta * phi[r]
+
+
+@njit(**JIT)
+def constrained_derivative(tree, pjoint, plocal, rows, lengths, method, sel, dep, indep, gains, tolerances, y, out):
+    """out = the state derivative of `method` at y: (q̇ = u, u̇) for Lagrange and Udwadia–Kalaba and
+    Maggi (whose closure rows stay at the acceleration level), (q̇ = u, u̇_i) for Kane and Gibbs–Appell
+    (state (q, u_i), u = C u_i by the partition sel, dep, indep). tolerances = (Udwadia–Kalaba's
+    singular and augmented rtol, the rank rtol). False where the numpy path must decide (module
+    docstring of engine.compiled.constrained_solves) or a result is not finite."""
+    parents, gravity = tree[0], tree[8]
+    n = parents.size
+    work = workspace(n)
+    R, p, Sw, v, c, IA, pA = work[0], work[1], work[2], work[3], work[4], work[5], work[6]
+    q = y[:n]
+    u = np.zeros(n)
+    _outwards(tree, q, u, work)  # poses, Sw and the bodies' inertias (upper triangles)
+    Ib = IA.copy()
+    for i in range(n):
+        for r in range(1, 6):
+            for k in range(r):
+                Ib[i, r, k] = Ib[i, k, r]
+    k_rows, n_points = rows.shape[0], pjoint.size
+    P = np.empty((n_points, 3))
+    JP = np.empty((n_points, 3, n))
+    point_positions(parents, R, p, Sw, pjoint, plocal, P, JP)
+    A = np.empty((k_rows, n))
+    phi = np.empty(k_rows)
+    row_matrix(rows, lengths, P, JP, A, phi)
+    reduced = method == KANE or method == GIBBS_APPELL
+    m, l = dep.size, indep.size
+    LU = np.empty((m, m))
+    piv = np.empty(m, dtype=np.int64)
+    X = np.empty((m, l))
+    if reduced:
+        if not solves.partition_factor(A, sel, dep, indep, LU, piv, X):
+            return False
+        for j in range(l):
+            u[indep[j]] = y[n + j]
+        for r in range(m):
+            acc = 0.0
+            for j in range(l):
+                acc += X[r, j] * y[n + j]
+            u[dep[r]] = -acc
+    else:
+        for j in range(n):
+            u[j] = y[n + j]
+    _velocities(parents, Sw, Ib, u, v, c, pA)
+    M = np.empty((n, n))
+    C = np.empty(n)
+    G = np.empty(n)
+    a = np.empty((n, 6))
+    tree_terms(parents, gravity, Sw, Ib, c, pA, M, C, G, a)
+    vP = np.empty((n_points, 3))
+    aP = np.empty((n_points, 3))
+    point_motion(pjoint, P, v, a, vP, aP)
+    b = np.empty(k_rows)
+    row_bias(rows, lengths, P, vP, aP, A, phi, u, gains, b)
+    f = G - C
+    u_dot = np.empty(n)
+    for j in range(n):
+        out[j] = u[j]
+    if method == LAGRANGE:
+        ok = solves.lagrange(M, f, A, b, u_dot)
+    elif method == UDWADIA_KALABA:
+        ok = solves.udwadia_kalaba(M, f, A, b, u_dot, tolerances[0], tolerances[1])
+    elif method == MAGGI:
+        scale = 0.0
+        for r in range(k_rows):
+            for s in range(n):
+                scale = max(scale, abs(A[r, s]))
+        N = np.empty((n, n - k_rows)) if k_rows <= n else np.empty((n, 0))
+        w_p = np.empty(n)
+        if not solves.orthonormal_basis(A, b, scale, tolerances[2], N, w_p):
+            return False
+        # Maggi's first group, THEORY.md (4.6)–(4.11): Nᵀ (M u̇ − f) = 0 with u̇ = N w + w_p
+        ok = solves.projected(N.T @ (M @ N), N.T @ (f - M @ w_p), N, w_p, u_dot)
+    else:
+        CN = np.empty((n, l))
+        u_p = np.empty(n)
+        b_sel = np.empty(m)
+        for r in range(m):
+            b_sel[r] = b[sel[r]]
+        solves.partitioned_basis(n, dep, indep, X, LU, piv, b_sel, CN, u_p)
+        MC = M @ CN
+        H = CN.T @ MC
+        if method == KANE:  # Kane's equations F_r + F*_r = 0 over the independent speeds, THEORY.md (4.6)–(4.11)
+            rhs = CN.T @ (f - M @ u_p)
+        else:  # Gibbs–Appell: ∂S/∂w = F_r with S = ½ u̇ᵀ M u̇ + Cᵀ u̇ (engine.formulations.gibbs_appell)
+            rhs = CN.T @ G - CN.T @ (M @ u_p + C)
+        ok = solves.projected(H, rhs, CN, u_p, u_dot)
+        if ok:
+            for j in range(l):
+                out[n + j] = u_dot[indep[j]]
+        return ok
+    if ok:
+        for j in range(n):
+            out[n + j] = u_dot[j]
+    return ok

@@ -1,0 +1,116 @@
+"""The constrained right-hand side on the compiled path: a formulation's `derivative` as one numba call
+(engine.compiled.constrained_kernels) for the models that kernel holds, the numpy path for everything else.
+
+Held: joint coordinates on a FlatTree (one revolute or prismatic joint per speed, no armature; the tree
+backend's `flat_tree`), every constraint a coincident or distance closure (engine.compiled.point_rows, no
+other kind stacked beside them), no force element acting, Lagrange, Udwadia–Kalaba, Kane, Gibbs–Appell and
+Maggi with its orthonormal basis, the reduced ones on the partition their numpy path chose (all closure rows
+eliminated; none left at the acceleration level). Anything else, a call before numba's kernels are
+compiled (in the background thread of engine.compiled.compiled_step) and any state where the kernel
+reports a branch it does not take (engine.compiled.constrained_solves) goes through the formulation's own
+`checked_derivative`, so the compiled path gives what the numpy one gives and is never worse.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from eomlab.engine.compiled.compiled_step import call_kernel, compiled_constrained, numba_installed, start_compiling
+from eomlab.engine.compiled.point_rows import PointRowSet
+from eomlab.engine.constraints import HOLONOMIC
+
+#: the formulations the kernel solves, by their registry names (engine.compiled.constrained_kernels' codes)
+CODES = {"lagrange": 0, "udwadia_kalaba": 1, "kane": 2, "gibbs_appell": 3, "maggi": 4}
+_REDUCED = (2, 3)
+
+
+def closure_arrays(rows: PointRowSet):
+    """(point joints in the flat tree's order (−1: the ground), points in their joint's frame, rows as
+    (kind, point b, point a, axis), lengths) of a PointRowSet, as the kernel takes them."""
+    n_rows = rows.n_rows
+    table = np.zeros((n_rows, 4), dtype=np.int64)
+    lengths = np.zeros(n_rows)
+    table[rows._c_rows, 0] = 0
+    table[rows._c_rows, 1], table[rows._c_rows, 2], table[rows._c_rows, 3] = rows._c_b, rows._c_a, rows._c_axis
+    table[rows._d_rows, 0] = 1
+    table[rows._d_rows, 1], table[rows._d_rows, 2] = rows._d_b, rows._d_a
+    lengths[rows._d_rows] = rows._lengths
+    joints = rows._joint.astype(np.int64) - 1  # pinocchio's joint 0 is the universe
+    return joints, np.ascontiguousarray(rows._local, dtype=float), table, lengths
+
+
+def constrained_kernel(formulation) -> "ConstrainedKernel | None":
+    """The compiled right-hand side of `formulation` when the kernel holds its model (module docstring),
+    else None."""
+    code = CODES.get(formulation.name)
+    system = formulation.system
+    if code is None or getattr(formulation, "acceleration_basis", "orthonormal") != "orthonormal":
+        return None
+    rows, backend = system.constraints, system.tree_backend
+    if backend is None or not isinstance(rows, PointRowSet) or rows._mixed or not numba_installed():
+        return None
+    if system.has_body_rates or np.any(np.asarray(rows.level) != HOLONOMIC):
+        return None
+    tree = backend.flat_tree()
+    if tree is None:
+        return None
+    return ConstrainedKernel(formulation, tuple(tree), closure_arrays(rows), code)
+
+
+class ConstrainedKernel:
+    """One formulation's model as the kernel takes it (made once), and its bound right-hand side."""
+
+    def __init__(self, formulation, tree, closures, code):
+        from eomlab.engine.formulations.rank import RANK_RTOL
+        from eomlab.engine.formulations.udwadia_kalaba import AUGMENTED_RTOL, SINGULAR_RTOL
+
+        self.formulation, self.tree, self.closures, self.code = formulation, tree, closures, code
+        stab = formulation.settings.stabilization
+        self.gains = np.array([stab.alpha, stab.beta] if stab.kind == "baumgarte" else [0.0, 0.0], dtype=float)
+        self.tolerances = np.array([SINGULAR_RTOL, AUGMENTED_RTOL, RANK_RTOL], dtype=float)
+        self._no_partition = np.zeros(0, dtype=np.int64)
+        self._partition = (None, None)  # (the formulation's dep array it was made from, (sel, dep, indep) int64)
+
+    def partition(self):
+        """(sel, dep, indep) as int64 arrays, or None where the kernel does not take this partition:
+        a reduced formulation with no row eliminated or rows left at the acceleration level."""
+        f = self.formulation
+        if self.code not in _REDUCED:  # (Maggi eliminates no closure row: every speed is integrated)
+            return None if getattr(f, "dep", self._no_partition).size else (self._no_partition,) * 3
+        if f.dep.size == 0 or f._rest_rows.size:
+            return None
+        source, arrays = self._partition
+        if source is not f.dep:
+            arrays = tuple(np.ascontiguousarray(x, dtype=np.int64) for x in (f.partition_rows, f.dep, f.indep))
+            self._partition = (f.dep, arrays)
+        return arrays
+
+    def bind(self, general):
+        """`derivative(t, y)`: the kernel's, or `general`'s where the kernel does not hold the call."""
+        f = self.formulation
+        forces = f.system.forces
+        tree, code, gains, tolerances = self.tree, self.code, self.gains, self.tolerances
+        joints, local, table, lengths = self.closures
+        partition = self.partition
+        started = []
+
+        def derivative(t: float, y: np.ndarray) -> np.ndarray:
+            kernels = compiled_constrained()
+            if kernels is None:
+                if not started:
+                    started.append(True)
+                    start_compiling()
+                return general(t, y)
+            if forces and any(getattr(force, "active", True) for force in forces):
+                return general(t, y)
+            parts = partition()
+            if parts is None:
+                return general(t, y)
+            y = np.ascontiguousarray(y, dtype=float)
+            out = np.empty(y.size)
+            if not call_kernel(kernels.constrained_derivative, tree, joints, local, table, lengths, code, *parts,
+                               gains, tolerances, y, out):
+                return general(t, y)
+            f.rhs_evals += 1
+            return out
+
+        return derivative

@@ -1,0 +1,130 @@
+"""The constrained right-hand side in one numba call (engine.compiled.constrained_rhs and constrained_kernels)
+against the numpy path (EOMLAB_FAST_PATH=0), every formulation, at the initial state and at random states.
+
+Tolerance: REL[model] relative to max |ẏ| of the numpy path. 1e-12 where the saddle-point matrix is well
+conditioned; the chain of 10 four-bars has cond([[M, Aᵀ], [A, 0]]) ≈ 3e6, where the numpy path and the
+pinocchio-based path that preceded the kernel already differ by 3.8e-12 (any two orders of the same
+arithmetic do), so it gets 2e-11."""
+import numpy as np
+import pytest
+
+from eomlab.engine.compiled import compiled_step
+from eomlab.engine.compiled.constrained_rhs import constrained_kernel
+from eomlab.engine.methods import METHODS
+from eomlab.engine.model import ModelError, Stabilization
+from eomlab.engine.presets import preset
+from eomlab.engine.simulation import Simulation
+
+from four_bar_chain import four_bar_chain, four_bar_chain_data
+
+MODELS = {
+    "four_bar": lambda: preset("four_bar"),
+    "chain_of_10_four_bars": lambda: four_bar_chain(10),
+    "cartesian_pendulum": lambda: preset("cartesian_pendulum"),  # a distance row on a planar joint's slides
+}
+REL = {"four_bar": 1e-12, "chain_of_10_four_bars": 2e-11, "cartesian_pendulum": 1e-12}
+
+
+@pytest.fixture(scope="module")
+def kernels():
+    pytest.importorskip("pinocchio")
+    pytest.importorskip("numba")
+    loaded = compiled_step.wait_until_compiled(timeout=600)  # the disk cache after the first run
+    assert loaded is not None, compiled_step._loading["error"]
+    return compiled_step.compiled_constrained()
+
+
+def _formulations(model, method, monkeypatch, stabilization=None):
+    """(compiled, numpy) formulations of `model` in joint coordinates."""
+    fast = Simulation(model, method=method, coordinates="joint", stabilization=stabilization).formulation
+    monkeypatch.setenv("EOMLAB_FAST_PATH", "0")
+    slow = Simulation(model, method=method, coordinates="joint", stabilization=stabilization).formulation
+    monkeypatch.delenv("EOMLAB_FAST_PATH")
+    return fast, slow
+
+
+def _kernel_derivative(kernels, formulation, y):
+    """The kernel's own answer (no fallback): (held, ẏ)."""
+    kernel = constrained_kernel(formulation)
+    assert kernel is not None
+    parts = kernel.partition()
+    assert parts is not None
+    out = np.empty(y.size)
+    held = kernels.constrained_derivative(kernel.tree, *kernel.closures, kernel.code, *parts, kernel.gains,
+                                          kernel.tolerances, y, out)
+    return held, out
+
+
+def _states(formulation, n=3):
+    y0 = np.array(formulation.initial_state(formulation.system.q0, formulation.system.u0), dtype=float)
+    rng = np.random.default_rng(11)
+    return [y0] + [y0 + rng.uniform(-0.2, 0.2, y0.size) for _ in range(n - 1)]
+
+
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_the_compiled_right_hand_side_is_the_numpy_paths(name, method, kernels, monkeypatch):
+    fast, slow = _formulations(MODELS[name](), method, monkeypatch)
+    for y in _states(fast):
+        held, compiled = _kernel_derivative(kernels, fast, y)
+        assert held, (name, method)
+        reference = slow.derivative(0.0, y)
+        scale = float(np.max(np.abs(reference)))
+        assert np.max(np.abs(compiled - reference)) <= REL[name] * scale
+        assert np.max(np.abs(fast.derivative(0.0, y) - reference)) <= REL[name] * scale
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_baumgarte_terms_are_the_numpy_paths(method, kernels, monkeypatch):
+    baumgarte = Stabilization(kind="baumgarte", alpha=5.0, beta=7.0)
+    fast, slow = _formulations(MODELS["four_bar"](), method, monkeypatch, baumgarte)
+    assert fast.baumgarte == (5.0, 7.0)
+    for y in _states(fast):
+        reference = slow.derivative(0.0, y)
+        held, compiled = _kernel_derivative(kernels, fast, y)
+        assert held
+        assert np.max(np.abs(compiled - reference)) <= 1e-12 * float(np.max(np.abs(reference)))
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_what_the_kernel_does_not_hold_takes_the_numpy_path(method, kernels, monkeypatch):
+    """The closure twice: redundant rows. Lagrange refuses them before the run (the start checks); Udwadia–Kalaba's A G is rank deficient (the numpy path's SVD); the reduced
+    formulations keep the copies at the acceleration level. Every method gives the numpy path's answer or error."""
+    data = four_bar_chain_data(1)
+    twice = dict(data["constraints"][0], name="closure_again")
+    from eomlab.engine.modelfile.reading import model_from_dict
+
+    model = model_from_dict(dict(data, constraints=data["constraints"] + [twice]))
+    if method == "lagrange":
+        with pytest.raises(ModelError, match="redundant"):
+            Simulation(model, method=method, coordinates="joint")
+        return
+    fast, slow = _formulations(model, method, monkeypatch)
+    y = _states(fast, 1)[0]
+    kernel = constrained_kernel(fast)
+    parts = kernel.partition()
+    if parts is not None:
+        out = np.empty(y.size)
+        assert not kernels.constrained_derivative(kernel.tree, *kernel.closures, kernel.code, *parts, kernel.gains,
+                                                  kernel.tolerances, y, out)
+    reference = slow.derivative(0.0, y)
+    assert np.max(np.abs(fast.derivative(0.0, y) - reference)) <= 1e-12 * float(np.max(np.abs(reference)))
+
+
+@pytest.mark.parametrize("coordinates", ["absolute"])
+def test_absolute_coordinates_stay_on_the_numpy_formulations(coordinates):
+    pytest.importorskip("pinocchio")
+    for method in METHODS:
+        formulation = Simulation(preset("four_bar"), method=method, coordinates=coordinates).formulation
+        assert constrained_kernel(formulation) is None
+
+
+def test_a_run_on_the_kernel_follows_the_numpy_run(kernels, monkeypatch):
+    """Kane's four-bar for 0.5 s (DOP853, rtol = atol = 1e-10) both ways: the samples agree to 1e-7."""
+    runs = {}
+    for path in ("1", "0"):
+        monkeypatch.setenv("EOMLAB_FAST_PATH", path)
+        sim = Simulation(preset("four_bar"), method="kane", coordinates="joint", rtol=1e-10, atol=1e-10, t_end=0.5)
+        runs[path] = sim.run()
+    assert runs["1"].shape == runs["0"].shape
+    assert np.max(np.abs(runs["1"] - runs["0"])) <= 1e-7
