@@ -127,7 +127,7 @@ def call_kernel(kernel, *args):
 
 def compiled_constrained():
     """engine.compiled.constrained_kernels once compiled in this process, else None."""
-    return _loading["constrained"]
+    return _loading.get("constrained")
 
 
 def wait_until_compiled(timeout: float | None = None):
@@ -165,11 +165,16 @@ def _warm_up_constrained(kernels) -> None:
             np.array([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0]]), np.tile([0.0, 0.0, 0.0, 0.0, 0.0, 1.0], (2, 1)),
             np.ones(2), np.array([[0.5, 0.0, 0.0], [0.5, 0.0, 0.0]]), np.tile(np.eye(3), (2, 1, 1)),
             np.array([0.0, -9.81, 0.0]))
-    rows = np.array([[1, 0, 1, 0]], dtype=np.int64)
+    from eomlab.engine.compiled.compiled_dop853 import CompiledDOP853
+
     no_rows = np.zeros(0, dtype=np.int64)
-    kernels.constrained_derivative(tree, np.array([1, -1], dtype=np.int64), np.array([[1.0, 0.0, 0.0], [1.5, 0.0, 0.0]]),
-                                   rows, np.ones(1), 0, no_rows, no_rows, no_rows, np.zeros(2), np.zeros(3),
-                                   np.array([0.3, 0.2, 0.1, 0.0]), np.empty(4))
+    data = (tree, np.array([1, -1], dtype=np.int64), np.array([[1.0, 0.0, 0.0], [1.5, 0.0, 0.0]]),
+            np.array([[1, 0, 1, 0]], dtype=np.int64), np.ones(1), 0, no_rows, no_rows, no_rows, np.zeros(2), np.zeros(3))
+    y = np.array([0.3, 0.2, 0.0, 0.0])
+    kernels.constrained_derivative(*data, y, np.empty(4))
+    solver = CompiledDOP853(lambda: None, lambda t, y: np.zeros(4), 0.0, y, 1.0, first_step=1e-3)
+    solver._attempt(kernels, data)
+    kernels.dop853_extra_stages(data, solver.y_old, float(solver.h_previous), solver.A_EXTRA, solver.K_extended)
 
 
 class StepKernel:

@@ -18,7 +18,9 @@ At the state y the kernel forms, in the world frame at the world origin as numba
   distance:    Φ = (d·d − L²)/(2L), A = dᵀ (J_Pb − J_Pa)/L, b = −(d·(a_Pb − a_Pa) + ḋ·ḋ)/L, d = P_b − P_a;
   Baumgarte's terms (THEORY.md §3) taken off b: b − 2α Φ̇ − β² Φ;
 
-and then the formulation's own solve (engine.compiled.constrained_solves). The reduced formulations' state
+and then the formulation's own solve (engine.compiled.constrained_solves). `dop853_attempt` takes whole DOP853
+step attempts on it as numba_kernels' does on the free tree (scipy's tableau, error norm and step control;
+a stage the kernel does not hold ends the attempt as NONFINITE, and scipy's Python step retakes it). The reduced formulations' state
 is (q, u_i): u_d = −A_d⁻¹ A_i u_i from the partition the numpy path chose (its `partition` arrays).
 
 Imported only in the thread that compiles the kernels (engine.compiled.compiled_step).
@@ -31,7 +33,8 @@ import numpy as np
 from numba import njit
 
 from eomlab.engine.compiled import constrained_solves as solves
-from eomlab.engine.compiled.numba_kernels import _cross_force, _cross_motion, _outwards, workspace
+from eomlab.engine.compiled.numba_kernels import (ACCEPTED, NONFINITE, TOO_SMALL, _cross_force, _cross_motion,
+                                                  _outwards, _stage_state, error_estimate, step_factor, workspace)
 
 JIT = dict(cache=True, nogil=True, error_model="numpy")
 
@@ -280,3 +283,60 @@ def constrained_derivative(tree, pjoint, plocal, rows, lengths, method, sel, dep
         for j in range(n):
             out[n + j] = u_dot[j]
     return ok
+
+
+@njit(**JIT)
+def _derivative(data, y, out) -> bool:
+    """`constrained_derivative` on data = (tree, point joints, points, rows, lengths, method, sel, dep,
+    indep, gains, tolerances), as engine.compiled.constrained_rhs.ConstrainedStep.arrays packs them."""
+    tree, pjoint, plocal, rows, lengths, method, sel, dep, indep, gains, tolerances = data
+    return constrained_derivative(tree, pjoint, plocal, rows, lengths, method, sel, dep, indep, gains, tolerances,
+                                  y, out)
+
+
+@njit(**JIT)
+def dop853_attempt(data, t, y, f, h_abs, min_step, max_step,
+                   t_bound, direction, rtol, atol, A, B, E3, E5, error_exponent, K):
+    """One DOP853 step from (t, y, f) as numba_kernels.dop853_attempt takes it on the free tree (its
+    arguments and results), on the constrained right-hand side (the closure rows do not depend on t)."""
+    N = y.size
+    n_stages = B.size
+    y_stage = np.empty(N)
+    y_new = np.empty(N)
+    h_abs = min(max(h_abs, min_step), max_step)
+    rejected = False
+    evaluations = 0
+    while True:
+        if h_abs < min_step:
+            return TOO_SMALL, t, 0.0, h_abs, y_new, K[n_stages].copy(), evaluations
+        t_new = t + h_abs * direction
+        if direction * (t_new - t_bound) > 0:
+            t_new = t_bound
+        h = t_new - t
+        h_abs = abs(h)
+        K[0, :] = f
+        for s in range(1, n_stages + 1):
+            stage = y_stage if s < n_stages else y_new
+            _stage_state(K, A[s] if s < n_stages else B, s, y, h, stage)
+            evaluations += 1
+            if not _derivative(data, stage, K[s]):
+                return NONFINITE, t, h, h_abs, y_new, K[s].copy(), evaluations
+        error_norm = error_estimate(K, E3, E5, y, y_new, h, rtol, atol)
+        factor = step_factor(error_norm, error_exponent, rejected)
+        if error_norm < 1.0:
+            return ACCEPTED, t_new, h, h_abs * factor, y_new, K[n_stages].copy(), evaluations
+        h_abs *= factor
+        rejected = True
+
+
+@njit(**JIT)
+def dop853_extra_stages(data, y_old, h, A_extra, K) -> bool:
+    """The three extra stages of DOP853's dense output into K's rows after the step's; False when the
+    kernel does not hold one."""
+    y_stage = np.empty(y_old.size)
+    first = K.shape[0] - A_extra.shape[0]
+    for e in range(A_extra.shape[0]):
+        _stage_state(K, A_extra[e], first + e, y_old, h, y_stage)
+        if not _derivative(data, y_stage, K[first + e]):
+            return False
+    return True

@@ -9,6 +9,10 @@ eliminated; none left at the acceleration level). Anything else, a call before n
 compiled (in the background thread of engine.compiled.compiled_step) and any state where the kernel
 reports a branch it does not take (engine.compiled.constrained_solves) goes through the formulation's own
 `checked_derivative`, so the compiled path gives what the numpy one gives and is never worse.
+
+The DOP853 step attempts take the same kernel (`ConstrainedStep`, the formulation's `compiled_step`, as the
+free tree's StepKernel): a run of such a model does not return to Python per stage. The reduced formulations'
+change of partition and the projection stabilization act after each accepted step, as on scipy's step.
 """
 from __future__ import annotations
 
@@ -84,6 +88,14 @@ class ConstrainedKernel:
             self._partition = (f.dep, arrays)
         return arrays
 
+    def arrays(self):
+        """What the kernel takes (engine.compiled.constrained_kernels._derivative's data), or None where it
+        does not take the formulation's partition."""
+        parts = self.partition()
+        if parts is None:
+            return None
+        return (self.tree, *self.closures, self.code, *parts, self.gains, self.tolerances)
+
     def bind(self, general):
         """`derivative(t, y)`: the kernel's, or `general`'s where the kernel does not hold the call."""
         f = self.formulation
@@ -114,3 +126,23 @@ class ConstrainedKernel:
             return out
 
         return derivative
+
+
+class ConstrainedStep:
+    """The compiled DOP853 step on a ConstrainedKernel, as engine.compiled.compiled_dop853 takes a StepKernel:
+    counts its steps (stats); `kernels()` None where the Python step must be taken."""
+
+    def __init__(self, kernel: ConstrainedKernel):
+        self.formulation, self._kernel = kernel.formulation, kernel
+        self._forces = kernel.formulation.system.forces
+        self.steps = 0
+        self.arrays = None
+
+    def kernels(self):
+        if any(getattr(force, "active", True) for force in self._forces):
+            return None
+        kernels = compiled_constrained()
+        if kernels is None:
+            return None
+        self.arrays = self._kernel.arrays()  # (the partition may have changed since the last step)
+        return kernels if self.arrays is not None else None

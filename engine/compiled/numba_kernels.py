@@ -284,30 +284,44 @@ def dop853_attempt(tree, t, y, f, h_abs, min_step, max_step,
         evaluations += 1
         if not free_derivative(tree, y_new, tau, K[n_stages], work):
             return NONFINITE, t, h, h_abs, y_new, K[n_stages].copy(), evaluations
-        err5 = 0.0
-        err3 = 0.0
-        for j in range(N):
-            scale = atol[j] + max(abs(y[j]), abs(y_new[j])) * rtol
-            e5 = 0.0
-            e3 = 0.0
-            for k in range(n_stages + 1):
-                e5 += K[k, j] * E5[k]
-                e3 += K[k, j] * E3[k]
-            err5 += (e5 / scale) ** 2
-            err3 += (e3 / scale) ** 2
-        if err5 == 0.0 and err3 == 0.0:
-            error_norm = 0.0
-        else:
-            error_norm = abs(h) * err5 / math.sqrt((err5 + 0.01 * err3) * N)
+        error_norm = error_estimate(K, E3, E5, y, y_new, h, rtol, atol)
         if error_norm < 1.0:
-            factor = MAX_FACTOR if error_norm == 0.0 else min(MAX_FACTOR, SAFETY * error_norm ** error_exponent)
-            if rejected:
-                factor = min(1.0, factor)
-            return ACCEPTED, t_new, h, h_abs * factor, y_new, K[n_stages].copy(), evaluations
-        # a NaN norm shrinks as scipy's max(MIN_FACTOR, nan) does: by MIN_FACTOR
-        shrink = SAFETY * error_norm ** error_exponent
-        h_abs *= shrink if shrink > MIN_FACTOR else MIN_FACTOR
+            return ACCEPTED, t_new, h, h_abs * step_factor(error_norm, error_exponent, rejected), y_new, \
+                K[n_stages].copy(), evaluations
+        h_abs *= step_factor(error_norm, error_exponent, rejected)
         rejected = True
+
+
+@njit(**JIT)
+def error_estimate(K, E3, E5, y, y_new, h, rtol, atol):
+    """DOP853's error norm of a step from y to y_new with stages K (scipy's RungeKutta._estimate_error_norm)."""
+    N, n_stages = y.size, E5.size - 1
+    err5 = 0.0
+    err3 = 0.0
+    for j in range(N):
+        scale = atol[j] + max(abs(y[j]), abs(y_new[j])) * rtol
+        e5 = 0.0
+        e3 = 0.0
+        for k in range(n_stages + 1):
+            e5 += K[k, j] * E5[k]
+            e3 += K[k, j] * E3[k]
+        err5 += (e5 / scale) ** 2
+        err3 += (e3 / scale) ** 2
+    if err5 == 0.0 and err3 == 0.0:
+        return 0.0
+    return abs(h) * err5 / math.sqrt((err5 + 0.01 * err3) * N)
+
+
+@njit(**JIT)
+def step_factor(error_norm, error_exponent, rejected):
+    """scipy's step-size factor: after an accepted step (error_norm < 1; at most 1 after a rejection in the
+    same attempt), or the shrink of a rejected one (a NaN norm shrinks as scipy's max(MIN_FACTOR, nan)
+    does: by MIN_FACTOR)."""
+    if error_norm < 1.0:
+        factor = MAX_FACTOR if error_norm == 0.0 else min(MAX_FACTOR, SAFETY * error_norm ** error_exponent)
+        return min(1.0, factor) if rejected else factor
+    shrink = SAFETY * error_norm ** error_exponent
+    return shrink if shrink > MIN_FACTOR else MIN_FACTOR
 
 
 @njit(**JIT)

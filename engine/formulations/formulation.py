@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from eomlab.engine.compiled.compiled_step import COMPILED_STEP_PATH, step_kernel
-from eomlab.engine.compiled.constrained_rhs import constrained_kernel
+from eomlab.engine.compiled.constrained_rhs import ConstrainedStep, constrained_kernel
 from eomlab.engine.constraints import HOLONOMIC, VELOCITY, ConstraintRows, StateContext
 from eomlab.engine.model import Settings
 from eomlab.engine.mechanics.system import Dynamics, MechanicalSystem, SingularMassMatrix
@@ -68,6 +68,7 @@ class Formulation(ABC):
         kernel = constrained_kernel(self) if self.n_rows and system.compiled else None
         if kernel is not None:
             self.derivative = kernel.bind(self.checked_derivative)
+            self.compiled_step = ConstrainedStep(kernel)
 
     @property
     def dynamics_path(self) -> str:

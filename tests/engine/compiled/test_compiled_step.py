@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from eomlab.engine.compiled import compiled_step
+from eomlab.engine.compiled.constrained_rhs import ConstrainedStep
 from eomlab.engine.compiled.compiled_step import COMPILED_STEP_PATH, CompiledDOP853
 from eomlab.engine.formulations import make_formulation
 from eomlab.engine.model import JointEffort
@@ -59,8 +60,8 @@ def test_free_tree_formulations_offer_the_step(kernels, method):
     system = build_system(_chain())
     formulation = make_formulation(method, system, _chain().settings)
     assert (formulation.compiled_step is not None) == formulation.tree_equations_when_free
-    constrained = build_system(preset("four_bar"))
-    assert make_formulation(method, constrained, preset("four_bar").settings).compiled_step is None
+    constrained = build_system(preset("four_bar"))  # loop closures: the constrained kernel's step (constrained_rhs)
+    assert isinstance(make_formulation(method, constrained, preset("four_bar").settings).compiled_step, ConstrainedStep)
 
 
 def test_a_run_with_the_compiled_step_takes_scipys_steps(kernels, method):
