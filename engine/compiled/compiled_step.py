@@ -17,6 +17,7 @@ so that building a formulation does not import scipy.integrate; only building a 
 """
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import os
 import tempfile
@@ -69,6 +70,7 @@ def _compile() -> None:
 
         if numba.config.DISABLE_JIT:  # the kernels would run as Python loops, far slower than scipy's step
             raise RuntimeError("NUMBA_DISABLE_JIT is set")
+        _cache_by_source(numba)
         with _one_process_at_a_time():
             from eomlab.engine.compiled import numba_kernels
 
@@ -81,6 +83,27 @@ def _compile() -> None:
         _loading.update(error=f"{type(err).__name__}: {err}", busy=False)
         return
     _loading.update(constrained=constrained_kernels, busy=False)
+
+
+#: the kernels' sources: the constrained kernel calls into all three
+KERNEL_SOURCES = ("numba_kernels.py", "constrained_solves.py", "constrained_kernels.py")
+
+
+def _cache_by_source(numba) -> None:
+    """Cache the kernels in a directory named by their sources' hash. numba checks a cached function against its
+    own file's time stamp only, so a change in a file it calls (constrained_kernels calls numba_kernels' and
+    constrained_solves' functions) would load stale machine code. Under NUMBA_CACHE_DIR when it is set, else
+    beside the sources (numba's own place); left to numba where that is not writable. Before the kernels'
+    modules are imported: numba picks a function's cache directory when it is decorated."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    base = numba.config.CACHE_DIR or (os.path.join(here, "__pycache__") if os.access(here, os.W_OK) else "")
+    if not base:
+        return
+    digest = hashlib.sha256()
+    for name in KERNEL_SOURCES:
+        with open(os.path.join(here, name), "rb") as source:
+            digest.update(source.read())
+    numba.config.CACHE_DIR = os.path.join(base, f"eomlab-kernels-{digest.hexdigest()[:16]}")
 
 
 @contextmanager

@@ -27,7 +27,6 @@ Imported only in the thread that compiles the kernels (engine.compiled.compiled_
 """
 from __future__ import annotations
 
-import math
 
 import numpy as np
 from numba import njit

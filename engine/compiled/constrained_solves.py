@@ -60,15 +60,10 @@ def forward(L, x):
 
 
 @njit(**JIT)
-def forward_columns(L, X):
-    """X ← L⁻¹ X, column by column (L lower)."""
-    n = L.shape[0]
-    for c in range(X.shape[1]):
-        for i in range(n):
-            s = X[i, c]
-            for k in range(i):
-                s -= L[i, k] * X[k, c]
-            X[i, c] = s / L[i, i]
+def forward_rows(L, X):
+    """X ← X L⁻ᵀ, row by row (each row x ← L⁻¹ x; L lower)."""
+    for r in range(X.shape[0]):
+        forward(L, X[r])
 
 
 @njit(**JIT)
@@ -128,46 +123,48 @@ def lu_solve_columns(LU, piv, X):
 
 
 @njit(**JIT)
-def householder(At, Q, R):
-    """Aᵀ = Q Rm (Householder QR of the n × k matrix At, k ≤ n): Q (n × n) orthogonal, R (k × k) the
-    upper triangle of Rm; the last n − k columns of Q span the null space of A."""
-    n, k = At.shape
-    W = At.copy()
-    for i in range(n):
-        for j in range(n):
-            Q[i, j] = 1.0 if i == j else 0.0
-    v = np.empty(n)
+def householder(A, V, beta, R):
+    """Aᵀ = Q Rm (Householder QR of Aᵀ, A k × n with k ≤ n; LAPACK geqrf's reflectors, worked on A's rows):
+    Q = H_0 … H_{k−1}, H_j = I − beta_j v_j v_jᵀ with v_j = V[j] (zero before j), R (k × k) the upper triangle
+    of Rm. The last n − k columns of Q span the null space of A (`apply_q`)."""
+    k, n = A.shape
+    W = A.copy()  # W[c] is column c of Aᵀ
     for j in range(k):
         norm = 0.0
         for i in range(j, n):
-            norm += W[i, j] * W[i, j]
+            norm += W[j, i] * W[j, i]
         norm = math.sqrt(norm)
         alpha = -norm if W[j, j] >= 0.0 else norm
+        for i in range(n):
+            V[j, i] = W[j, i] if i >= j else 0.0
+        V[j, j] -= alpha
         vv = 0.0
         for i in range(j, n):
-            v[i] = W[i, j]
-        v[j] -= alpha
-        for i in range(j, n):
-            vv += v[i] * v[i]
-        if vv == 0.0:
-            continue
-        for c in range(j, k):  # W ← (I − 2 v vᵀ / vᵀv) W
+            vv += V[j, i] * V[j, i]
+        beta[j] = 2.0 / vv if vv > 0.0 else 0.0
+        for c in range(j, k):  # W ← H_j W
             s = 0.0
             for i in range(j, n):
-                s += v[i] * W[i, c]
-            s *= 2.0 / vv
+                s += V[j, i] * W[c, i]
+            s *= beta[j]
             for i in range(j, n):
-                W[i, c] -= s * v[i]
-        for r in range(n):  # Q ← Q (I − 2 v vᵀ / vᵀv)
-            s = 0.0
-            for i in range(j, n):
-                s += Q[r, i] * v[i]
-            s *= 2.0 / vv
-            for i in range(j, n):
-                Q[r, i] -= s * v[i]
+                W[c, i] -= s * V[j, i]
     for i in range(k):
         for j in range(k):
-            R[i, j] = W[i, j] if j >= i else 0.0
+            R[i, j] = W[j, i] if j >= i else 0.0
+
+
+@njit(**JIT)
+def apply_q(V, beta, x):
+    """x ← Q x with Q = H_0 … H_{k−1} from `householder`."""
+    n = x.size
+    for j in range(beta.size - 1, -1, -1):
+        s = 0.0
+        for i in range(j, n):
+            s += V[j, i] * x[i]
+        s *= beta[j]
+        for i in range(j, n):
+            x[i] -= s * V[j, i]
 
 
 # --- the formulations' solves ------------------------------------------------------------------------------
@@ -175,10 +172,27 @@ def householder(At, Q, R):
 
 @njit(**JIT)
 def lagrange(M, f, A, b, u_dot) -> bool:
-    """Lagrange's equations with multipliers, THEORY.md (2.6)–(2.7): the saddle-point system
-    [[M, Aᵀ], [A, 0]] [u̇; −λ] = [f; b] by LU with partial pivoting (numpy's solve; engine.formulations.lagrange).
-    False when it is singular or the solution is not finite."""
+    """Lagrange's equations with multipliers, THEORY.md (2.6)–(2.7) and (4.5): the saddle-point system
+    [[M, Aᵀ], [A, 0]] [u̇; −λ] = [f; b] by block elimination where M = L Lᵀ is regular and the Schur complement
+    A M⁻¹ Aᵀ well conditioned: (A M⁻¹ Aᵀ) λ = b − A M⁻¹ f, u̇ = M⁻¹ (f + Aᵀλ); else by LU with partial
+    pivoting of the whole matrix (numpy's solve; engine.formulations.lagrange). False when it is singular or
+    the solution is not finite."""
     n, k = M.shape[0], A.shape[0]
+    L = np.empty((n, n))
+    if cholesky(M, L, 0.0):
+        X = A.copy()
+        forward_rows(L, X)  # X = A L⁻ᵀ: A M⁻¹ Aᵀ = X Xᵀ
+        Lh = np.empty((k, k))
+        if cholesky(X @ X.T, Lh, 0.0) and _well_conditioned(Lh):
+            a = f.copy()
+            forward(L, a)  # L⁻¹ f
+            lam = b - X @ a
+            forward(Lh, lam)
+            backward_transposed(Lh, lam)
+            y = a + X.T @ lam  # L⁻¹ (f + Aᵀλ)
+            backward_transposed(L, y)
+            u_dot[:] = y
+            return math.isfinite(np.sum(u_dot))
     K = np.zeros((n + k, n + k))
     rhs = np.empty(n + k)
     for i in range(n):
@@ -197,6 +211,16 @@ def lagrange(M, f, A, b, u_dot) -> bool:
     for i in range(n):
         u_dot[i] = rhs[i]
     return math.isfinite(np.sum(rhs))
+
+
+@njit(**JIT)
+def _well_conditioned(L) -> bool:
+    """A Cholesky factor whose smallest pivot is above 1e-6 × its largest (engine.formulations.udwadia_kalaba's
+    test of the Gram matrix before it takes the SVD)."""
+    lo, hi = np.inf, 0.0
+    for i in range(L.shape[0]):
+        lo, hi = min(lo, L[i, i]), max(hi, L[i, i])
+    return L.shape[0] == 0 or lo > 1e-6 * hi
 
 
 @njit(**JIT)
@@ -221,21 +245,16 @@ def udwadia_kalaba(M, f, A, b, u_dot, singular_rtol, augmented_rtol) -> bool:
             return False
     forward(L, a)
     backward_transposed(L, a)  # a = M⁻¹ f
-    X = A.T.copy()
-    forward_columns(L, X)  # X = L⁻¹ Aᵀ, A G = Xᵀ
-    H = X.T @ X
+    X = A.copy()
+    forward_rows(L, X)  # A G = A L⁻ᵀ = X
+    H = X @ X.T
     Lh = np.empty((k, k))
-    if not cholesky(H, Lh, 0.0):
-        return False
-    lo, hi = np.inf, 0.0
-    for i in range(k):
-        lo, hi = min(lo, Lh[i, i]), max(hi, Lh[i, i])
-    if lo <= 1e-6 * hi:
+    if not cholesky(H, Lh, 0.0) or not _well_conditioned(Lh):
         return False
     lam = b - A @ a
     forward(Lh, lam)
     backward_transposed(Lh, lam)
-    y = X @ lam  # (A G)ᵀ λ
+    y = X.T @ lam  # (A G)ᵀ λ
     backward_transposed(L, y)  # G y = L⁻ᵀ y
     for i in range(n):
         u_dot[i] = a[i] + y[i]
@@ -298,24 +317,26 @@ def orthonormal_basis(A_R, b_R, scale, rank_rtol, N, w_p) -> bool:
     k, n = A_R.shape
     if k > n:
         return False
-    Q = np.empty((n, n))
+    V = np.empty((k, n))
+    beta = np.empty(k)
     R = np.empty((k, k))
-    householder(A_R.T.copy(), Q, R)
+    householder(A_R, V, beta, R)
     lo, hi = np.inf, 0.0
     for i in range(k):
         lo, hi = min(lo, abs(R[i, i])), max(hi, abs(R[i, i]))
     if k and not lo > 1e3 * rank_rtol * max(hi, scale):
         return False
-    z = b_R.copy()
-    for i in range(k):  # Rᵀ z = b: forward substitution on the lower triangle Rᵀ
+    w_p[:] = 0.0
+    for i in range(k):  # Rᵀ z = b: forward substitution on the lower triangle Rᵀ; w_p = Q (z; 0)
+        z = b_R[i]
         for c in range(i):
-            z[i] -= R[c, i] * z[c]
-        z[i] /= R[i, i]
-    for i in range(n):
-        s = 0.0
-        for c in range(k):
-            s += Q[i, c] * z[c]
-        w_p[i] = s
-        for c in range(n - k):
-            N[i, c] = Q[i, k + c]
+            z -= R[c, i] * w_p[c]
+        w_p[i] = z / R[i, i]
+    apply_q(V, beta, w_p)
+    e = np.empty(n)
+    for c in range(n - k):  # N = Q [0; I]
+        e[:] = 0.0
+        e[k + c] = 1.0
+        apply_q(V, beta, e)
+        N[:, c] = e
     return True
