@@ -22,6 +22,7 @@ import importlib.util
 import os
 import tempfile
 import threading
+import time
 from contextlib import contextmanager
 
 import numpy as np
@@ -153,13 +154,20 @@ def compiled_constrained():
     return _loading.get("constrained")
 
 
-def wait_until_compiled(timeout: float | None = None):
-    """The kernels, after waiting for the compiling thread (tests and benchmarks), or None."""
+def wait_until_compiled(timeout: float | None = None, constrained: bool = False):
+    """The free tree's kernels (`constrained`: engine.compiled.constrained_kernels), after waiting for the
+    compiling thread until they are loaded or it ends (tests and benchmarks), or None. The free tree's come
+    first: a caller that needs only them does not wait for the constrained kernel's compilation."""
     start_compiling()
+    key = "constrained" if constrained else "kernels"
+    deadline = None if timeout is None else time.monotonic() + timeout
     for thread in threading.enumerate():
         if thread.name == "eomlab-numba-compile":
-            thread.join(timeout)
-    return compiled_kernels()
+            while _loading.get(key) is None and thread.is_alive():
+                thread.join(0.05 if deadline is None else max(0.0, min(0.05, deadline - time.monotonic())))
+                if deadline is not None and time.monotonic() >= deadline:
+                    break
+    return _loading.get(key)
 
 
 def _warm_up(kernels) -> None:

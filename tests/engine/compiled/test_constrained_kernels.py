@@ -29,9 +29,9 @@ REL = {"four_bar": 1e-12, "chain_of_10_four_bars": 2e-11, "cartesian_pendulum": 
 def kernels():
     pytest.importorskip("pinocchio")
     pytest.importorskip("numba")
-    loaded = compiled_step.wait_until_compiled(timeout=600)  # the disk cache after the first run
+    loaded = compiled_step.wait_until_compiled(timeout=600, constrained=True)  # the disk cache after the first run
     assert loaded is not None, compiled_step._loading["error"]
-    return compiled_step.compiled_constrained()
+    return loaded
 
 
 def _formulations(model, method, monkeypatch, stabilization=None):
@@ -146,3 +146,15 @@ def test_the_compiled_step_takes_scipys_steps(method, kernels):
     assert fast.shape == plain.shape
     scale = np.maximum(1.0, np.max(np.abs(plain), axis=0))
     assert np.max(np.abs(fast - plain) / scale) <= 1e-12
+
+
+def test_a_run_compiles_nothing_the_background_warm_up_did_not(kernels):
+    """The warm-up passes the argument types a run passes: no constrained kernel compiles on the stepping thread."""
+    entry_points = (kernels.constrained_derivative, kernels.dop853_attempt, kernels.dop853_extra_stages)
+    compiled = [len(f.signatures) for f in entry_points]
+    assert all(compiled)
+    for method in METHODS:
+        sim = Simulation(four_bar_chain(2), method=method, coordinates="joint", t_end=0.2)
+        sim.run()
+        assert sim.formulation.compiled_step.steps > 0
+    assert [len(f.signatures) for f in entry_points] == compiled
