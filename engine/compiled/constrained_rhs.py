@@ -103,6 +103,7 @@ class ConstrainedKernel:
         tree, code, gains, tolerances = self.tree, self.code, self.gains, self.tolerances
         joints, local, table, lengths = self.closures
         partition = self.partition
+        n, reduced = tree[0].size, code in _REDUCED
         started = []
 
         def derivative(t: float, y: np.ndarray) -> np.ndarray:
@@ -115,7 +116,7 @@ class ConstrainedKernel:
             if forces and any(getattr(force, "active", True) for force in forces):
                 return general(t, y)
             parts = partition()
-            if parts is None:
+            if parts is None or y.shape != (n + (parts[2].size if reduced else n),):  # (the kernel checks no bounds)
                 return general(t, y)
             y = np.ascontiguousarray(y, dtype=float)
             out = np.empty(y.size)
