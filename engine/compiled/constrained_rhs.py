@@ -27,21 +27,6 @@ CODES = {"lagrange": 0, "udwadia_kalaba": 1, "kane": 2, "gibbs_appell": 3, "magg
 _REDUCED = (2, 3)
 
 
-def closure_arrays(rows: PointRowSet):
-    """(point joints in the flat tree's order (−1: the ground), points in their joint's frame, rows as
-    (kind, point b, point a, axis), lengths) of a PointRowSet, as the kernel takes them."""
-    n_rows = rows.n_rows
-    table = np.zeros((n_rows, 4), dtype=np.int64)
-    lengths = np.zeros(n_rows)
-    table[rows._c_rows, 0] = 0
-    table[rows._c_rows, 1], table[rows._c_rows, 2], table[rows._c_rows, 3] = rows._c_b, rows._c_a, rows._c_axis
-    table[rows._d_rows, 0] = 1
-    table[rows._d_rows, 1], table[rows._d_rows, 2] = rows._d_b, rows._d_a
-    lengths[rows._d_rows] = rows._lengths
-    joints = rows._joint.astype(np.int64) - 1  # pinocchio's joint 0 is the universe
-    return joints, np.ascontiguousarray(rows._local, dtype=float), table, lengths
-
-
 def constrained_kernel(formulation) -> "ConstrainedKernel | None":
     """The compiled right-hand side of `formulation` when the kernel holds its model (module docstring),
     else None."""
@@ -50,14 +35,14 @@ def constrained_kernel(formulation) -> "ConstrainedKernel | None":
     if code is None or getattr(formulation, "acceleration_basis", "orthonormal") != "orthonormal":
         return None
     rows, backend = system.constraints, system.tree_backend
-    if backend is None or not isinstance(rows, PointRowSet) or rows._mixed or not numba_installed():
+    if backend is None or not isinstance(rows, PointRowSet) or not rows.points_only or not numba_installed():
         return None
     if system.has_body_rates or np.any(np.asarray(rows.level) != HOLONOMIC):
         return None
     tree = backend.flat_tree()
     if tree is None:
         return None
-    return ConstrainedKernel(formulation, tuple(tree), closure_arrays(rows), code)
+    return ConstrainedKernel(formulation, tuple(tree), rows.closure_arrays(), code)
 
 
 class ConstrainedKernel:
