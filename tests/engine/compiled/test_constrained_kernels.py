@@ -158,3 +158,19 @@ def test_a_run_compiles_nothing_the_background_warm_up_did_not(kernels):
         sim.run()
         assert sim.formulation.compiled_step.steps > 0
     assert [len(f.signatures) for f in entry_points] == compiled
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_a_singular_mass_matrix_is_handled_as_on_the_numpy_path(method, kernels, monkeypatch):
+    """A massless rocker makes M singular: Lagrange's saddle point by LU of the whole matrix, Udwadia–Kalaba's
+    M + s AᵀA (Udwadia & Phohomsiri), the reduced formulations' reduced M regular; each as its numpy path to 1e-12."""
+    from eomlab.engine.modelfile.reading import model_from_dict
+
+    data = four_bar_chain_data(1)
+    data["bodies"][2].update(mass=0.0, inertia=[0.0, 0.0, 0.0])
+    fast, slow = _formulations(model_from_dict(data), method, monkeypatch)
+    for y in _states(fast):
+        held, compiled = _kernel_derivative(kernels, fast, y)
+        assert held
+        reference = slow.derivative(0.0, y)
+        assert np.max(np.abs(compiled - reference)) <= 1e-12 * float(np.max(np.abs(reference)))
