@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import os
+import shutil
 import tempfile
 import threading
 import time
@@ -84,8 +85,11 @@ def _compile() -> None:
         _loading.update(error=f"{type(err).__name__}: {err}", busy=False)
         return
     _loading.update(constrained=constrained_kernels, busy=False)
+    _prune_other_caches(numba)
 
 
+#: the directory numba caches the kernels in, after their sources' hash (`_cache_by_source`)
+CACHE_PREFIX = "eomlab-kernels-"
 #: the kernels' sources: the constrained kernel calls into all three
 KERNEL_SOURCES = ("numba_kernels.py", "constrained_solves.py", "constrained_kernels.py")
 
@@ -97,6 +101,8 @@ def _cache_by_source(numba) -> None:
     beside the sources (numba's own place); left to numba where that is not writable. Before the kernels'
     modules are imported: numba picks a function's cache directory when it is decorated."""
     here = os.path.dirname(os.path.abspath(__file__))
+    if os.path.basename(numba.config.CACHE_DIR).startswith(CACHE_PREFIX):  # set before (a forked child)
+        return
     base = numba.config.CACHE_DIR or (os.path.join(here, "__pycache__") if os.access(here, os.W_OK) else "")
     if not base:
         return
@@ -104,7 +110,24 @@ def _cache_by_source(numba) -> None:
     for name in KERNEL_SOURCES:
         with open(os.path.join(here, name), "rb") as source:
             digest.update(source.read())
-    numba.config.CACHE_DIR = os.path.join(base, f"eomlab-kernels-{digest.hexdigest()[:16]}")
+    numba.config.CACHE_DIR = os.path.join(base, f"{CACHE_PREFIX}{digest.hexdigest()[:16]}")
+
+
+def _prune_other_caches(numba) -> None:
+    """Remove the caches of other versions of the kernels' sources beside this one's (about 7 MB each),
+    once this one's kernels are loaded; best effort (a process of another version compiles again)."""
+    current = numba.config.CACHE_DIR
+    if not os.path.basename(current).startswith(CACHE_PREFIX):
+        return
+    base = os.path.dirname(current)
+    try:
+        names = os.listdir(base)
+    except OSError:
+        return
+    for name in names:
+        path = os.path.join(base, name)
+        if name.startswith(CACHE_PREFIX) and path != current:
+            shutil.rmtree(path, ignore_errors=True)
 
 
 @contextmanager
