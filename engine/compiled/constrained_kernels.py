@@ -269,9 +269,9 @@ def constrained_derivative(tree, pjoint, plocal, rows, lengths, method, sel, dep
         solves.partitioned_basis(n, dep, indep, X, LU, piv, b_sel, CN, u_p)
         MC = M @ CN
         H = CN.T @ MC
-        if method == KANE:  # Kane's equations F_r + F*_r = 0 over the independent speeds, THEORY.md (4.6)–(4.11)
+        if method == KANE:  # Kane's equations F_r + F*_r = 0 with the nonholonomic partial velocities C (THEORY.md §3)
             rhs = CN.T @ (f - M @ u_p)
-        else:  # Gibbs–Appell: ∂S/∂w = F_r with S = ½ u̇ᵀ M u̇ + Cᵀ u̇ (engine.formulations.gibbs_appell)
+        else:  # Appell's equations ∂S/∂w = F_r, S = ½ u̇ᵀ M u̇ + Cᵀ u̇ (Gibbs 1879, Appell 1900; engine.formulations.gibbs_appell)
             rhs = CN.T @ G - CN.T @ (M @ u_p + C)
         ok = solves.projected(H, rhs, CN, u_p, u_dot)
         if ok:
