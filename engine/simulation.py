@@ -37,6 +37,7 @@ from eomlab.engine.run.quantities import RunQuantities, SampleQuantities, csv_co
 from eomlab.engine.run.run_view import RunView  # noqa: F401  (for the window: poses and quantities of a run's rows)
 from eomlab.engine.run.energy_account import SAME_TIME, EnergyAccount  # noqa: F401  (for the window: W and the drift between edits)
 from eomlab.engine.model_facts import ModelFacts, conservative, model_facts  # noqa: F401  (for the window's words)
+from eomlab.engine.mechanics.energy_ceiling import mass_centre_ceilings  # noqa: F401  (for the window: the 2-D fit)
 from eomlab.engine.run.run_edits import RunEdits, expression_constants, model_with_parameter  # noqa: F401  (for the window)
 from eomlab.engine.run.start_checks import (MAX_FIXED_STEPS, MAX_RUN_SAMPLES, RUN_ERRORS,  # noqa: F401
                                             check_finite_start, check_rows_at_start, check_run_length,

@@ -256,8 +256,8 @@ def simulate(model, *, method=None, coordinates=None, integrator=None, t_end=Non
              atol=None, dt=None, maggi_basis=None, q0=None, u0=None, stream: bool = False):
     """Integrate `model` (a Model, or a path to a model file) and return a `Result`.
 
-    Options override the model's settings, as `eomlab run`'s do: `method` ('lagrange', 'maggi',
-    'udwadia_kalaba', 'kane'), `coordinates` ('joint', 'absolute'), `integrator` ('DOP853', 'RK45',
+    Options override the model's settings, as `eomlab run`'s do: `method` (one of
+    `eomlab.engine.methods.METHODS`: 'lagrange', 'maggi', 'udwadia_kalaba', 'kane', 'gibbs_appell'), `coordinates` ('joint', 'absolute'), `integrator` ('DOP853', 'RK45',
     'Radau', 'BDF', 'LSODA', 'RK4'), `t_end`, `dt_out`, `rtol`, `atol`, `dt` (RK4's step),
     `maggi_basis`. `q0` and `u0` set the initial state: a vector over `model.coordinate_names`
     (`model.speed_names`) or a dict by name, the others keeping the model's. With ``stream=True`` it

@@ -105,3 +105,24 @@ def test_the_command_never_loads_the_window(tmp_path):
         proc = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, cwd=tmp_path,
                               env=env, timeout=300)
         assert proc.stdout.strip() == "0 []", proc.stderr
+
+
+def test_a_free_tree_is_linearized_without_loading_scipy_linalg(tmp_path):
+    """A chain of revolutes on the compiled path (pinocchio's ABA) factors no matrix: the command does
+    not wait ~0.15 s for scipy.linalg (its array-API layer loads numpy.testing and numpy.f2py)."""
+    import os
+    import subprocess
+    import sys
+
+    pytest.importorskip("pinocchio")
+    code = ("import sys, io, contextlib\n"
+            "from eomlab.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            "    status = main(sys.argv[1:])\n"
+            "print(status, [m for m in ('scipy.linalg._basic', 'numpy.f2py') if m in sys.modules])")
+    model = str(ASSETS / "planar_chain.eom.json")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env.pop("EOMLAB_FAST_PATH", None)
+    proc = subprocess.run([sys.executable, "-c", code, "linearize", model, "--about", "equilibrium"],
+                          capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300)
+    assert proc.stdout.strip() == "0 []", proc.stdout + proc.stderr

@@ -9,7 +9,6 @@ accelerations there are the motion, whatever it integrates. ẋ = (q̇_i, u̇_i)
 """
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import replace
 
@@ -25,23 +24,25 @@ from eomlab.engine.mechanics.system import build_system
 NEWTON_STEPS = 40
 
 
-@functools.lru_cache(maxsize=4)
-def _system(model: Model, coordinates: str):
-    """The model's MechanicalSystem, built once for the charts of one linearization (an equilibrium search makes a
-    chart at every Newton iterate; a 50-link chain's system takes 60 ms to build). The systems hold no state of
-    their own between calls; `forget_systems` lets them go when the linearization ends (a large tree's compiled
-    workspace is big)."""
-    return build_system(model, coordinates)
+class Systems:
+    """The MechanicalSystems of one linearization, each built once (an equilibrium search makes a chart
+    at every Newton iterate; a 50-link chain's system takes 60 ms to build). Owned by the call, so they
+    go with it (a large tree's compiled workspace is big) and two calls never share one."""
+
+    def __init__(self):
+        self._built: dict[tuple[Model, str], object] = {}
+
+    def __call__(self, model: Model, coordinates: str):
+        key = (model, coordinates)
+        if key not in self._built:
+            self._built[key] = build_system(model, coordinates)
+        return self._built[key]
 
 
-def forget_systems() -> None:
-    _system.cache_clear()
-
-
-def with_rate_speeds(model: Model) -> Model:
+def with_rate_speeds(model: Model, systems: Systems | None = None) -> Model:
     """Euler-angle joints with body-rate speeds get angle-rate speeds (u = q̇), the initial rates
     from the initial body rates: the second-order form M δq̈ + C δq̇ + K δq = 0 needs rates."""
-    system = _system(model, "joint")
+    system = (systems or Systems())(model, "joint")
     if not any(jl.euler is not None and jl.body_rates for jl in system.kin.joints):
         return model
     rates = system.kin.qdot(system.q0, system.u0)
@@ -71,15 +72,15 @@ class Chart:
     """A formulation of `model` (method, coordinates) about the state (q, u): its independent
     coordinates `iq` and speeds `iu`, the map x ↦ (q, u) and the right-hand side x ↦ ẋ."""
 
-    def __init__(self, model: Model, method: str, coordinates: str, q=None, u=None, t: float = 0.0,
-                 independent=None):
+    def __init__(self, model: Model, method: str, coordinates: str, systems: Systems, q=None, u=None,
+                 t: float = 0.0, independent=None):
         settings = replace(model.settings, method=method, coordinates=coordinates,
                            stabilization=replace(model.settings.stabilization, kind="none"))
         model = model.with_settings(method=method, coordinates=coordinates)
         # the chart is always the joint coordinates' (absolute runs are read through them, so a
         # cyclic turn stays one coordinate); the accelerations are the chosen coordinates' own
-        self.system = _system(model, "joint")
-        self.dynamics_system = self.system if coordinates == "joint" else _system(model, "absolute")
+        self.system = systems(model, "joint")
+        self.dynamics_system = self.system if coordinates == "joint" else systems(model, "absolute")
         self.formulation = make_formulation(method, self.dynamics_system, settings, settings.maggi_basis)
         self.formulation.multipliers_wanted = False
         self.planar = is_planar(model)

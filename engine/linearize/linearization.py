@@ -19,7 +19,7 @@ from threadpoolctl import threadpool_limits
 
 from eomlab.engine.methods import METHODS
 from eomlab.engine.model import Model, ModelError
-from eomlab.engine.linearize.chart import Chart, forget_systems, with_rate_speeds
+from eomlab.engine.linearize.chart import Chart, Systems, with_rate_speeds
 from eomlab.engine.linearize.derivatives import jacobian
 
 ZERO_RTOL = 1e-9  # entries of A below this times its largest are zero (structure: cyclic, conserved)
@@ -115,15 +115,13 @@ def linearize(model: Model, about: str = "initial", method: str | None = None, c
     if rheonomic:
         raise ModelError("constraints", f"{rheonomic[0]} prescribes a motion in time: linearize needs a model whose "
                          "equations do not depend on time")
-    try:
-        model = with_rate_speeds(model)
-        with threadpool_limits(1):  # small matrices: BLAS threads only wait for each other (as in a run)
-            chart = Chart(model, method, coordinates, independent=independent)
-            if about == "equilibrium":
-                chart = _equilibrium(model, method, coordinates, chart, independent)
-            return _analyse(chart, about)
-    finally:
-        forget_systems()
+    systems = Systems()
+    model = with_rate_speeds(model, systems)
+    with threadpool_limits(1):  # small matrices: BLAS threads only wait for each other (as in a run)
+        chart = Chart(model, method, coordinates, systems, independent=independent)
+        if about == "equilibrium":
+            chart = _equilibrium(model, method, coordinates, chart, independent, systems)
+        return _analyse(chart, about)
 
 
 def _scales(chart: Chart) -> np.ndarray:
@@ -131,7 +129,7 @@ def _scales(chart: Chart) -> np.ndarray:
     return np.concatenate((np.ones(nq), np.maximum(1.0, np.abs(chart.x_star[nq:]))))
 
 
-def _equilibrium(model, method, coordinates, chart: Chart, independent) -> Chart:
+def _equilibrium(model, method, coordinates, chart: Chart, independent, systems: Systems) -> Chart:
     """Damped Newton on u̇_i(q_i, u = 0) = 0 over the constraint manifold, from the initial pose:
     the independent coordinates are chosen again at each iterate, and a step that leaves the
     region they describe (or grows the accelerations) is halved."""
@@ -140,7 +138,7 @@ def _equilibrium(model, method, coordinates, chart: Chart, independent) -> Chart
     q = chart.q_star
     left = np.inf
     for _ in range(EQUILIBRIUM_STEPS):
-        rest = Chart(model, method, coordinates, q=q, u=zero, independent=independent)
+        rest = Chart(model, method, coordinates, systems, q=q, u=zero, independent=independent)
         nq = len(rest.iq)
         x = rest.x_star
         F = rest.rhs(x)[nq:]

@@ -1,7 +1,8 @@
 """`eomlab equations MODEL [--method M] [--format text|latex|html|json]`.
 
 - text: headed by the formulation's name and its source; each item printed by sympy's unicode
-  pretty printer.
+  pretty printer, under its caption or, for a formula without one, its left-hand side's LaTeX
+  written as Unicode text (pylatexenc: \\dot q → q̇, \\frac{a}{b} → a/b).
 - latex: the equations page (`page.py`) as a standalone LaTeX document, the same the panel shows.
 - html: the same page as one HTML file, the mathematics as MathML.
 - json: {"coordinates", "speeds", "mass_matrix" (rows of expressions), "forcing"
@@ -17,7 +18,7 @@ import sympy as sp
 
 from eomlab.engine.model import Model, ModelError
 
-from eomlab.engine.symbolic.derived_equations import Equations, Item
+from eomlab.engine.symbolic.derived_equations import Equations, Item, Tex
 from eomlab.engine.symbolic.derive import derive
 from eomlab.engine.symbolic.errors import operation_count
 from eomlab.engine.symbolic.latex import display_latex, symbol_names, text_latex as latex_text
@@ -145,9 +146,21 @@ def to_text(eq: Equations, model_name: str = "") -> str:
 
 
 def _text_item(item: Item, names) -> str:
+    if isinstance(item.value, Tex):
+        return f"  {item.label + ': ' if item.label else ''}{unicode_text(item.value)}"
     if isinstance(item.value, str):
         return f"  {item.label}: {item.value}"
-    return f"  {item.label}:\n{indent(pretty(item.value, names))}"
+    caption = item.label or unicode_text(item.tex)
+    if not caption:
+        return indent(pretty(item.value, names))
+    return f"  {caption}:\n{indent(pretty(item.value, names))}"
+
+
+def unicode_text(tex: str) -> str:
+    """LaTeX as Unicode text for a terminal (q̇, ∂T/∂q, ⟺)."""
+    from pylatexenc.latex2text import LatexNodes2Text
+
+    return LatexNodes2Text(math_mode="text").latex_to_text(tex).strip() if tex else ""
 
 
 # --- LaTeX of one item (JSON) ----------------------------------------------------------------

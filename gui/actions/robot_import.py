@@ -39,7 +39,7 @@ def import_robot(window, path: str) -> list[str] | None:
     name = os.path.basename(path)
     window.edits.load_model(model, None, f"Imported {name}")
     if warnings:
-        _show_warnings(window, f"Imported {name}: {len(warnings)} item(s) not mapped", warnings)
+        _show_warnings(window, f"Imported {name}: {len(warnings)} note(s) on what changed or was left out", warnings)
     window.statusBar().showMessage(f"Imported {path} ({len(model.bodies)} bodies"
                                    f"{f', {len(warnings)} warnings' if warnings else ''})", 10000)
     return warnings

@@ -14,7 +14,8 @@ from PySide6.QtCore import QPointF, QRect, Qt
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsSimpleTextItem
 
 from eomlab.engine.model import is_planar
-from eomlab.gui.scene.geometry import Projection, drawing, reach, zero_direction
+from eomlab.gui.scene.geometry import Projection, drawing, zero_direction
+from eomlab.gui.scene.view_region import swept_region
 from eomlab.gui.scene.markers import Markers
 from eomlab.gui.scene.contacts2d import ContactLayer2D
 from eomlab.gui.scene.scene_curve import SceneCurve
@@ -206,13 +207,21 @@ class Scene2D(pg.PlotWidget):
         points = self.project(picture.points())
         if not len(points):
             return None
-        if self.model.constraints:
+        if any(c.type != "contact" for c in self.model.constraints):
             low, high = points.min(axis=0), points.max(axis=0)
             centre, r = 0.5 * (low + high), 0.6 * float(np.max(high - low)) + 0.1
-        else:
-            anchors = self.project(picture.ground_hinges) if len(picture.ground_hinges) else points
-            centre, r = anchors.mean(axis=0), reach(self.model)
-        return (centre[0] - r, centre[1] - r, centre[0] + r, centre[1] + r)
+            return (centre[0] - r, centre[1] - r, centre[0] + r, centre[1] + r)
+        region = swept_region(self.model, self.project, self._up_in_plane())
+        return _grown(region, (*points.min(axis=0), *points.max(axis=0)))
+
+    def _up_in_plane(self) -> np.ndarray | None:
+        """The drawing plane's unit vector against gravity, when gravity lies in the plane."""
+        g = np.asarray(self.model.gravity, dtype=float)
+        if not np.linalg.norm(g):
+            return None
+        ends = self.project(np.array([np.zeros(3), -g / np.linalg.norm(g)]))
+        up = ends[1] - ends[0]
+        return up if abs(float(np.linalg.norm(up)) - 1.0) < 1e-9 else None
 
     def fit(self) -> None:
         """Show the reach, as large as the view allows (the aspect ratio stays 1)."""

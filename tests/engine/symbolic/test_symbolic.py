@@ -419,6 +419,15 @@ def test_text_names_the_formulation_and_its_equation(method):
             "gibbs_appell": "Appell", "roberson_wittenburg": "Wittenburg"}[method] in first.replace(
         ", Mécanique analytique", "")
     assert "θ" in text  # the pretty printer, unicode
+    assert "\\" not in text, "raw LaTeX in the text output"
+    assert not [line for line in text.splitlines() if line.strip() == ":"], "an item with no caption"
+
+
+def test_text_writes_formulas_as_unicode():
+    """The kinematic equation and Kane's partial velocities: q̇ = W(q) u, v_cart^(ẋ)-style captions."""
+    text = equations_text(cart_pendulum(), "kane")
+    assert "q̇ = W(q) u" in text
+    assert "M u̇ = f" in text
 
 
 def test_latex_uses_dots_for_rates():
