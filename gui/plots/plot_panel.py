@@ -201,6 +201,8 @@ class PlotPanel(QWidget):
             self.grid.removeWidget(plot)
             plot.setVisible(False)
         columns = len(shown) if len(shown) <= 3 else (2 if len(shown) == 4 else 3)
+        for c in range(max(self.grid.columnCount(), columns)):  # equal widths: not by each plot's labels
+            self.grid.setColumnStretch(c, 1 if c < columns else 0)
         for i, key in enumerate(shown):
             self.grid.addWidget(self.plots[key], i // columns, i % columns)
             self.plots[key].setVisible(True)
