@@ -22,6 +22,7 @@ from monkey_child import Watch, stall_bound
 from soak import CYCLE, RESET_EVERY, SAMPLES_PER_PERIOD, WINDOW_SIZE, memory_verdict, period_summary, sample
 
 MAX_PROBLEMS = 50  # kept in the report (the count goes on)
+ADVANCE_PERIOD = 30.0  # periods this long or longer check that the chain advances (shorter: no time to)
 T_END = 3600.0  # the model's t_end: a recording (of t_end's length from the menu) outlasts every cycle
 
 
@@ -34,6 +35,7 @@ class Soak:
         self.periods: list[dict] = []
         self.cycles = 0
         self.recordings = 0
+        self.empty_recordings = 0  # stopped before a frame came (short periods only)
         self.resets = 0
         self.compare_toggles = 0
         self.problems: list[dict] = []
@@ -62,7 +64,8 @@ class Soak:
             report = {"finished": self.finished, "seconds": self.spec["seconds"], "period_s": self.spec["period"],
                       "links": self.spec["links"], "window_size": list(WINDOW_SIZE),
                       "elapsed_s": round(time.monotonic() - self.started, 1), "cycles": self.cycles,
-                      "recordings_written": self.recordings, "resets": self.resets,
+                      "recordings_written": self.recordings, "recordings_empty": self.empty_recordings,
+                      "resets": self.resets,
                       "compare_toggles": self.compare_toggles, "longest_gui_stall_s": round(self.longest_stall, 3),
                       "problem_count": self.problem_count, "problems": list(self.problems),
                       "memory": list(self.periods)}
@@ -109,12 +112,17 @@ class Cycle:
     def __init__(self, window, soak: Soak, workdir: str):
         self.window, self.soak, self.workdir = window, soak, workdir
         self.path = ""
+        self.shown = None  # the instant shown after compare mode went off (None after a reset)
         self.ended: list[tuple[str, object]] = []  # the recorder's finished/failed signals
         window.recording._ask_path = lambda *_a: self.path  # File ▸ Record MP4's save dialog, answered
 
     def do(self, step: str, cycle: int) -> None:
         window, recording = self.window, self.window.recording
         if step == "record":
+            t = window.session.cursor_time()
+            if self.shown is not None and t <= self.shown and self.soak.spec["period"] >= ADVANCE_PERIOD:
+                self.soak.problem("run", f"the chain did not advance since compare mode went off in cycle "
+                                         f"{cycle - 1} (t = {t:g} s then and now)")
             self.path = os.path.join(self.workdir, f"soak{cycle}.mp4")
             recording.mp4_action.trigger()
             if not recording.recording:
@@ -128,10 +136,14 @@ class Cycle:
                 self.soak.problem("compare", f"{step}: the session's compare mode is {window.session.compare}")
             with self.soak.lock:
                 self.soak.compare_toggles += 1
+            if step == "compare off":
+                self.shown = window.session.cursor_time()
         elif step == "stop recording":
             self._stop()
         elif step == "reset" and cycle % RESET_EVERY == 1:
-            window.reset()
+            window.reset()  # Run ▸ Reset: back to t = 0, paused
+            window.run()  # Run ▸ Run: the chain goes on running
+            self.shown = None
             with self.soak.lock:
                 self.soak.resets += 1
 
@@ -144,9 +156,13 @@ class Cycle:
             recording.mp4_action.trigger()  # the same entry, now "Stop recording MP4"
             if recording.recording:
                 self.soak.problem("recording", "stopping through File ▸ Stop recording MP4 left it recording")
-            elif self.ended[:1] and self.ended[0][0] == "finished" and os.path.getsize(self.path) > 0:
+            elif self.ended[:1] and self.ended[0][0] == "finished" and os.path.exists(self.path) and \
+                    os.path.getsize(self.path) > 0:
                 with self.soak.lock:
                     self.soak.recordings += 1
+            elif self.ended == [("finished", 0)] and self.soak.spec["period"] < ADVANCE_PERIOD:
+                with self.soak.lock:  # no frame yet: a short period gives the restarted runs no time
+                    self.soak.empty_recordings += 1
             else:
                 self.soak.problem("recording", f"no MP4 written: {self.ended or 'no signal'}; "
                                                f"{os.path.getsize(self.path) if os.path.exists(self.path) else 'no'}"
@@ -239,7 +255,10 @@ def _collect(watch: Watch, soak: Soak, window) -> None:
         soak.problem(kind, text)
     soak.longest_stall = max(soak.longest_stall, watch.longest)
     if watch.stalled:
-        stacks = open(watch.stacks_path).read()[-4000:] if os.path.exists(watch.stacks_path) else ""
+        stacks = ""
+        if os.path.exists(watch.stacks_path):
+            with open(watch.stacks_path) as fh:
+                stacks = fh.read()[-4000:]
         soak.problem("stall", f"the GUI thread did not answer for {watch.stalled:.2f} s (bound {stall_bound():.2f} s "
                               f"at load {os.getloadavg()[0]:.1f}); " + watch.stall_words(), stacks=stacks)
         watch.stalled = 0.0
