@@ -103,7 +103,7 @@ def test_closing_the_window_finishes_the_recording(qtbot, make_window, tmp_path)
     recording = window.recording
     recording.set_fps(10)
     assert recording.start("mp4", str(tmp_path / "closed.mp4"))
-    qtbot.wait(300)
+    qtbot.waitUntil(lambda: recording.recorder.frames >= 1, timeout=10000)  # 300 ms got none on a loaded machine
     window.close()
     assert not recording.recording
     import imageio_ffmpeg
@@ -169,3 +169,26 @@ def test_stopping_an_mp4_recording_after_a_reset_finishes_the_file(qtbot, make_w
     reader = imageio_ffmpeg.read_frames(str(path))
     next(reader)
     assert sum(1 for _ in reader) == frames
+
+
+def test_closing_the_window_while_recording_mp4_after_a_reset_finishes_the_file(qtbot, make_window, tmp_path):
+    """Issue #31: the same fork of a run holding ffmpeg's standard input froze the window at close.
+    Record MP4, Reset, run 1.5 s, close: the window closes within 2 s and the file is complete."""
+    window = make_window(preset("simple_pendulum").with_settings(t_end=1e5), run=True)
+    recording = window.recording
+    recording.set_fps(10)
+    path = tmp_path / "close.mp4"
+    assert recording.start("mp4", str(path))
+    qtbot.waitUntil(lambda: recording.recorder.frames >= 2, timeout=10000)
+    window.run_actions.reset()
+    window.run()
+    qtbot.wait(1500)
+    started = time.monotonic()
+    window.close()  # closing finishes the file being recorded (Recording.eventFilter)
+    assert time.monotonic() - started < 2.0
+    assert not recording.recording and recording.recorder.error == ""
+    import imageio_ffmpeg
+
+    reader = imageio_ffmpeg.read_frames(str(path))
+    next(reader)
+    assert sum(1 for _ in reader) == recording.recorder.frames
