@@ -192,3 +192,19 @@ def test_closing_the_window_while_recording_mp4_after_a_reset_finishes_the_file(
     reader = imageio_ffmpeg.read_frames(str(path))
     next(reader)
     assert sum(1 for _ in reader) == recording.recorder.frames
+
+
+def test_each_recording_lets_the_one_before_go(qtbot, make_window, tmp_path):
+    """The soak test (issue 31): every recording's encoder (its finished thread, queue and writer)
+    stayed a child of the window for good. Only the latest is kept, for its figures."""
+    from eomlab.gui.actions.video import FrameRecorder
+
+    window = make_window(preset("simple_pendulum").with_settings(t_end=1e5), run=True)
+    recording = window.recording
+    recording.set_fps(10)
+    for k in range(4):
+        assert recording.start("gif", str(tmp_path / f"r{k}.gif"))
+        qtbot.waitUntil(lambda: recording.recorder.frames >= 1, timeout=10000)
+        recording.stop()
+        qtbot.wait(50)  # the one before goes at the next turn of the event loop
+    assert recording.findChildren(FrameRecorder) == [recording.recorder] and recording.recorder.frames >= 1
