@@ -3,13 +3,15 @@
 On a cycle of one period (a minute unless `--period`): File ▸ Record MP4 started (a real file),
 compare mode on, compare mode off, the recording stopped (the file checked, then deleted), and every
 third cycle Run ▸ Reset then Run ▸ Run. With a period of 30 s or more, the chain must have advanced
-from compare mode's end to the next cycle. Every period / 6 the resident memory (VmRSS) of the window's process and of
-each of its descendants (the run processes, ffmpeg) is sampled; a line per period is printed, and the
-JSON report (per-period memory, cycles, recordings written, every exception, message and stall) is
+from compare mode's end to the next cycle. Every period / 6 the memory of the window's process
+(resident, VmRSS, and its proportional share, PSS) and of each of its descendants (the run
+processes, ffmpeg: their PSS, as forked runs share pages with the window) is sampled; a line per
+period is printed, and the JSON report (per-period memory, cycles, recordings written, every exception, message and stall) is
 rewritten each period, so a run cut short still leaves its figures.
 
-It fails (exit 1) when the last period's mean memory, of the window's process or of the window with
-its descendants, is more than MEMORY_GROWTH above the first period's; on any exception reaching
+It fails (exit 1) when the last period's mean memory, of the window's process (resident) or of the
+window with its descendants (the sum of their PSS), is more than MEMORY_GROWTH above the first period's
+(in a run of VERDICT_PERIODS periods or more; the clock starts once the chain runs); on any exception reaching
 sys.excepthook (or threading's, or the unraisable hook), any warning or error through Qt's message
 handler or Python's warnings, any message box the window shows, a recording that fails or writes no
 file (with a period of 30 s or more), a chain that stops advancing; or when the GUI thread does not answer within the GUI monkey's stall bound (monkey_child.py).
@@ -29,6 +31,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MEMORY_GROWTH = 0.20  # the last period's memory may exceed the first's by this fraction at most
+VERDICT_PERIODS = 10  # a shorter run says its memory without a verdict (its first periods are the start's)
 SAMPLES_PER_PERIOD = 6
 WINDOW_SIZE = (1000, 700)  # small, so that the encoder is light
 #: a cycle's steps, as fractions of the period: (fraction, step)
@@ -61,29 +64,39 @@ def descendants(pid: int) -> list[int]:
     return found
 
 
-def resident_mb(pid: int) -> tuple[str, float]:
-    """(command name, resident memory in MB) of a process; ('', 0.0) when it has ended."""
-    name, kb = "", 0.0
+def resident_mb(pid: int) -> tuple[str, float, float]:
+    """(command name, resident memory, proportional share) of a process in MB; ('', 0, 0) when it
+    has ended. The share (PSS) counts a page shared by n processes (a forked run and the window)
+    as 1/n in each, so that the shares of several processes add up to the memory they take."""
+    name, rss = "", 0.0
     try:
         with open(f"/proc/{pid}/status") as fh:
             for line in fh:
                 if line.startswith("Name:"):
                     name = line.split(None, 1)[1].strip()
                 elif line.startswith("VmRSS:"):
-                    kb = float(line.split()[1])
+                    rss = float(line.split()[1]) / 1024.0
     except (OSError, ValueError, IndexError):
-        return "", 0.0
-    return name, kb / 1024.0
+        return "", 0.0, 0.0
+    pss = rss
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as fh:
+            pss = next(float(line.split()[1]) for line in fh if line.startswith("Pss:")) / 1024.0
+    except (OSError, ValueError, IndexError, StopIteration):
+        pass  # no smaps_rollup (kernel before 4.14): the resident memory
+    return name, rss, pss
 
 
 def sample(pid: int) -> dict:
-    """The window's process and its descendants, now."""
-    window = resident_mb(pid)[1]
+    """The window's process and its descendants, now: the window's resident memory, and the
+    proportional shares of the window and of its descendants (their sum: what they take)."""
+    _name, window_rss, window_pss = resident_mb(pid)
     children = [resident_mb(child) for child in descendants(pid)]
-    children = [(name, mb) for name, mb in children if name]
-    return {"window_mb": round(window, 1), "children_mb": round(sum(mb for _n, mb in children), 1),
-            "total_mb": round(window + sum(mb for _n, mb in children), 1), "processes": len(children),
-            "names": sorted({name for name, _mb in children})}
+    children = [child for child in children if child[0]]
+    shares = sum(pss for _n, _rss, pss in children)
+    return {"window_mb": round(window_rss, 1), "window_pss_mb": round(window_pss, 1), "children_mb": round(shares, 1),
+            "total_mb": round(window_pss + shares, 1), "processes": len(children),
+            "names": sorted({name for name, _rss, _pss in children})}
 
 
 def period_summary(index: int, samples: list[dict]) -> dict:
@@ -91,7 +104,7 @@ def period_summary(index: int, samples: list[dict]) -> dict:
         return round(sum(s[key] for s in samples) / len(samples), 1)
 
     return {"period": index, "samples": len(samples), "window_mb": mean("window_mb"),
-            "children_mb": mean("children_mb"), "total_mb": mean("total_mb"),
+            "window_pss_mb": mean("window_pss_mb"), "children_mb": mean("children_mb"), "total_mb": mean("total_mb"),
             "window_mb_max": max(s["window_mb"] for s in samples), "total_mb_max": max(s["total_mb"] for s in samples),
             "processes_max": max(s["processes"] for s in samples),
             "names": sorted({n for s in samples for n in s["names"]})}
@@ -100,10 +113,11 @@ def period_summary(index: int, samples: list[dict]) -> dict:
 def memory_verdict(periods: list[dict]) -> str:
     """'' or why the memory fails: the last period's mean above the first's by more than MEMORY_GROWTH
     (the window's process, or the window with its descendants)."""
-    if len(periods) < 2:
+    if len(periods) < VERDICT_PERIODS:
         return ""
     first, last = periods[0], periods[-1]
-    for key, what in (("window_mb", "the window's process"), ("total_mb", "the window with its run processes")):
+    for key, what in (("window_mb", "the window's process"),
+                      ("total_mb", "the window with its run processes (proportional shares)")):
         if last[key] > (1.0 + MEMORY_GROWTH) * first[key]:
             return (f"memory: {what} holds {last[key]:.0f} MB in the last period against {first[key]:.0f} MB in the "
                     f"first (+{100 * (last[key] / first[key] - 1):.0f} %, at most +{100 * MEMORY_GROWTH:.0f} %)")

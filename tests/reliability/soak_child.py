@@ -23,7 +23,8 @@ from soak import CYCLE, RESET_EVERY, SAMPLES_PER_PERIOD, WINDOW_SIZE, memory_ver
 
 MAX_PROBLEMS = 50  # kept in the report (the count goes on)
 ADVANCE_PERIOD = 30.0  # periods this long or longer check that the chain advances (shorter: no time to)
-T_END = 3600.0  # the model's t_end: a recording (of t_end's length from the menu) outlasts every cycle
+T_END = 3600.0
+START_WAIT_S = 60.0  # the soak's clock starts once the chain runs, or after this long  # the model's t_end: a recording (of t_end's length from the menu) outlasts every cycle
 
 
 class Soak:
@@ -92,7 +93,7 @@ class Soak:
                     self.periods.append(summary)
                 first = self.periods[0]
                 print(f"[{time.monotonic() - t0:7.0f} s] period {summary['period']:3d}: window {summary['window_mb']:7.1f} MB"
-                      f" (first {first['window_mb']:.1f}), with children {summary['total_mb']:7.1f} MB (first "
+                      f" (first {first['window_mb']:.1f}), with children (PSS) {summary['total_mb']:7.1f} MB (first "
                       f"{first['total_mb']:.1f}), {summary['processes_max']} child processes; cycles {self.cycles}, "
                       f"recordings {self.recordings}, resets {self.resets}, problems {self.problem_count}, "
                       f"longest stall {self.longest_stall:.2f} s", flush=True)
@@ -212,6 +213,9 @@ def child_main(spec: dict) -> int:
     heartbeat.start(50)
     threading.Thread(target=watch.watchdog, daemon=True).start()
     QTest.qWait(1000)  # the window's first show and paint
+    started = time.monotonic()  # and the chain's first samples (a loaded machine takes its time)
+    while len(window.samples()[1]) < 2 and time.monotonic() < started + START_WAIT_S:
+        QTest.qWait(100)
     watch.tick()
     watch.longest = watch.stalled = 0.0
     cycle = Cycle(window, soak, spec["workdir"])
@@ -222,7 +226,7 @@ def child_main(spec: dict) -> int:
     threading.Thread(target=soak.sampler, args=(t0, deadline), daemon=True).start()
     steps = [(c * period + f * period, c, step) for c in range(int(spec["seconds"] / period) + 1) for f, step in CYCLE]
     steps = [s for s in steps if s[0] < spec["seconds"]]
-    while time.monotonic() < deadline:
+    while time.monotonic() < deadline or steps:  # a stalled GUI thread does the steps due late, not never
         now = time.monotonic() - t0
         while steps and steps[0][0] <= now:
             _at, c, step = steps.pop(0)

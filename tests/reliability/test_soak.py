@@ -42,14 +42,16 @@ def test_two_hours_of_the_window_keep_their_memory_and_find_nothing(tmp_path):
 
 
 def _periods(*means):
-    return [{"window_mb": w, "total_mb": t} for w, t in means]
+    steady = [(300, 1000)] * (soak.VERDICT_PERIODS - len(means))  # the periods between, as the first
+    return [{"window_mb": w, "total_mb": t} for w, t in means[:1] + tuple(steady) + means[1:]]
 
 
 def test_the_memory_verdict_fails_beyond_twenty_percent_of_the_first_period():
     assert soak.memory_verdict(_periods((300, 1000), (350, 1100), (359, 1199))) == ""
     assert "the window's process" in soak.memory_verdict(_periods((300, 1000), (361, 1000)))
     assert "run processes" in soak.memory_verdict(_periods((300, 1000), (300, 1201)))
-    assert soak.memory_verdict(_periods((300, 1000))) == ""
+    short = [{"window_mb": w, "total_mb": 1000} for w in (300, 400)]
+    assert soak.memory_verdict(short) == ""  # two periods: the start's, no verdict
 
 
 def test_the_memory_sample_sees_this_process_and_its_children():
@@ -60,7 +62,8 @@ def test_the_memory_sample_sees_this_process_and_its_children():
     try:
         now = soak.sample(os.getpid())
         assert now["window_mb"] > 10 and now["processes"] >= 1 and now["children_mb"] > 1
-        assert now["total_mb"] == pytest.approx(now["window_mb"] + now["children_mb"], abs=0.2)
+        assert now["total_mb"] == pytest.approx(now["window_pss_mb"] + now["children_mb"], abs=0.2)
+        assert 0 < now["window_pss_mb"] <= now["window_mb"] + 0.1  # a share of the resident pages
     finally:
         child.kill()
         child.wait()
