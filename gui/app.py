@@ -80,7 +80,7 @@ def run_gui(model_path: str | None = None, run_for: float | None = None, screens
     """
     model = load_start_model(model_path)
 
-    from PySide6.QtCore import QCoreApplication, Qt, QTimer
+    from PySide6.QtCore import QCoreApplication, Qt
     from PySide6.QtWidgets import QApplication
 
     keep_painting_on_the_gui_thread()
@@ -93,6 +93,7 @@ def run_gui(model_path: str | None = None, run_for: float | None = None, screens
     app.setOrganizationName("eomlab")
     collect_garbage_on_the_gui_thread(app)
     from eomlab.gui.main_window import MainWindow
+    from eomlab.gui.single_shot import single_shot
 
     window = MainWindow(model, model_path, run=True, compare=compare)
     # what exists now (modules, sympy and scipy, the window) lives as long as the process: out of
@@ -108,7 +109,7 @@ def run_gui(model_path: str | None = None, run_for: float | None = None, screens
     if not scripted:
         # the equations panel's processes load sympy and the fonts while the user looks at the
         # run, after the first frames are drawn, so that asking for the equations finds them ready
-        QTimer.singleShot(PREWARM_MS, window.equations_view.prewarm)
+        single_shot(PREWARM_MS, window, window.equations_view.prewarm)
     if scripted:
         window.confirm_discard = lambda: True
         window.confirm_restore = None  # a scripted run neither asks nor touches recovery files
@@ -139,9 +140,9 @@ def run_gui(model_path: str | None = None, run_for: float | None = None, screens
             if shows_every_view(window) or time.monotonic() > deadline:
                 finish()
             else:
-                QTimer.singleShot(READY_POLL_MS, finish_when_ready)
+                single_shot(READY_POLL_MS, window, finish_when_ready)
 
-        QTimer.singleShot(int(1000 * (run_for or 0.0)), finish_when_ready)
+        single_shot(int(1000 * (run_for or 0.0)), window, finish_when_ready)
     code = app.exec()
     if scripted:
         if not all(saved):

@@ -3,13 +3,22 @@
 Chunks go to ``dask.distributed`` as tasks; results come back as they finish and are written at
 once (by this process only), so an interruption loses only the chunks in flight. When a worker
 dies, the scheduler runs its chunks again on another worker (Dask's own retry of lost tasks).
+
+When the scheduler itself goes (restarted), Dask's client cancels every future it holds (reason
+"scheduler-connection-lost": "re-run your work"), or a result being fetched breaks off, and the
+client reconnects to the same address. The sweep then waits for the scheduler and a worker to be
+back (at most RECONNECT_WAIT s; a client that gave up is replaced by a new one) and submits again
+the chunks not yet delivered; those delivered are in the store already and do not run again.
 """
 from __future__ import annotations
 
+import itertools
 import logging
 import math
 import os
+import time
 import uuid
+from concurrent.futures import CancelledError
 from contextlib import ExitStack
 from typing import Callable
 
@@ -20,6 +29,9 @@ from eomlab.engine.sweep.chunk_runs import describe_fallbacks, run_chunk
 MAX_CHUNK, MIN_CHUNK = 1000, 16
 CONNECT_TIMEOUT = "5s"
 TASK_RETRIES = 2  # a chunk whose task raised (not a dead worker: Dask re-runs those anyway)
+RECONNECT_WAIT = 60.0  # seconds a sweep waits for its restarted scheduler, and a worker on it
+RECONNECTS = 5  # scheduler restarts one sweep lives through
+LOST = "scheduler-connection-lost"  # the reason Dask's client gives the futures it cancels then
 
 
 def default_chunk_size(n_runs: int, workers: int) -> int:
@@ -83,6 +95,27 @@ def execute(sweep, store, chunk_size: int, *, client=None, workers: int | None =
 
 
 def _run_on(client, sweep, todo, batched, deliver) -> None:
+    delivered: set[int] = set()
+
+    def keep(k, columns, chunk_notes):
+        deliver(k, columns, chunk_notes)
+        delivered.add(k)
+
+    with ExitStack() as replaced:  # the clients made here, when Dask's own one gave up reconnecting
+        for restarts in itertools.count():
+            try:
+                _submit(client, sweep, [c for c in todo if c[0] not in delivered], batched, keep)
+                return
+            except (CancelledError, OSError) as error:  # OSError: CommClosedError, a result's fetch cut off
+                from distributed.comm.core import CommClosedError
+
+                lost = isinstance(error, CommClosedError) or getattr(error, "reason", None) == LOST
+                if not lost or restarts >= RECONNECTS:
+                    raise
+            client = _reconnected(client, replaced)
+
+
+def _submit(client, sweep, todo, batched, deliver) -> None:
     from dask.distributed import as_completed
 
     token = uuid.uuid4().hex[:8]
@@ -99,4 +132,28 @@ def _run_on(client, sweep, todo, batched, deliver) -> None:
             deliver(chunk_of[future.key], columns, chunk_notes)
             future.release()
     finally:
-        client.cancel([f for f in futures if not f.done()])
+        if client.status == "running":
+            client.cancel([f for f in futures if not f.done()])
+
+
+def _reconnected(client, replaced: ExitStack):
+    """`client` once it is connected again to its (restarted) scheduler with a worker there, or a new
+    client of that address if Dask's one gave up; ModelError after RECONNECT_WAIT seconds."""
+    address = client.scheduler.address
+    deadline = time.monotonic() + RECONNECT_WAIT
+    while time.monotonic() < deadline:
+        if client.status in ("closing", "closed"):
+            try:
+                client = replaced.enter_context(connect(address))
+            except ModelError:
+                time.sleep(0.5)
+                continue
+        if client.status == "running":
+            try:
+                client.wait_for_workers(1, timeout=max(0.1, deadline - time.monotonic()))
+                return client
+            except (TimeoutError, OSError):
+                pass  # not back yet, or the client has not yet seen that it was gone
+        time.sleep(0.1)
+    raise ModelError("--scheduler", f"lost the scheduler at {address}, which was not back with a worker within "
+                     f"{RECONNECT_WAIT:g} s; with -o, --resume runs the chunks not yet written")

@@ -121,6 +121,8 @@ class Recording(QObject):
         self.kind = kind
         duration = self.window.model.settings.t_end if duration is None else duration
         self.grab = recorded_region(self.window, self.target)
+        if self.recorder is not None:  # the last recording's, kept until now for its figures
+            self.recorder.deleteLater()
         self.recorder = FrameRecorder(writer, self.fps, duration, self)
         self.recorder.tick.connect(self._show_progress)
         self.recorder.finished.connect(self._written)

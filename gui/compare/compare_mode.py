@@ -10,12 +10,13 @@ Every number comes from the engine's samples and stats; this module only lines t
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QDockWidget
 
 from eomlab.engine.model import Model
 from eomlab.gui.compare.compare_math import run_models
 from eomlab.gui.compare.compare_identical import identical_groups, restyle_curve, widths
+from eomlab.gui.single_shot import single_shot
 from eomlab.gui.compare.compare_panel import ComparePanel
 from eomlab.gui.compare.compare_scenes import Ghosts, TiledScenes
 from eomlab.gui.plots.plot_panel import CURVE_WIDTH, STYLED_CURVE_WIDTH
@@ -104,7 +105,7 @@ class CompareView(QObject):
             self.dock.raise_()  # in front of the inspector's tab
             # again once the window is shown: before that the docks' tab bar does not exist yet
             # and `--compare` left the table behind the Inspector tab
-            QTimer.singleShot(0, self._raise_if_active)
+            single_shot(0, self, self._raise_if_active)
             self._resize_docks([self.dock], [COMPARE_DOCK_WIDTH], Qt.Horizontal)
         if not self.active:
             self.ghosts.clear()

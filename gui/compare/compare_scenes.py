@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QGridLayout, QWidget
 
 from eomlab.engine.model import Model
 from eomlab.gui.scene.geometry import drawing
+from eomlab.gui.single_shot import single_shot
 from eomlab.gui.style.method_styles import method_ink, method_label, method_style
 from eomlab.gui.scene.scene2d import Scene2D, _pairs
 
@@ -102,7 +103,7 @@ class TiledScenes(QWidget):
             method = self.waiting.pop(0)
             self._place(method, old.get(method) or self.spare.pop())
         if self.waiting:
-            QTimer.singleShot(0, self, lambda g=self.generation: self._make_next(g))  # dies with the tiles
+            single_shot(0, self, lambda g=self.generation: self._make_next(g))  # dies with the tiles
         self._arrange()
 
     def _place(self, method: str, scene: Scene2D) -> None:
@@ -119,7 +120,7 @@ class TiledScenes(QWidget):
         self.columns = 0
         self._arrange()
         if self.waiting:
-            QTimer.singleShot(0, self, lambda: self._make_next(generation))
+            single_shot(0, self, lambda: self._make_next(generation))
 
     def _arrange(self) -> None:
         """As many columns as make each tile's mechanism largest: the reach's shape against the

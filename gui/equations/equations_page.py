@@ -7,7 +7,7 @@ for its SVG shows a short note, never its LaTeX source.
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QPoint, QRect, QRectF, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QPoint, QRect, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QFont, QFontInfo, QPainter
 from PySide6.QtSvg import QSvgRenderer
 from PySide6.QtWidgets import (
@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from eomlab.gui.equations.equations_render import INK, TYPESET_PX
+from eomlab.gui.single_shot import single_shot
 
 #: the SVG is drawn at this many times the window's font size over the typesetting size
 FORMULA_SCALE = 1.35
@@ -127,7 +128,7 @@ class FormulaSlot(QScrollArea):
     def changeEvent(self, event) -> None:
         super().changeEvent(event)
         if event.type() == event.Type.FontChange:
-            QTimer.singleShot(0, self, self._fit)  # after the formula has the new font too
+            single_shot(0, self, self._fit)  # after the formula has the new font too
 
 
 def _take_all(layout) -> None:

@@ -16,6 +16,9 @@ from eomlab.gui.runs.run_messages import EditKind
 
 #: edits that change the model or the state: a new stretch, the jump of E is nobody's work
 RESTARTS = (EditKind.SET_PARAMETER, EditKind.DRAG_TO)
+#: models whose word is kept: every start (compare mode's, an edit's) brings new model objects, and
+#: a word kept for each held them all (the soak test's window, issue 31); the few in use are kept
+KEPT_MODELS = 16
 
 
 class EnergyBook(QObject):
@@ -32,6 +35,8 @@ class EnergyBook(QObject):
     def conservative(self, model) -> bool:
         known = self._conservative.get(id(model))
         if known is None or known[0] is not model:
+            if len(self._conservative) >= KEPT_MODELS:
+                self._conservative.clear()
             known = self._conservative[id(model)] = (model, conservative(model))
         return known[1]
 

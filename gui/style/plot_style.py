@@ -3,6 +3,7 @@ are always shown whole, and the unit of a coordinate."""
 from __future__ import annotations
 
 import pyqtgraph as pg
+from PySide6.QtGui import QTextDocument
 
 from eomlab.engine.model import joint_type
 
@@ -50,6 +51,7 @@ class WholeLabelAxis(pg.AxisItem):
     #: a shorter name for the quantity, used when the full one does not fit
     short_text = ""
     _fitted_room = None  # the room the label was last fitted to
+    _measuring = None  # the document the label's forms are measured in (`_html_width`)
 
     def label_room(self) -> float:
         """The length the label may take: the axis' own length along its direction."""
@@ -57,7 +59,17 @@ class WholeLabelAxis(pg.AxisItem):
         return size.height() if self.orientation in ("left", "right") else size.width()
 
     def _html_width(self, html: str) -> float:
-        document = self.label.document().clone()
+        """The width `html` takes laid out as the label lays it out. One measuring document per axis,
+        set like the label's: a `clone()` of the label's document belongs to C++ with no parent and
+        was never freed (hundreds a compare-mode toggle; the soak test's window grew 7 MB a cycle)."""
+        document = self._measuring
+        if document is None:
+            document = self._measuring = QTextDocument()
+        label = self.label.document()
+        document.setDefaultFont(label.defaultFont())
+        document.setDocumentMargin(label.documentMargin())
+        document.setDefaultStyleSheet(label.defaultStyleSheet())
+        document.setDefaultTextOption(label.defaultTextOption())
         document.setHtml(html)
         return document.size().width()
 
