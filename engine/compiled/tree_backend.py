@@ -295,6 +295,25 @@ class PinocchioTree:
                 return out
         return derivative
 
+    def free_state_jacobian(self):
+        """y ↦ ∂ẏ/∂y of `free_state_derivative`, exact: pinocchio's analytic derivatives of the
+        articulated-body algorithm (Carpentier and Mansard, RSS 2018), [[0, I], [∂q̈/∂q, ∂q̈/∂q̇]];
+        None unless pinocchio's q is eomlab's and q̇ = u (as for the straight-bound derivative)."""
+        if not (self._same and not self._permuted):
+            return None
+        derivatives, model, data = self.pin.computeABADerivatives, self.model, self.data
+        n = self.n_u
+        no_effort = np.zeros(n)
+
+        def jacobian(y):
+            derivatives(model, data, y[:n], y[n:], no_effort)
+            J = np.zeros((2 * n, 2 * n))
+            J[:n, n:] = np.eye(n)
+            J[n:, :n] = data.ddq_dq
+            J[n:, n:] = data.ddq_dv
+            return J
+        return jacobian
+
     def flat_tree(self) -> FlatTree | None:
         """The tree as flat arrays for engine.compiled.numba_kernels, when `free_state_derivative` binds
         pinocchio's `aba` straight to y (one revolute or prismatic joint per speed, eomlab's order):

@@ -246,6 +246,16 @@ class Chart:
                 ua += [*v, *(R.T @ w)]
         return np.array(qa, float), np.array(ua, float)
 
+    def exact_jacobian(self):
+        """x ↦ ∂ẋ/∂x exactly (pinocchio's derivatives of ABA) where the chart's state is the formulation's
+        own state of a free tree without force elements on the compiled path, else None."""
+        f, s = self.formulation, self.system
+        if self.dynamics_system is not s or s.constraints is not None or s.forces or not f._free_tree:
+            return None
+        if len(self.iq) != s.n_q or len(self.iu) != s.n_u:
+            return None
+        return s.free_state_jacobian()
+
     def rhs(self, x) -> np.ndarray:
         """ẋ = (q̇_i, u̇_i): the formulation's own accelerations at the state x (in absolute
         coordinates carried to the joint speeds, u̇_j = G u̇_abs + J_j⁺ (β_abs − β_j))."""

@@ -1,4 +1,5 @@
-"""The Jacobian of a right-hand side by central differences extrapolated to zero step (Richardson).
+"""The Jacobian of a right-hand side by central differences extrapolated to zero step (Richardson), for
+every chart but a free tree on the compiled path (`Chart.exact_jacobian`: pinocchio's exact derivatives).
 
 The engine's numpy and compiled paths are real-valued (LAPACK's real routines, pinocchio), so a
 complex step cannot pass through them. Central differences D(h) = (F(x + h e) − F(x − h e)) / 2h

@@ -145,7 +145,8 @@ def _equilibrium(model, method, coordinates, chart: Chart, independent, systems:
         left = float(np.max(np.abs(F), initial=0.0))
         if left < 1e-12 * g:
             return rest
-        J = jacobian(_accelerations_at_rest(rest), x[:nq])
+        exact = rest.exact_jacobian()
+        J = exact(x)[nq:, :nq] if exact is not None else jacobian(_accelerations_at_rest(rest), x[:nq])
         step = -np.linalg.lstsq(J, F, rcond=1e-8)[0]  # neutral directions (a free twist) stay put
         step *= min(1.0, MAX_NEWTON_STEP / max(float(np.max(np.abs(step), initial=0.0)), 1e-300))
         for _ in range(30):
@@ -195,7 +196,8 @@ def _analyse(chart: Chart, about: str) -> Linearization:
     s = chart.system
     nq = len(chart.iq)
     xdot = chart.rhs(chart.x_star)
-    A = jacobian(chart.rhs, chart.x_star, _scales(chart))
+    exact = chart.exact_jacobian()  # a free tree on the compiled path: pinocchio's derivatives of ABA
+    A = exact(chart.x_star) if exact is not None else jacobian(chart.rhs, chart.x_star, _scales(chart))
     keep, aside = _set_aside(A, nq)
     cyclic = [chart.names[v] for v in aside if v < nq]
     conserved = [chart.names[v] for v in aside if v >= nq]

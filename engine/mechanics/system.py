@@ -240,6 +240,12 @@ class MechanicalSystem:
             return None
         return self.tree_backend.free_state_derivative()
 
+    def free_state_jacobian(self):
+        """y ↦ ∂(q̇, u̇)/∂y, exact, wherever `free_state_derivative` is bound, or None."""
+        if self.free_state_derivative() is None:
+            return None
+        return self.tree_backend.free_state_jacobian()
+
     def free_accelerations(self, dyn: Dynamics) -> np.ndarray:
         """u_dot of the unconstrained tree, M⁻¹ forcing: by the articulated-body algorithm on the
         compiled path (M never formed), by Cholesky of M on the numpy path or when ABA fails."""

@@ -198,3 +198,33 @@ def test_the_jacobian_equals_the_symbolic_one(name, about):
     exact = state_jacobian(eq, lin.q, lin.u)
     assert lin.names_full == eq.coordinates + eq.speeds  # no constraints: every coordinate and speed
     np.testing.assert_allclose(lin.A_full, exact, rtol=0, atol=1e-9 * np.max(np.abs(exact)))
+
+
+@pytest.mark.parametrize("name", ["double_compound_pendulum", "spatial_chain", "sleeping_top"])
+def test_a_free_tree_is_differentiated_exactly(name):
+    """Free trees on the compiled path take pinocchio's analytic derivatives of ABA (every formulation whose
+    right-hand side is the tree's ABA; Gibbs–Appell forms its own): equal to the Richardson-extrapolated
+    central differences of the same right-hand side at a state away from rest to 1e-9 of the largest entry
+    (the differences' own error)."""
+    pytest.importorskip("pinocchio")
+    from eomlab.engine.linearize.chart import Chart, Systems, with_rate_speeds
+    from eomlab.engine.linearize.derivatives import jacobian
+
+    model = with_rate_speeds(preset(name))
+    rng = np.random.default_rng(3)
+    for method in METHODS:
+        chart = Chart(model, method, "joint", Systems())
+        exact = chart.exact_jacobian()
+        assert (exact is not None) == (method != "gibbs_appell"), method
+        if exact is None:
+            continue
+        x = chart.x_star + rng.uniform(-0.4, 0.4, chart.n_x)
+        by_differences = jacobian(chart.rhs, x)
+        np.testing.assert_allclose(exact(x), by_differences, rtol=0, atol=1e-9 * np.max(np.abs(by_differences)))
+
+
+def test_constrained_and_absolute_charts_are_differentiated_numerically():
+    from eomlab.engine.linearize.chart import Chart, Systems
+
+    assert Chart(preset("four_bar"), "kane", "joint", Systems()).exact_jacobian() is None
+    assert Chart(preset("double_compound_pendulum"), "kane", "absolute", Systems()).exact_jacobian() is None
