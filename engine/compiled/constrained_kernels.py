@@ -37,8 +37,8 @@ from eomlab.engine.compiled.numba_kernels import (ACCEPTED, NONFINITE, TOO_SMALL
 
 JIT = dict(cache=True, nogil=True, error_model="numpy")
 
-#: the formulations' codes (engine.compiled.constrained_rhs passes them)
-LAGRANGE, UDWADIA_KALABA, KANE, GIBBS_APPELL, MAGGI = 0, 1, 2, 3, 4
+#: the formulations' codes: their places in engine.methods.METHODS (engine.compiled.constrained_rhs passes them)
+LAGRANGE, MAGGI, UDWADIA_KALABA, KANE, GIBBS_APPELL = range(5)
 #: the closure rows' kinds
 COINCIDENT, DISTANCE = 0, 1
 

@@ -21,10 +21,11 @@ import numpy as np
 from eomlab.engine.compiled.compiled_step import call_kernel, compiled_constrained, numba_installed, start_compiling
 from eomlab.engine.compiled.point_rows import PointRowSet
 from eomlab.engine.constraints import HOLONOMIC
+from eomlab.engine.methods import METHODS
 
-#: the formulations the kernel solves, by their registry names (engine.compiled.constrained_kernels' codes)
-CODES = {"lagrange": 0, "udwadia_kalaba": 1, "kane": 2, "gibbs_appell": 3, "maggi": 4}
-_REDUCED = (2, 3)
+#: the kernel's code of a formulation is its place in the registry (engine.compiled.constrained_kernels' codes)
+CODES = {name: code for code, name in enumerate(METHODS)}
+_REDUCED = (CODES["kane"], CODES["gibbs_appell"])
 
 
 def constrained_kernel(formulation) -> "ConstrainedKernel | None":

@@ -145,8 +145,8 @@ def _equilibrium(model, method, coordinates, chart: Chart, independent, systems:
         left = float(np.max(np.abs(F), initial=0.0))
         if left < 1e-12 * g:
             return rest
-        exact = rest.exact_jacobian()
-        J = exact(x)[nq:, :nq] if exact is not None else jacobian(_accelerations_at_rest(rest), x[:nq])
+        J = _exact(rest, x)
+        J = J[nq:, :nq] if J is not None else jacobian(_accelerations_at_rest(rest), x[:nq])
         step = -np.linalg.lstsq(J, F, rcond=1e-8)[0]  # neutral directions (a free twist) stay put
         step *= min(1.0, MAX_NEWTON_STEP / max(float(np.max(np.abs(step), initial=0.0)), 1e-300))
         for _ in range(30):
@@ -163,6 +163,17 @@ def _equilibrium(model, method, coordinates, chart: Chart, independent, systems:
             break
     raise ModelError("--about equilibrium", "Newton found no equilibrium near the initial pose "
                      f"(largest acceleration left {left:.3g})")
+
+
+def _exact(chart: Chart, x) -> np.ndarray | None:
+    """∂ẋ/∂x by pinocchio's derivatives of ABA for a free tree on the compiled path, None elsewhere or
+    where they are not finite (M singular at the point: Euler angles at their gimbal lock, where the
+    differences, taken about it, still see the finite limit)."""
+    exact = chart.exact_jacobian()
+    if exact is None:
+        return None
+    J = exact(x)
+    return J if np.all(np.isfinite(J)) else None
 
 
 def _accelerations_at_rest(chart: Chart):
@@ -196,8 +207,9 @@ def _analyse(chart: Chart, about: str) -> Linearization:
     s = chart.system
     nq = len(chart.iq)
     xdot = chart.rhs(chart.x_star)
-    exact = chart.exact_jacobian()  # a free tree on the compiled path: pinocchio's derivatives of ABA
-    A = exact(chart.x_star) if exact is not None else jacobian(chart.rhs, chart.x_star, _scales(chart))
+    A = _exact(chart, chart.x_star)
+    if A is None:
+        A = jacobian(chart.rhs, chart.x_star, _scales(chart))
     keep, aside = _set_aside(A, nq)
     cyclic = [chart.names[v] for v in aside if v < nq]
     conserved = [chart.names[v] for v in aside if v >= nq]

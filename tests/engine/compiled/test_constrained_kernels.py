@@ -174,3 +174,12 @@ def test_a_singular_mass_matrix_is_handled_as_on_the_numpy_path(method, kernels,
         assert held
         reference = slow.derivative(0.0, y)
         assert np.max(np.abs(compiled - reference)) <= 1e-12 * float(np.max(np.abs(reference)))
+
+
+def test_the_kernels_codes_are_the_registrys_places():
+    """constrained_rhs passes a formulation's place in engine.methods.METHODS; the kernel's constants agree."""
+    from eomlab.engine.compiled import constrained_kernels as k
+    from eomlab.engine.methods import METHODS
+
+    assert [METHODS[c] for c in (k.LAGRANGE, k.MAGGI, k.UDWADIA_KALABA, k.KANE, k.GIBBS_APPELL)] == \
+        ["lagrange", "maggi", "udwadia_kalaba", "kane", "gibbs_appell"]
