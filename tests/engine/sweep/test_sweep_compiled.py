@@ -64,11 +64,12 @@ def test_compiled_members_equal_single_runs(method):
 
 
 def _spatial_double_pendulum():
-    """The double compound pendulum with its lower joint turned to swing about the upper rod's own axis of
-    the horizontal: a 3-D tree of revolutes, which the numpy batched engine (planar chains) does not take."""
+    """The double compound pendulum whose lower joint turns about the body's y axis (across the rod, in the
+    plane of the upper joint's motion): a 3-D tree of revolutes, which the numpy batched engine (planar chains)
+    does not take."""
     model = load_model(DOUBLE)
     upper, lower = model.bodies
-    return replace(model, bodies=(upper, replace(lower, joint=replace(lower.joint, axis=(1.0, 0.0, 0.0)))))
+    return replace(model, bodies=(upper, replace(lower, joint=replace(lower.joint, axis=(0.0, 1.0, 0.0)))))
 
 
 def test_a_spatial_tree_runs_compiled_and_equals_single_runs():
