@@ -45,11 +45,13 @@ def run_chunk(sweep, start: int, stop: int, batched: bool = True, compiled: bool
     on_compiled: list[int] = []
     fallback: dict[str, int] = defaultdict(int)
     trees = FlatTrees()
-    kern = kernels() if batched and compiled and any(m is not None for m in runs) else None
+    takes = {i for i, m in enumerate(runs) if batched and compiled and m is not None
+             and compiled_reason(m.model, sweep.measures, trees) is None}
+    kern = kernels() if takes else None  # waits for the compiling thread only when a member needs it
     for i, m in enumerate(runs):
         if m is None:
             continue
-        if kern is not None and compiled_reason(m.model, sweep.measures, trees) is None:
+        if kern is not None and i in takes:
             on_compiled.append(i)
             continue
         why = batched_reason(m.model) if batched else "batching turned off"
