@@ -32,7 +32,8 @@ import numpy as np
 COMPILED_STEP_PATH = "numba DOP853 step"
 
 _lock = threading.Lock()
-_loading = {"pid": None, "kernels": None, "constrained": None, "error": None, "thread": None, "busy": False}
+_loading = {"pid": None, "kernels": None, "constrained": None, "sweep": None, "error": None, "thread": None,
+            "busy": False}
 
 
 def numba_installed() -> bool:
@@ -81,17 +82,26 @@ def _compile() -> None:
             from eomlab.engine.compiled import constrained_kernels
 
             _warm_up_constrained(constrained_kernels)
+            _loading.update(constrained=constrained_kernels)
     except Exception as err:  # noqa: BLE001 - numba's errors are many; the Python step stays
         _loading.update(error=f"{type(err).__name__}: {err}", busy=False)
         return
-    _loading.update(constrained=constrained_kernels, busy=False)
+    try:  # the sweep's last: no single run waits for it
+        with _one_process_at_a_time():
+            from eomlab.engine.compiled import sweep_kernels
+
+            _warm_up_sweep(sweep_kernels)
+    except Exception as err:  # noqa: BLE001 - the sweep's other paths stay
+        _loading.update(error=f"sweep kernel: {type(err).__name__}: {err}", busy=False)
+        return
+    _loading.update(sweep=sweep_kernels, busy=False)
     _prune_other_caches(numba)
 
 
 #: the directory numba caches the kernels in, after their sources' hash (`_cache_by_source`)
 CACHE_PREFIX = "eomlab-kernels-"
-#: the kernels' sources: the constrained kernel calls into all three
-KERNEL_SOURCES = ("numba_kernels.py", "constrained_solves.py", "constrained_kernels.py")
+#: the kernels' sources: the constrained kernel calls into the first three, the sweep's into the first
+KERNEL_SOURCES = ("numba_kernels.py", "constrained_solves.py", "constrained_kernels.py", "sweep_kernels.py")
 
 
 def _cache_by_source(numba) -> None:
@@ -177,12 +187,18 @@ def compiled_constrained():
     return _loading.get("constrained")
 
 
-def wait_until_compiled(timeout: float | None = None, constrained: bool = False):
-    """The free tree's kernels (`constrained`: engine.compiled.constrained_kernels), after waiting for the
-    compiling thread until they are loaded or it ends (tests and benchmarks), or None. The free tree's come
-    first: a caller that needs only them does not wait for the constrained kernel's compilation."""
+def compiled_sweep():
+    """engine.compiled.sweep_kernels once compiled in this process, else None."""
+    return _loading.get("sweep")
+
+
+def wait_until_compiled(timeout: float | None = None, constrained: bool = False, sweep: bool = False):
+    """The free tree's kernels (`constrained`: engine.compiled.constrained_kernels, `sweep`:
+    engine.compiled.sweep_kernels), after waiting for the compiling thread until they are loaded or it ends
+    (tests, benchmarks, sweeps), or None. The free tree's come first: a caller that needs only them does not
+    wait for the others' compilation; the sweep's come last (a single run never waits for them)."""
     start_compiling()
-    key = "constrained" if constrained else "kernels"
+    key = "sweep" if sweep else "constrained" if constrained else "kernels"
     deadline = None if timeout is None else time.monotonic() + timeout
     for thread in threading.enumerate():
         if thread.name == "eomlab-numba-compile":
@@ -229,6 +245,19 @@ def _warm_up_constrained(kernels) -> None:
     solver = CompiledDOP853(lambda: None, lambda t, y: np.zeros(4), 0.0, y, 1.0, first_step=1e-3)
     solver._attempt(kernels, data)
     kernels.dop853_extra_stages(data, solver.y_old, float(solver.h_previous), solver.A_EXTRA, solver.K_extended)
+
+
+def _warm_up_sweep(kernels) -> None:
+    """One member's run of a one-joint pendulum over a short time with one crossing measured and its energy,
+    with the argument types engine.sweep.compiled_members passes."""
+    from scipy.integrate import DOP853
+
+    tree = (np.array([-1], dtype=np.int64), np.zeros(1, dtype=np.int64), np.eye(3).reshape(1, 3, 3), np.zeros((1, 3)),
+            np.array([[0.0, 0.0, 0.0, 0.0, 0.0, 1.0]]), np.ones(1), np.array([[0.5, 0.0, 0.0]]),
+            np.eye(3).reshape(1, 3, 3), np.array([0.0, -9.81, 0.0]))
+    kernels.run_member(tree, np.array([0.3, 0.0]), 0.01, 1e-6, 1e-6, 0.01, DOP853.A, DOP853.B, DOP853.E3, DOP853.E5,
+                       -1.0 / (DOP853.error_estimator_order + 1), np.zeros(1, dtype=np.int64),
+                       np.array([0, 1], dtype=np.int64), np.zeros(1), True, np.empty(1))
 
 
 class StepKernel:

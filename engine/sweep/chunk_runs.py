@@ -1,6 +1,8 @@
-"""Run one chunk of a sweep: batched where the batched engine serves, single runs where it does not.
+"""Run one chunk of a sweep: on the compiled step, batched, or as single runs, per member.
 
-The batched path serves planar trees of revolute joints about z in joint coordinates with no
+The compiled path (engine.sweep.compiled_members: each member's run in one numba call) takes the free trees the
+compiled step of a single run takes, with DOP853 and the measures it measures; its engine column says
+"compiled". Of the others, the batched path serves planar trees of revolute joints about z in joint coordinates with no
 constraints (any formulation: there they all reduce to one ODE, see `engine.sweep.batched_chains`), with
 DOP853 or RK45. Members sharing a tree advance together whatever their parameters, initial state
 and tolerances. Every other run is a single run of `engine.simulation.Simulation`, and the chunk
@@ -16,6 +18,7 @@ from threadpoolctl import threadpool_limits
 
 from eomlab.engine.model import ModelError
 
+from eomlab.engine.sweep.compiled_members import FlatTrees, compiled_reason, kernels, run_compiled
 from eomlab.engine.sweep.integrator import BATCHED_INTEGRATORS, BatchedRungeKutta
 from eomlab.engine.sweep.measures import Measurements
 from eomlab.engine.sweep.members import RUN_COLUMNS, Member, members, with_initial_state
@@ -29,8 +32,9 @@ def batched_reason(model) -> str | None:
     return unsupported_reason(model)
 
 
-def run_chunk(sweep, start: int, stop: int, batched: bool = True) -> tuple[dict, dict[str, int]]:
-    """Columns of runs start … stop−1 (in run order), and how many ran singly for which reason."""
+def run_chunk(sweep, start: int, stop: int, batched: bool = True, compiled: bool = True) -> tuple[dict, dict[str, int]]:
+    """Columns of runs start … stop−1 (in run order), and how many ran singly for which reason.
+    `batched` False: every run a single run; `compiled` False: no member on the compiled step."""
     table = sweep.run_table(start, stop)
     runs, reasons = members(sweep, table)
     n = len(runs)
@@ -38,9 +42,17 @@ def run_chunk(sweep, start: int, stop: int, batched: bool = True) -> tuple[dict,
     results: dict[str, np.ndarray] = {}
     groups: dict[tuple, list[int]] = defaultdict(list)
     singles: list[int] = []
+    on_compiled: list[int] = []
     fallback: dict[str, int] = defaultdict(int)
+    trees = FlatTrees()
+    takes = {i for i, m in enumerate(runs) if batched and compiled and m is not None
+             and compiled_reason(m.model, sweep.measures, trees) is None}
+    kern = kernels() if takes else None  # waits for the compiling thread only when a member needs it
     for i, m in enumerate(runs):
         if m is None:
+            continue
+        if kern is not None and i in takes:
+            on_compiled.append(i)
             continue
         why = batched_reason(m.model) if batched else "batching turned off"
         if why is None:
@@ -49,6 +61,10 @@ def run_chunk(sweep, start: int, stop: int, batched: bool = True) -> tuple[dict,
             singles.append(i)
             fallback[why] += 1
     with threadpool_limits(limits=1):  # small matrices: BLAS threads only cost
+        if on_compiled:
+            _store(results, on_compiled, n, *run_compiled(sweep, [runs[i] for i in on_compiled], trees, kern))
+            for i in on_compiled:
+                engine[i] = "compiled"
         for (_, integrator), idx in groups.items():
             _store(results, idx, n, *_run_batched(sweep, [runs[i] for i in idx], integrator))
             for i in idx:

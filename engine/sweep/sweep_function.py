@@ -100,7 +100,7 @@ def sweep(model: Model | str, vary, measure, *, mode: str = "grid", samples: int
     -------
     pandas.DataFrame
         One row per run: ``run``, a column per varied name and per measure (named as given),
-        ``engine`` ("batched" or "single") and ``failure`` ("" or why the run stopped early);
+        ``engine`` ("compiled", "batched" or "single") and ``failure`` ("" or why the run stopped early);
         ``table.attrs["notes"]`` says which runs fell back to single runs and why.
     """
     spec = prepare(model, vary, measure, mode, samples, seed, t_end)

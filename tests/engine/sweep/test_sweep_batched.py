@@ -1,4 +1,5 @@
-"""The batched engine against single runs: every member within 1e-8 of `eomlab run` at
+"""The numpy batched engine (`run_chunk(..., compiled=False)`; the compiled path: test_sweep_compiled.py) against
+single runs: every member within 1e-8 of `eomlab run` at
 rtol = atol = 1e-10 over 2 s, for every formulation; failing members stop alone."""
 import csv
 
@@ -41,7 +42,7 @@ def test_every_member_equals_eomlab_run(which, method, tmp_path):
     else:
         model, vary = five_link_chain(), ["link3_theta=-1,2.5", "link5_theta_dot=6", f"method={method}", "tol=1e-10"]
     sweep = make_sweep(model, vary, ["final", "flip_time:" + model.coordinate_names[-1]], **SETTINGS)
-    columns, notes = run_chunk(sweep, 0, sweep.n_runs)
+    columns, notes = run_chunk(sweep, 0, sweep.n_runs, compiled=False)
     assert notes == {} and set(columns["engine"]) == {"batched"}
     runs, _ = members(sweep, sweep.run_table())
     for i, member in enumerate(runs):
@@ -54,7 +55,7 @@ def test_single_runs_give_the_same_table_when_batching_is_off():
     sweep = make_sweep(load_model(DOUBLE), ["upper_theta=0.5,2.9", "lower_theta=0.1,3.0"],
                        ["final", "flip_time:lower_theta", "over_top:lower_theta", "energy_drift", "rhs_evals"],
                        **SETTINGS)
-    batched, _ = run_chunk(sweep, 0, sweep.n_runs)
+    batched, _ = run_chunk(sweep, 0, sweep.n_runs, compiled=False)
     single, notes = run_chunk(sweep, 0, sweep.n_runs, batched=False)
     assert notes == {"batching turned off": 4}
     for name in ("final:upper_theta", "final:lower_theta_dot"):
@@ -91,7 +92,7 @@ def test_a_blow_up_stops_one_member_and_the_others_finish():
 def test_a_member_with_a_singular_mass_matrix_is_reported_and_the_others_finish():
     model = preset("planar_chain", n=2, kind="point")
     sweep = make_sweep(model, ["bodies[1].mass=1,0,2"], ["final"], t_end=0.5)
-    columns, _ = run_chunk(sweep, 0, 3)
+    columns, _ = run_chunk(sweep, 0, 3, compiled=False)
     assert columns["failure"][0] == columns["failure"][2] == ""
     assert "singular" in columns["failure"][1]
     assert np.isnan(columns["final:link1_theta"][1]) and np.all(np.isfinite(columns["final:link1_theta"][[0, 2]]))
