@@ -186,7 +186,7 @@ def check(mutant: Mutant, directory: str, bound: float = TIME_BOUND) -> tuple[st
     if escaped:
         return f"import escaped main: {escaped.strip().splitlines()[-1]}", escaped[-1500:], "import traceback"
     if interrupted or seconds > bound:
-        return f"import took {seconds:.1f} s (bound {bound:g} s)", stderr[-500:], "import hang"
+        return f"import took {seconds:.1f} s of CPU (bound {bound:g} s)", stderr[-500:], "import hang"
     if _noisy(stderr):
         return (f"import exit {code} with a warning or traceback: {_noisy(stderr)[0][:200]}", stderr[-800:],
                 "import warning")
