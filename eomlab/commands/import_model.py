@@ -21,12 +21,11 @@ def add_parser(sub) -> None:
 
 
 def main(args) -> int:
-    from eomlab.api import checked, save
+    from eomlab.api import save
     from eomlab.engine.robot_formats import import_model
 
     try:
-        model, warnings = import_model(args.robot)
-        model = checked(model)  # the file format's own checks, before anything is written
+        model, warnings = import_model(args.robot)  # checked as a model file is, before anything is written
     except ModelError as err:
         raise with_source(err, args.robot) from None
     for warning in warnings:

@@ -22,12 +22,10 @@ def import_dialog(window, start_dir: str) -> None:
 def import_robot(window, path: str) -> list[str] | None:
     """Load the robot in `path` as the window's model (as File ▸ Open does); its warnings, or
     None when the file was refused (the current model stays)."""
-    from eomlab.engine.modelfile import model_from_dict, model_to_dict
     from eomlab.engine.robot_formats import import_model
 
     try:
-        model, warnings = import_model(path)
-        model = model_from_dict(model_to_dict(model))  # the model file's own checks, as `eomlab import` makes
+        model, warnings = import_model(path)  # checked as a model file is
     except ModelError as error:
         window.show_problem("Could not import the model", str(error if error.source else error.with_source(path)))
         return None

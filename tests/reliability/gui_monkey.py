@@ -69,8 +69,13 @@ def run_child(seed: int, seconds: float, model: str, compare: bool, actions: lis
         env = dict(os.environ, PYTHONPATH=os.pathsep.join([HERE, os.path.dirname(HERE)] +
                                                            [p for p in [os.environ.get("PYTHONPATH")] if p]))
         timeout = timeout or seconds + 90.0 + (len(actions) * 2.0 if actions else 0.0)
+        # the spec goes in a file: a long action list (3111 actions, 340 kB) as an argument exceeded
+        # the kernel's 128 kB per argument (E2BIG), so neither the replay nor the shrink could run it
+        spec_path = os.path.join(workdir, "spec.json")
+        with open(spec_path, "w") as fh:
+            json.dump(spec, fh)
         try:
-            proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", json.dumps(spec)], env=env,
+            proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", spec_path], env=env,
                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=timeout)
             code, output = proc.returncode, proc.stdout
         except subprocess.TimeoutExpired as expired:
@@ -140,7 +145,7 @@ def monkey(seeds, seconds: float, model: str, compare: bool = False, shrink_s: f
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--child", metavar="SPEC.json", help=argparse.SUPPRESS)
     parser.add_argument("--seeds", type=int, nargs="+", default=[1])
     parser.add_argument("--seconds", type=float, default=60.0, help="per seed")
     parser.add_argument("--model", default="four_bar", help="a preset name or a model file")
@@ -152,7 +157,8 @@ def main(argv=None) -> int:
     if args.child:
         from monkey_child import child_main
 
-        return child_main(json.loads(args.child))
+        with open(args.child) as fh:
+            return child_main(json.load(fh))
     if args.replay:
         with open(args.replay) as fh:
             outcome = run_child(args.seeds[0], 0.0, args.model, args.compare, json.load(fh))

@@ -27,6 +27,7 @@ import sys
 import tempfile
 import time
 import xml.etree.ElementTree as ET  # noqa: S405 - writes the fuzzer's own documents; they are read with defusedxml
+from collections import Counter
 from dataclasses import dataclass
 
 import defusedxml.ElementTree as DET
@@ -172,8 +173,8 @@ def _noisy(stderr: str) -> list[str]:
             or "warn(" in ln]
 
 
-def check(mutant: Mutant, directory: str, bound: float = TIME_BOUND) -> tuple[str | None, str]:
-    """(problem or None, what was said) for one mutant: import, then run what it wrote."""
+def check(mutant: Mutant, directory: str, bound: float = TIME_BOUND) -> tuple[str | None, str, str]:
+    """(problem or None, what was said, the outcome's kind) for one mutant: import, then run what it wrote."""
     source = os.path.join(directory, "mutant" + mutant.suffix)
     out = os.path.join(directory, "mutant.eom.json")
     for stale in (out, os.path.join(directory, "mutant.csv")):
@@ -183,20 +184,21 @@ def check(mutant: Mutant, directory: str, bound: float = TIME_BOUND) -> tuple[st
         fh.write(mutant.text)
     code, stderr, escaped, seconds, interrupted = call_main(["import", source, "-o", out], bound)
     if escaped:
-        return f"import escaped main: {escaped.strip().splitlines()[-1]}", escaped[-1500:]
+        return f"import escaped main: {escaped.strip().splitlines()[-1]}", escaped[-1500:], "import traceback"
     if interrupted or seconds > bound:
-        return f"import took {seconds:.1f} s (bound {bound:g} s)", stderr[-500:]
+        return f"import took {seconds:.1f} s of CPU (bound {bound:g} s)", stderr[-500:], "import hang"
     if _noisy(stderr):
-        return f"import exit {code} with a warning or traceback: {_noisy(stderr)[0][:200]}", stderr[-800:]
+        return (f"import exit {code} with a warning or traceback: {_noisy(stderr)[0][:200]}", stderr[-800:],
+                "import warning")
     lines = stderr.splitlines()
     if code == 2:
         if len(lines) != 1 or not lines[0].startswith("eomlab: "):
-            return f"import exit 2 with {len(lines)} lines: {stderr[:300]!r}", stderr
+            return f"import exit 2 with {len(lines)} lines: {stderr[:300]!r}", stderr, "import multi-line refusal"
         if os.path.exists(out):
-            return "import exit 2 but the model was written", stderr
-        return None, stderr
+            return "import exit 2 but the model was written", stderr, "import refused but wrote"
+        return None, stderr, "import refused (exit 2, one line)"
     if code != 0 or not os.path.exists(out):
-        return f"import exit {code}, model written: {os.path.exists(out)}", stderr[-800:]
+        return f"import exit {code}, model written: {os.path.exists(out)}", stderr[-800:], f"import exit {code}"
     with open(out, encoding="utf-8") as fh:
         written = fh.read()
     from cli_fuzzer import run_mutant
@@ -204,10 +206,29 @@ def check(mutant: Mutant, directory: str, bound: float = TIME_BOUND) -> tuple[st
     outcome: Outcome = run_mutant(written, directory, bound, T_END)
     if outcome.exit_code == 2 and not outcome.escaped:
         if WARNED in stderr and len(outcome.stderr.splitlines()) == 1:
-            return None, stderr  # the import said so (its contract: a warning line, the model written)
-        return f"the imported model is refused by eomlab run: {outcome.stderr.strip()[:300]}", stderr
+            # the import said so (its contract: a warning line, the model written)
+            return None, stderr, "imported with the warning, run refused"
+        return f"the imported model is refused by eomlab run: {outcome.stderr.strip()[:300]}", stderr, \
+            "imported, run refused unwarned"
     problem = judge(outcome, bound)
-    return (f"run of the imported model: {problem}" if problem else None), outcome.stderr[-800:] + outcome.escaped[-800:]
+    said = outcome.stderr[-800:] + outcome.escaped[-800:]
+    if problem:
+        return f"run of the imported model: {problem}", said, "run " + problem.split(":")[0].split(" with ")[0]
+    kind = ("imported, slow run stopped at the bound" if outcome.interrupted else
+            "imported, run stopped with its failure line" if outcome.exit_code == 1 else "imported and ran")
+    return None, said, kind
+
+
+def _mutation_kind(done: str) -> str:
+    """The kind of one mutation from its description ("drop <joint>" -> "drop element")."""
+    words = done.split()
+    if words[0] == "drop":
+        return "drop element" if words[1].startswith("<") else "drop attribute"
+    if words[0] == "nest":
+        return "nest bodies" if "bodies" in done else "nest plain elements"
+    if words[-1] == "entity":
+        return done
+    return {"duplicate": "duplicate attribute", "reorder": "reorder children"}.get(words[0], words[0])
 
 
 def _worker_init():
@@ -220,13 +241,14 @@ def _worker_init():
 
 def _work(item):
     mutant, bound = item
-    problem, said = check(mutant, _WORKDIR, bound)
-    return mutant, problem, said
+    problem, said, kind = check(mutant, _WORKDIR, bound)
+    return mutant, problem, said, kind
 
 
 def fuzz(seeds_: list[int], seconds: float | None = None, count: int | None = None, workers: int = 2,
-         bound: float = TIME_BOUND, progress=None):
-    """(mutants run, [(mutant, problem, what was said)]) over the seeds, round robin."""
+         bound: float = TIME_BOUND, progress=None, tally: Counter | None = None):
+    """(mutants run, [(mutant, problem, what was said)]) over the seeds, round robin. With `tally` (a
+    Counter), the outcomes are counted there by kind, and the mutations applied by kind ("mutation: ...")."""
     sources = [mutants(s) for s in seeds_]
 
     def items():
@@ -240,8 +262,11 @@ def fuzz(seeds_: list[int], seconds: float | None = None, count: int | None = No
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(["eomlab.cli", "eomlab.engine.robot_formats", "eomlab.engine.simulation"])
     with context.Pool(workers, initializer=_worker_init, maxtasksperchild=100) as pool:
-        for mutant, problem, said in pool.imap_unordered(_work, items()):
+        for mutant, problem, said, kind in pool.imap_unordered(_work, items()):
             ran += 1
+            if tally is not None:
+                tally[kind] += 1
+                tally.update("mutation: " + _mutation_kind(m) for m in mutant.mutations)
             if problem:
                 findings.append((mutant, problem, said))
                 if progress:
@@ -259,9 +284,12 @@ def main(argv=None) -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--save", metavar="DIR", help="write each failing mutant here")
     args = parser.parse_args(argv)
-    start = time.monotonic()
-    ran, findings = fuzz(args.seeds, seconds=args.seconds, workers=args.workers, progress=lambda s: print(s, flush=True))
+    start, tally = time.monotonic(), Counter()
+    ran, findings = fuzz(args.seeds, seconds=args.seconds, workers=args.workers, progress=lambda s: print(s, flush=True),
+                         tally=tally)
     print(f"{ran} robot-file mutants from seeds {args.seeds} in {time.monotonic() - start:.0f} s: {len(findings)} findings")
+    for kind, n in sorted(tally.items()):
+        print(f"  {n:6d}  {kind}")
     if args.save:
         os.makedirs(args.save, exist_ok=True)
         for mutant, problem, said in findings:

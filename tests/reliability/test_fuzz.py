@@ -76,3 +76,29 @@ def test_the_judge_flags_each_way_of_ending_badly(outcome, problem):
 ])
 def test_the_judge_passes_the_good_endings(outcome):
     assert judge(outcome, bound=20.0) is None
+
+
+def test_the_time_bound_counts_the_runs_own_cpu_time(monkeypatch):
+    """A mutant waiting (the worker starved on a loaded machine: 0.8 s of CPU took 20 s beside the GUI
+    monkey at load 16) is not a hang; one computing past the bound is stopped by Ctrl+C."""
+    import time
+
+    import eomlab.cli
+    from cli_fuzzer import call_main
+
+    def waits(argv):
+        time.sleep(0.6)
+        return 0
+
+    def computes(argv):
+        end = time.process_time() + 2.0
+        while time.process_time() < end:
+            pass
+        return 0
+
+    monkeypatch.setattr(eomlab.cli, "main", waits)
+    code, _, escaped, seconds, interrupted = call_main(["run"], bound=0.3)
+    assert (code, escaped, interrupted) == (0, "", False) and seconds < 0.3
+    monkeypatch.setattr(eomlab.cli, "main", computes)
+    code, _, escaped, seconds, interrupted = call_main(["run"], bound=0.3)
+    assert interrupted and "KeyboardInterrupt" in escaped and seconds < 1.0  # stopped long before its 2 s

@@ -92,3 +92,23 @@ def test_a_crash_is_reported_with_the_actions_done_before_it():
     assert outcome.kind == "crash" and "exit -6" in outcome.failure, outcome.describe()
     assert [a[0] for a in outcome.actions] == ["wait", "selftest_abort"]
     assert "replay with --replay FILE holding: " + json.dumps(outcome.actions) in outcome.describe()
+
+
+def test_a_long_action_list_reaches_the_child_in_a_file(monkeypatch):
+    """A found failure's 3111 actions (340 kB) given as one argument exceeded the kernel's 128 kB per
+    argument: the replay and every shrink step raised OSError (E2BIG; four-bar seed 1, 30-minute runs)."""
+    import subprocess
+
+    seen = {}
+
+    def child(argv, **_kwargs):
+        seen["argv"] = argv
+        with open(argv[-1]) as fh:
+            seen["spec"] = json.load(fh)
+        raise subprocess.TimeoutExpired(argv, 1.0)
+
+    monkeypatch.setattr(gui_monkey.subprocess, "run", child)
+    actions = [["wait", 0.1, 0.0, 0.0, "x" * 100]] * 3000
+    outcome = run_child(1, 0.0, "simple_pendulum", False, actions)
+    assert max(len(arg.encode()) for arg in seen["argv"]) < 128 * 1024
+    assert seen["spec"]["actions"] == actions and outcome.kind == "hang"

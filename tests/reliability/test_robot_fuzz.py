@@ -44,11 +44,13 @@ def test_mutants_are_reproducible_and_cover_every_kind():
 
 def test_a_refusal_is_one_line_and_a_written_model_runs(tmp_path):
     broken = Mutant(0, 0, "x.xml", ".xml", ["by hand"], "<mujoco><worldbody><body></mujoco>")
-    assert check(broken, str(tmp_path)) == (None, check(broken, str(tmp_path))[1])
-    assert check(broken, str(tmp_path))[1].count("\n") == 1
+    problem, said, kind = check(broken, str(tmp_path))
+    assert problem is None and kind == "import refused (exit 2, one line)"
+    assert said.count("\n") == 1
     name, text = seeds()[0]
     good = Mutant(0, 1, name, "." + name.rsplit(".", 1)[1], [], text)
-    assert check(good, str(tmp_path))[0] is None
+    problem, _, kind = check(good, str(tmp_path))
+    assert problem is None and kind == "imported and ran"
 
 
 def test_the_judge_flags_warnings_and_tracebacks():
