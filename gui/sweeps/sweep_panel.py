@@ -181,8 +181,9 @@ class SweepPanel(QDialog):
         self.png_button.setEnabled(True)
         self.parquet_button.setEnabled(True)
         self.progress.setValue(self.done)
-        batched = int(np.sum(np.asarray(columns["engine"]) == "batched"))
-        self.status.setText(f"{self.done} of {self.spec.n_runs} runs ({batched} of the last {len(runs)} batched)")
+        engines = np.asarray(columns["engine"])
+        together = int(np.sum((engines == "batched") | (engines == "compiled")))
+        self.status.setText(f"{self.done} of {self.spec.n_runs} runs ({together} of the last {len(runs)} batched or compiled)")
         self._draw()
 
     def measure_column(self) -> str:
