@@ -76,9 +76,15 @@ def _matrix(name, names, m) -> list[str]:
     return lines
 
 
+def _json_by_key(document: dict) -> str:
+    """One line per key, each value compact: json's C encoder (an `indent` falls back to its Python
+    encoder, which took longer than the 50-link chain's whole linearization)."""
+    return "{\n" + ",\n".join(f" {json.dumps(k)}: {json.dumps(v)}" for k, v in document.items()) + "\n}\n"
+
+
 def _linearization(lin, fmt: str) -> str:
     if fmt == "json":
-        return json.dumps(lin.to_dict(), indent=1) + "\n"
+        return _json_by_key(lin.to_dict())
     if fmt == "csv":
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n")
