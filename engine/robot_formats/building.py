@@ -125,9 +125,13 @@ def rpy_matrix(rpy: np.ndarray) -> np.ndarray:
     return elementary("z", rpy[2]) @ elementary("y", rpy[1]) @ elementary("x", rpy[0])
 
 
-def shape_for(kind: str, size: np.ndarray) -> Shape:
+def shape_for(kind: str, size: np.ndarray) -> Shape | None:
     """The nearest eomlab shape: `size` is a sphere's radius, a box's full edges, a cylinder's
-    (radius, length)."""
+    (radius, length); None for a degenerate one (a zero edge or radius: the body is drawn by its
+    inertia instead), which the model file would refuse."""
+    if not np.all(np.isfinite(size)) or (kind != "cylinder" and np.any(np.asarray(size) <= 0)) or \
+            (kind == "cylinder" and max(size[0], size[1]) <= 0):
+        return None
     if kind == "sphere":
         return Shape("sphere", radius=float(size[0]))
     if kind == "box":
@@ -135,7 +139,7 @@ def shape_for(kind: str, size: np.ndarray) -> Shape:
     radius, length = float(size[0]), float(size[1])
     if length > 4 * radius:  # long and thin: a rod (drawn along body x, so this is approximate)
         return Shape("rod", length=length)
-    return Shape("disk", radius=radius)
+    return Shape("disk", radius=radius) if radius > 0 else None
 
 
 class Unmapped:

@@ -184,7 +184,8 @@ class Reader:
         text = get("size") or "0"
         size = list(numbers(text, len(text.split()), f"{gwhere} size")) + [0.0, 0.0, 0.0]
         fromto = get("fromto")
-        if kind in ("capsule", "cylinder"):
+        if kind in ("capsule", "cylinder") or (fromto and kind in ("box", "ellipsoid")):
+            # with fromto, size[0] is the half-width across the segment and the segment is the length
             length = (float(np.linalg.norm(np.subtract(*np.split(numbers(fromto, 6, f"{gwhere} fromto"), 2))))
                       if fromto else 2 * (size[1] if len(size) > 1 else 0.0))
             return shape_for("cylinder", np.array([size[0], length]))
