@@ -87,8 +87,9 @@ def test_readme_linearization_example():
     assert runner.failures == 0
 
 
-def test_the_command_never_loads_the_window(tmp_path):
-    """cli.main in a fresh interpreter, then sys.modules: nothing of the window, Qt or pyqtgraph."""
+def _modules_after_the_command(tmp_path, args, which: str) -> str:
+    """cli.main(args) in a fresh interpreter, then its exit status and `which` (an expression over
+    sys.modules) printed: what the command loaded."""
     import os
     import subprocess
     import sys
@@ -97,32 +98,27 @@ def test_the_command_never_loads_the_window(tmp_path):
             "from eomlab.cli import main\n"
             "with contextlib.redirect_stdout(io.StringIO()):\n"
             "    status = main(sys.argv[1:])\n"
-            "print(status, sorted(m for m in sys.modules if m.startswith(('eomlab.gui', 'PySide6', 'pyqtgraph'))))")
-    model = str(ASSETS / "sleeping_top.eom.json")
+            f"print(status, {which})")
     env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env.pop("EOMLAB_FAST_PATH", None)
+    proc = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, cwd=tmp_path,
+                          env=env, timeout=300)
+    return proc.stdout.strip() or proc.stderr
+
+
+def test_the_command_never_loads_the_window(tmp_path):
+    """cli.main in a fresh interpreter, then sys.modules: nothing of the window, Qt or pyqtgraph."""
+    model = str(ASSETS / "sleeping_top.eom.json")
     for args in (["linearize", model], ["linearize", model, "--vary", "top_wz=60:140:3", "--plot",
                                         str(tmp_path / "v.png")]):
-        proc = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, cwd=tmp_path,
-                              env=env, timeout=300)
-        assert proc.stdout.strip() == "0 []", proc.stderr
+        assert _modules_after_the_command(tmp_path, args, "sorted(m for m in sys.modules if m.startswith(("
+                                          "'eomlab.gui', 'PySide6', 'pyqtgraph')))") == "0 []"
 
 
 def test_a_free_tree_is_linearized_without_loading_scipy_linalg(tmp_path):
     """A chain of revolutes on the compiled path (pinocchio's ABA) factors no matrix: the command does
     not wait ~0.15 s for scipy.linalg (its array-API layer loads numpy.testing and numpy.f2py)."""
-    import os
-    import subprocess
-    import sys
-
     pytest.importorskip("pinocchio")
-    code = ("import sys, io, contextlib\n"
-            "from eomlab.cli import main\n"
-            "with contextlib.redirect_stdout(io.StringIO()):\n"
-            "    status = main(sys.argv[1:])\n"
-            "print(status, [m for m in ('scipy.linalg._basic', 'numpy.f2py') if m in sys.modules])")
-    model = str(ASSETS / "planar_chain.eom.json")
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    env.pop("EOMLAB_FAST_PATH", None)
-    proc = subprocess.run([sys.executable, "-c", code, "linearize", model, "--about", "equilibrium"],
-                          capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300)
-    assert proc.stdout.strip() == "0 []", proc.stdout + proc.stderr
+    args = ["linearize", str(ASSETS / "planar_chain.eom.json"), "--about", "equilibrium"]
+    assert _modules_after_the_command(tmp_path, args, "[m for m in ('scipy.linalg._basic', 'numpy.f2py') "
+                                                      "if m in sys.modules]") == "0 []"
