@@ -19,6 +19,7 @@ import time
 import numpy as np
 from scipy.integrate import DOP853
 
+from eomlab.engine.compiled.compiled_step import call_kernel
 from eomlab.engine.model import Model
 from eomlab.engine.sweep.integrator import BLOW_UP, TINY_STEP, TINY_STEPS_IN_A_ROW
 from eomlab.engine.sweep.measures import Measurements
@@ -112,8 +113,8 @@ def run_compiled(sweep, group, trees: FlatTrees, kern):
         started = time.perf_counter()
         s = member.model.settings
         y0 = np.concatenate((member.q0, member.u0)).astype(float)
-        outcome, t, y, evaluations[b], _, drift = kern.run_member(
-            trees.of(member.model)[0], y0, float(sweep.t_end), float(s.rtol), float(s.atol), float(s.dt_out),
+        outcome, t, y, evaluations[b], _, drift = call_kernel(  # a Ctrl+C in it: KeyboardInterrupt
+            kern.run_member, trees.of(member.model)[0], y0, float(sweep.t_end), float(s.rtol), float(s.atol), float(s.dt_out),
             DOP853.A, DOP853.B, DOP853.E3, DOP853.E5, exponent, chain, chain_start, offsets, meas.wants_energy, crossing)
         t_final[b], y_final[b] = t, y
         meas.flip_time[b] = crossing
