@@ -115,6 +115,13 @@ def _box_edges(centre, R, size) -> list[np.ndarray]:
     return edges
 
 
+def shape_extent(shape) -> float:
+    """How far a drawing shape reaches from its body's mass centre (0 without one)."""
+    if shape is None:
+        return 0.0
+    return max(0.5 * shape.length, shape.radius, 0.5 * float(np.linalg.norm(shape.size)))
+
+
 def reach(model: Model) -> float:
     """How far the mechanism can get from its root hinges (tree chains): for every body the
     hinge offsets down its branch plus its own extent (mass centre and shape)."""
@@ -125,10 +132,7 @@ def reach(model: Model) -> float:
         if joint_type(body.joint.type).lengths:
             hinge += 1.0  # sliding joints: allow a metre of travel
         to_hinge[body.name] = hinge
-        shape = body.shape
-        size = 0.0
-        if shape is not None:
-            size = max(0.5 * shape.length, shape.radius, 0.5 * float(np.linalg.norm(shape.size)))
+        size = shape_extent(body.shape)
         furthest = max(furthest, hinge + float(np.linalg.norm(body.com)) + size)
     return max(furthest, 0.5)
 

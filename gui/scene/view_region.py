@@ -15,13 +15,7 @@ import numpy as np
 
 from eomlab.engine.model import GROUND, Model, joint_type
 from eomlab.engine.simulation import mass_centre_ceilings
-
-
-def _size(body) -> float:
-    shape = body.shape
-    if shape is None:
-        return 0.0
-    return max(0.5 * shape.length, shape.radius, 0.5 * float(np.linalg.norm(shape.size)))
+from eomlab.gui.scene.geometry import shape_extent
 
 
 def _chains(model: Model) -> list[tuple[np.ndarray, float, float]]:
@@ -34,7 +28,7 @@ def _chains(model: Model) -> list[tuple[np.ndarray, float, float]]:
     out = []
     for body in model.bodies:
         com = np.asarray(body.com, dtype=float)
-        size = _size(body)
+        size = shape_extent(body.shape)
         extent = max([size] +
                      [float(np.linalg.norm(np.asarray(c.joint.at, dtype=float) - com)) for c in children.get(body.name, [])])
         hinge, root = 0.0, body
