@@ -5,7 +5,7 @@ window's controls on; the child applies them between integration calls.
 The child is forked, not spawned: it starts in milliseconds with the engine already imported (a
 spawned one would import numpy, scipy and sympy again, over a second, at every reset and edit).
 It never touches Qt: it freezes the objects it inherited so that no garbage collection frees a
-Qt object in it, and it leaves through `os._exit` (multiprocessing's) without running the
+Qt object in it, and it leaves through `os._exit` (its own, see `_child_main`) without running the
 parent's exit handlers.
 """
 from __future__ import annotations
@@ -17,6 +17,7 @@ import signal
 import sys
 import threading
 import time
+import traceback
 
 from eomlab.gui.runs.run_messages import End
 
@@ -94,7 +95,26 @@ class ChildProcess:
                               "the samples so far are kept.")
 
     def _child_main(self, conn) -> None:
-        """In the forked child: run the integration, sending everything through `conn`."""
+        """In the forked child: run the integration, sending everything through `conn`; then leave
+        through `os._exit` with 0, or 1 after printing what escaped. Not through multiprocessing's
+        own exit: it runs threading's shutdown, which fails silently (exit code 1) when threading knew
+        the forking Qt thread as a dummy thread (any `current_thread()` there, or a reused thread id)."""
+        code = 0
+        try:
+            self._child_work(conn)
+        except BaseException:  # noqa: BLE001 - the child's last word, before it is gone
+            code = 1
+            traceback.print_exc()
+        finally:
+            for stream in (sys.stdout, sys.stderr):
+                try:
+                    stream.flush()
+                except (OSError, ValueError, AttributeError):
+                    pass
+            os._exit(code)
+
+    def _child_work(self, conn) -> None:
+        """The child's whole work: the integration, its messages, and End."""
         gc.freeze()  # what we inherited (Qt objects among it) is never collected here
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C is the window's to handle
         os.nice(RUN_NICENESS)

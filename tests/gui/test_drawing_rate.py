@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 
 import numpy as np
 import pytest
@@ -18,6 +19,7 @@ from eomlab.gui.plots.plot_data import plot_of
 from eomlab.gui.plots.plot_panel import PLOT_TITLES, PlotPanel
 from eomlab.gui.runs.session import RunSeries
 from eomlab.gui.runs.ring_buffer import RingBuffer
+from eomlab.gui.runs.run_process import ChildProcess
 from eomlab.gui.runs.run_thread import PROCESS_WORKERS, AS_FAST_AS_POSSIBLE, RunInfo, RunThread
 
 from gui_helpers import run_fast, wait_for_samples
@@ -48,6 +50,28 @@ def test_window_runs_in_a_child_process_with_pause_step_and_stop(qtbot, make_win
     stepped = len(window.samples()[1])
     qtbot.wait(200)
     assert len(window.samples()[1]) == stepped and window.state == "paused"
+    window.stop_runs()
+    assert thread.isFinished() and thread.exitcode == 0
+
+
+@needs_fork
+def test_a_child_forked_from_a_thread_threading_knows_as_a_dummy_ends_with_0(qtbot, make_window, monkeypatch):
+    """threading names a Qt thread a dummy thread once it asks for `current_thread()` (or when its id is
+    reused from one that did): multiprocessing's own exit then failed in threading's shutdown, exit code 1
+    with nothing printed (seen in 2 of 4 full suites, on the test above)."""
+    hosting = ChildProcess._host_child
+
+    def host_as_a_dummy(self):
+        threading.current_thread()  # the worker (a QThread) is now a _DummyThread in threading's table
+        hosting(self)
+
+    monkeypatch.setattr(ChildProcess, "_host_child", host_as_a_dummy)
+    window = make_window(preset("double_compound_pendulum").with_settings(t_end=1e5))
+    run_fast(window)
+    wait_for_samples(qtbot, window, 5)
+    thread = window.runs[0].thread
+    window.pause()
+    qtbot.wait(100)
     window.stop_runs()
     assert thread.isFinished() and thread.exitcode == 0
 
