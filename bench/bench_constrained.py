@@ -167,10 +167,18 @@ def limit_overheads() -> tuple[float, float]:
 # Per model, every formulation's right-hand side (`formulation.derivative` at the initial state, the compiled path
 # and the numpy path, EOMLAB_FAST_PATH=0) and MuJoCo's mj_forward on the model written by `eomlab export`, in
 # interleaved rounds; each ratio is taken inside its round (medians shown). CPU seconds of this process per call,
-# BLAS on one thread. The rolling disk: its constraint is not exported (MuJoCo has no rolling constraint), so
-# MuJoCo's disk gets a floor and its cylinder-plane contact (condim 3) instead.
+# BLAS on one thread. The rolling disk and the benchmark bicycle: their rolling constraints are not exported (MuJoCo
+# has no rolling constraint), so MuJoCo's wheels get a floor and their cylinder-plane contacts (condim 3) instead.
 
-STANDALONE_MODELS = ("four-bar", "four-bar, absolute", "rolling disk (leaning)", "chain of 10 four-bars")
+STANDALONE_MODELS = ("four-bar", "four-bar, absolute", "rolling disk (leaning)", "benchmark bicycle",
+                     "chain of 10 four-bars")
+
+
+def _on_a_floor(xml: str) -> str:
+    """The exported MJCF with contacts on, every geom colliding (condim 3) and a floor at z = 0."""
+    xml = xml.replace('<flag contact="disable" />', "")
+    xml = xml.replace('contype="0" conaffinity="0"', 'contype="1" conaffinity="1" condim="3"')
+    return xml.replace("<worldbody>", '<worldbody>\n    <geom type="plane" size="20 20 0.1" />', 1)
 
 
 def standalone_models():
@@ -184,13 +192,12 @@ def standalone_models():
     models = os.path.join(ROOT, "assets", "models")
     four_bar = load_model(os.path.join(models, "four_bar.eom.json"))
     disk = load_model(os.path.join(models, "rolling_disk_leaning.eom.json"))
+    bicycle = load_model(os.path.join(models, "benchmark_bicycle.eom.json"))
     chain = four_bar_chain(10)
-    disk_xml = export_mjcf(disk)[0].replace('<flag contact="disable" />', "")
-    disk_xml = disk_xml.replace('contype="0" conaffinity="0"', 'contype="1" conaffinity="1" condim="3"')
-    disk_xml = disk_xml.replace("<worldbody>", '<worldbody>\n    <geom type="plane" size="20 20 0.1" />', 1)
     return [("four-bar", four_bar, "joint", export_mjcf(four_bar)[0]),
             ("four-bar, absolute", four_bar, "absolute", export_mjcf(four_bar)[0]),
-            ("rolling disk (leaning)", disk, "joint", disk_xml),
+            ("rolling disk (leaning)", disk, "joint", _on_a_floor(export_mjcf(disk)[0])),
+            ("benchmark bicycle", bicycle, "joint", _on_a_floor(export_mjcf(bicycle)[0])),
             ("chain of 10 four-bars", chain, "joint", export_mjcf(chain)[0])]
 
 
