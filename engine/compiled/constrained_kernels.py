@@ -156,13 +156,14 @@ def point_motion(pjoint, P, v, a, vP, aP):
 
 @njit(**JIT)
 def _rim(P, ib, ia, radius):
-    """The rolling disk's (a, p, s, ρ) at its pose: its world axis a = P_a − P_b, p = k − (a·k) a,
-    s = |p| and the centre-to-contact vector ρ = −r p / s (engine.constraints.geometric.RollingDiskRows)."""
-    a = P[ia] - P[ib]
-    p = -a[2] * a
-    p[2] += 1.0
-    s = math.sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2])
-    return a, p, s, -radius * p / s
+    """The rolling disk's geometry at its pose, (a, p, s, ρ) as scalars: its world axis a = P_a − P_b,
+    p = k − (a·k) a, s = |p| and the centre-to-contact vector ρ = −r p / s
+    (engine.constraints.geometric.RollingDiskRows)."""
+    a0, a1, a2 = P[ia, 0] - P[ib, 0], P[ia, 1] - P[ib, 1], P[ia, 2] - P[ib, 2]
+    p0, p1, p2 = -a2 * a0, -a2 * a1, 1.0 - a2 * a2
+    s = math.sqrt(p0 * p0 + p1 * p1 + p2 * p2)
+    k = -radius / s
+    return a0, a1, a2, p0, p1, p2, s, k * p0, k * p1, k * p2
 
 
 @njit(**JIT)
@@ -170,6 +171,7 @@ def row_matrix(rows, lengths, parents, Sw, pjoint, P, JP, A, phi) -> bool:
     """A and Φ of the rows (rows[r] = kind, point b, point a, axis; engine.compiled.kernel_model); False
     where a disk lies flat (its contact point undefined: the numpy path names it)."""
     n = A.shape[1]
+    x = y = z = s_rim = 0.0  # (a rolling disk's contact point and |p|, kept for its slip rows)
     for r in range(rows.shape[0]):
         kind, ib, ia, ax = rows[r, 0], rows[r, 1], rows[r, 2], rows[r, 3]
         if kind == COINCIDENT:
@@ -184,10 +186,12 @@ def row_matrix(rows, lengths, parents, Sw, pjoint, P, JP, A, phi) -> bool:
                            + d2 * (JP[ib, 2, s] - JP[ia, 2, s])) / L
             phi[r] = (d0 * d0 + d1 * d1 + d2 * d2 - L * L) / (2.0 * L)
         elif kind == ROLLING:  # A = J_P[axis] at the material point P = C + ρ under the rim's lowest point
-            a, p, s_rim, rho = _rim(P, ib, ia, lengths[r])
-            if s_rim < 1e-9:
-                return False
-            x, y, z = P[ib, 0] + rho[0], P[ib, 1] + rho[1], P[ib, 2] + rho[2]
+            if ax == 2:  # a disk's rows come in the order (contact, slip x, slip y): its geometry once
+                g = _rim(P, ib, ia, lengths[r])
+                s_rim = g[6]
+                if s_rim < 1e-9:
+                    return False
+                x, y, z = P[ib, 0] + g[7], P[ib, 1] + g[8], P[ib, 2] + g[9]
             A[r, :] = 0.0
             s = pjoint[ib]
             while s >= 0:
@@ -212,6 +216,7 @@ def row_bias(rows, lengths, pjoint, v, a, P, vP, aP, A, phi, u, gains, b):
     """b of the rows at u, less Baumgarte's 2α Φ̇ + β² Φ on holonomic rows and α ψ on first-order ones
     (gains = (α, β); zeros: none; THEORY.md §3)."""
     alpha, beta = gains[0], gains[1]
+    bias0 = bias1 = bias2 = 0.0  # (a rolling disk's bias, kept for its slip rows)
     for r in range(rows.shape[0]):
         kind, ib, ia, ax = rows[r, 0], rows[r, 1], rows[r, 2], rows[r, 3]
         holonomic = True
@@ -225,37 +230,31 @@ def row_bias(rows, lengths, pjoint, v, a, P, vP, aP, A, phi, u, gains, b):
             b[r] = -acc / lengths[r]
         elif kind == ROLLING:  # −d/dt (v_C + ω × ρ) with ρ the geometric contact vector (it slides along the rim)
             holonomic = ax == 2
-            j = pjoint[ib]
-            w, alpha_j = v[j, 3:], a[j, 3:]
-            axis, p, s, rho = _rim(P, ib, ia, lengths[r])
-            a_dot = _cross3(w, axis)
-            p_dot = -a_dot[2] * axis - axis[2] * a_dot
-            s_dot = (p[0] * p_dot[0] + p[1] * p_dot[1] + p[2] * p_dot[2]) / s
-            rho_dot = -lengths[r] * (p_dot * s - p * s_dot) / (s * s)
-            b[r] = -(aP[ib, ax] + _cross3(alpha_j, rho)[ax] + _cross3(w, rho_dot)[ax])
+            if holonomic:  # a disk's rows come in the order (contact, slip x, slip y): its bias once
+                j = pjoint[ib]
+                w0, w1, w2, e0, e1, e2 = v[j, 3], v[j, 4], v[j, 5], a[j, 3], a[j, 4], a[j, 5]
+                a0, a1, a2, p0, p1, p2, sr, r0, r1, r2 = _rim(P, ib, ia, lengths[r])
+                d0, d1, d2 = w1 * a2 - w2 * a1, w2 * a0 - w0 * a2, w0 * a1 - w1 * a0  # ȧ = ω × a
+                q0, q1, q2 = -d2 * a0 - a2 * d0, -d2 * a1 - a2 * d1, -d2 * a2 - a2 * d2  # ṗ
+                s_dot = (p0 * q0 + p1 * q1 + p2 * q2) / sr
+                k = -lengths[r] / (sr * sr)
+                t0, t1, t2 = k * (q0 * sr - p0 * s_dot), k * (q1 * sr - p1 * s_dot), k * (q2 * sr - p2 * s_dot)  # ρ̇
+                bias0 = aP[ib, 0] + e1 * r2 - e2 * r1 + w1 * t2 - w2 * t1
+                bias1 = aP[ib, 1] + e2 * r0 - e0 * r2 + w2 * t0 - w0 * t2
+                bias2 = aP[ib, 2] + e0 * r1 - e1 * r0 + w0 * t1 - w1 * t0
+            b[r] = -(bias0 if ax == 0 else bias1 if ax == 1 else bias2)
         else:  # KNIFE: −(n̂·a_P + ṅ·v_P), ṅ = ω × n̂
             holonomic = False
             j = pjoint[ib]
-            n_hat = P[ia] - P[ib]
-            n_dot = _cross3(v[j, 3:], n_hat)
-            acc = 0.0
-            for x in range(3):
-                acc += n_hat[x] * aP[ib, x] + n_dot[x] * vP[ib, x]
-            b[r] = -acc
+            w0, w1, w2 = v[j, 3], v[j, 4], v[j, 5]
+            n0, n1, n2 = P[ia, 0] - P[ib, 0], P[ia, 1] - P[ib, 1], P[ia, 2] - P[ib, 2]
+            b[r] = -(n0 * aP[ib, 0] + n1 * aP[ib, 1] + n2 * aP[ib, 2] + (w1 * n2 - w2 * n1) * vP[ib, 0]
+                     + (w2 * n0 - w0 * n2) * vP[ib, 1] + (w0 * n1 - w1 * n0) * vP[ib, 2])
         if alpha != 0.0 or beta != 0.0:
             rate = 0.0
             for s in range(u.size):
                 rate += A[r, s] * u[s]
             b[r] -= 2.0 * alpha * rate + beta * beta * phi[r] if holonomic else alpha * rate
-
-
-@njit(**JIT)
-def _cross3(x, y):
-    out = np.empty(3)
-    out[0] = x[1] * y[2] - x[2] * y[1]
-    out[1] = x[2] * y[0] - x[0] * y[2]
-    out[2] = x[0] * y[1] - x[1] * y[0]
-    return out
 
 
 @njit(**JIT)

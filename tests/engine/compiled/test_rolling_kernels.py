@@ -15,6 +15,8 @@ from eomlab.engine.model import Stabilization
 from eomlab.engine.presets import preset
 from eomlab.engine.simulation import Simulation
 
+from kernel_checks import formulations, kernel_derivative as _kernel_derivative, states as _states
+
 MODELS = ("benchmark_bicycle", "knife_edge", "chaplygin_sleigh")
 REL = 1e-12
 
@@ -28,31 +30,8 @@ def kernels():
     return loaded
 
 
-def _formulations(name, method, monkeypatch, **options):
-    """(compiled, numpy) formulations of the preset `name` in joint coordinates."""
-    fast = Simulation(preset(name), method=method, coordinates="joint", **options).formulation
-    monkeypatch.setenv("EOMLAB_FAST_PATH", "0")
-    slow = Simulation(preset(name), method=method, coordinates="joint", **options).formulation
-    monkeypatch.delenv("EOMLAB_FAST_PATH")
-    return fast, slow
-
-
-def _kernel_derivative(kernels, formulation, y):
-    """The kernel's own answer (no fallback): (held, ẏ)."""
-    kernel = constrained_kernel(formulation)
-    assert kernel is not None
-    parts = kernel.partition()
-    assert parts is not None
-    out = np.empty(y.size)
-    held = kernels.constrained_derivative(kernel.tree, *kernel.closures, kernel.code, *parts, kernel.gains,
-                                          kernel.tolerances, y, out)
-    return held, out
-
-
-def _states(formulation, n=3):
-    y0 = np.array(formulation.initial_state(formulation.system.q0, formulation.system.u0), dtype=float)
-    rng = np.random.default_rng(5)
-    return [y0] + [y0 + rng.uniform(-0.2, 0.2, y0.size) for _ in range(n - 1)]
+def _formulations(name, method, monkeypatch, stabilization=None):
+    return formulations(preset(name), method, monkeypatch, stabilization)
 
 
 def _assert_equal(compiled, reference):
