@@ -5,8 +5,9 @@ Held: joint coordinates on a FlatTree (one revolute or prismatic joint per speed
 as three slides, no armature; engine.compiled.kernel_model), every constraint a coincident or distance
 closure, a rolling disk or a knife edge (kernel_model's rows), no force element acting, Lagrange,
 Udwadia–Kalaba, Kane, Gibbs–Appell and Maggi with its orthonormal basis, the reduced ones on the partition
-their numpy path chose (Kane's and Gibbs–Appell's with at least one row eliminated). Anything else, a call before numba's kernels are
-compiled (in the background thread of engine.compiled.compiled_step) and any state where the kernel
+their numpy path chose (Kane's and Gibbs–Appell's with at least one row eliminated). Anything else (body-rate
+speeds, absolute coordinates, expression rows), a call before numba's kernels are compiled (in the background
+thread of engine.compiled.compiled_step) and any state where the kernel
 reports a branch it does not take (engine.compiled.constrained_solves) goes through the formulation's own
 `checked_derivative`, so the compiled path gives what the numpy one gives and is never worse.
 
