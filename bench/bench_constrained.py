@@ -167,10 +167,18 @@ def limit_overheads() -> tuple[float, float]:
 # Per model, every formulation's right-hand side (`formulation.derivative` at the initial state, the compiled path
 # and the numpy path, EOMLAB_FAST_PATH=0) and MuJoCo's mj_forward on the model written by `eomlab export`, in
 # interleaved rounds; each ratio is taken inside its round (medians shown). CPU seconds of this process per call,
-# BLAS on one thread. The rolling disk: its constraint is not exported (MuJoCo has no rolling constraint), so
-# MuJoCo's disk gets a floor and its cylinder-plane contact (condim 3) instead.
+# BLAS on one thread. The rolling disk and the benchmark bicycle: their rolling constraints are not exported (MuJoCo
+# has no rolling constraint), so MuJoCo's wheels get a floor and their cylinder-plane contacts (condim 3) instead.
 
-STANDALONE_MODELS = ("four-bar", "four-bar, absolute", "rolling disk (leaning)", "chain of 10 four-bars")
+STANDALONE_MODELS = ("four-bar", "four-bar, absolute", "rolling disk (leaning)", "benchmark bicycle",
+                     "chain of 10 four-bars")
+
+
+def _on_a_floor(xml: str) -> str:
+    """The exported MJCF with contacts on, every geom colliding (condim 3) and a floor at z = 0."""
+    xml = xml.replace('<flag contact="disable" />', "")
+    xml = xml.replace('contype="0" conaffinity="0"', 'contype="1" conaffinity="1" condim="3"')
+    return xml.replace("<worldbody>", '<worldbody>\n    <geom type="plane" size="20 20 0.1" />', 1)
 
 
 def standalone_models():
@@ -184,13 +192,12 @@ def standalone_models():
     models = os.path.join(ROOT, "assets", "models")
     four_bar = load_model(os.path.join(models, "four_bar.eom.json"))
     disk = load_model(os.path.join(models, "rolling_disk_leaning.eom.json"))
+    bicycle = load_model(os.path.join(models, "benchmark_bicycle.eom.json"))
     chain = four_bar_chain(10)
-    disk_xml = export_mjcf(disk)[0].replace('<flag contact="disable" />', "")
-    disk_xml = disk_xml.replace('contype="0" conaffinity="0"', 'contype="1" conaffinity="1" condim="3"')
-    disk_xml = disk_xml.replace("<worldbody>", '<worldbody>\n    <geom type="plane" size="20 20 0.1" />', 1)
     return [("four-bar", four_bar, "joint", export_mjcf(four_bar)[0]),
             ("four-bar, absolute", four_bar, "absolute", export_mjcf(four_bar)[0]),
-            ("rolling disk (leaning)", disk, "joint", disk_xml),
+            ("rolling disk (leaning)", disk, "joint", _on_a_floor(export_mjcf(disk)[0])),
+            ("benchmark bicycle", bicycle, "joint", _on_a_floor(export_mjcf(bicycle)[0])),
             ("chain of 10 four-bars", chain, "joint", export_mjcf(chain)[0])]
 
 
@@ -216,7 +223,7 @@ def standalone(rounds: int, calls: int) -> list[list[str]]:
     from eomlab.engine.compiled.compiled_step import wait_until_compiled
     from eomlab.engine.compiled.tree_backend import FAST_PATH_VARIABLE
 
-    wait_until_compiled(900)  # the compiled path's kernels (the constrained right-hand side's among them)
+    wait_until_compiled(900, constrained=True)  # the constrained right-hand side's kernels (the free tree's come first)
 
     rows = []
     for label, model, coords, xml in standalone_models():
@@ -309,11 +316,37 @@ def _mujoco_four_bar(step: float, t_end: float):
     return time.perf_counter() - t0, drift, residual
 
 
+def disk_contact(t_end: float = 2.0) -> list[list[str]]:
+    """MuJoCo RK4 on the exported leaning rolling disk on its floor (standalone_models) for `t_end` at three steps:
+    (step, max |E − E₀| / |E₀| at every 10 ms, max penetration): whether its contact version can meet RUN_BOUND."""
+    import mujoco
+
+    xml = next(x for label, _, _, x in standalone_models() if label == "rolling disk (leaning)")
+    rows = []
+    for step in (1e-3, 2.5e-4, 6.25e-5):
+        m = mujoco.MjModel.from_xml_string(xml)
+        m.opt.enableflags |= mujoco.mjtEnableBit.mjENBL_ENERGY
+        m.opt.integrator, m.opt.timestep = mujoco.mjtIntegrator.mjINT_RK4, step
+        d = mujoco.MjData(m)
+        mujoco.mj_resetDataKeyframe(m, d, 0)
+        mujoco.mj_forward(m, d)
+        E0, every = sum(d.energy), max(1, int(round(0.01 / step)))
+        drift = penetration = 0.0
+        for i in range(int(round(t_end / step))):
+            mujoco.mj_step(m, d)
+            if i % every == 0:
+                drift = max(drift, abs(sum(d.energy) - E0) / abs(E0))
+                penetration = max([penetration] + [-c.dist for c in d.contact[:d.ncon]])
+        rows.append([f"{step * 1e3:g} ms", f"{drift:.2e}", f"{penetration:.2e} m"])
+        print("  ", " | ".join(rows[-1]), flush=True)
+    return rows
+
+
 def run_section(t_end: float) -> list[list[str]]:
     from eomlab.engine.compiled.compiled_step import wait_until_compiled
     from eomlab.engine.compiled.tree_backend import FAST_PATH_VARIABLE
 
-    wait_until_compiled(900)
+    wait_until_compiled(900, constrained=True)
     rows = []
     best = (None, float("nan"), float("nan"), float("nan"))
     for k in range(0, 12):
@@ -344,9 +377,14 @@ def main(argv=None):
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--calls", type=int, default=300)
     parser.add_argument("--run", action="store_true", help="the four-bar at equal accuracy beside MuJoCo RK4 instead")
+    parser.add_argument("--disk-contact", action="store_true",
+                        help="MuJoCo's rolling disk on its floor: energy drift at three steps instead")
     args = parser.parse_args(argv)
     load = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
     print(f"uptime before: {load}", flush=True)
+    if args.disk_contact:
+        print(table(["step", "energy drift (2 s)", "penetration"], disk_contact()))
+        return
     if args.run:
         rows = run_section(10.0)
         print(f"uptime after: {subprocess.run(['uptime'], capture_output=True, text=True).stdout.strip()}")

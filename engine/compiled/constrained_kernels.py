@@ -1,6 +1,6 @@
 """A constrained right-hand side in one compiled (numba) call: loop closures (coincident and distance
-constraints between points on bodies) on a FlatTree (engine.compiled.tree_backend: joint coordinates, one
-revolute or prismatic joint per speed), for every formulation.
+constraints between points on bodies), rolling disks and knife edges on a FlatTree (engine.compiled.kernel_model:
+joint coordinates, one revolute or prismatic joint per speed), for every formulation.
 
 At the state y the kernel forms, in the world frame at the world origin as numba_kernels' ABA does:
 
@@ -16,17 +16,23 @@ At the state y the kernel forms, in the world frame at the world origin as numba
   v_P = v_j,lin + ω_j × P and, at u̇ = 0, a_P = a_j,lin + α_j × P + ω_j × v_P;
   coincident:  Φ = (P_b − P_a)[axis], A = (J_Pb − J_Pa)[axis], b = −(a_Pb − a_Pa)[axis];
   distance:    Φ = (d·d − L²)/(2L), A = dᵀ (J_Pb − J_Pa)/L, b = −(d·(a_Pb − a_Pa) + ḋ·ḋ)/L, d = P_b − P_a;
-  Baumgarte's terms (THEORY.md §3) taken off b: b − 2α Φ̇ − β² Φ;
+  rolling disk (engine.constraints.geometric.RollingDiskRows): a = the world axis, p = k − (a·k) a, s = |p|,
+  ρ = −r p/s, contact Φ = C_z − r s; A = J_P[z, x, y] at the material point P = C + ρ;
+  b = −(a_C + α × ρ + ω × ρ̇)[z, x, y] with ρ̇ from ȧ = ω × a (the contact point slides along the rim);
+  knife edge: ψ = n·v_P, A = nᵀ J_P, b = −(n·a_P + (ω × n)·v_P);
+  Baumgarte's terms (THEORY.md §3) taken off b: b − 2α Φ̇ − β² Φ on holonomic rows, b − α ψ on first-order ones;
 
 and then the formulation's own solve (engine.compiled.constrained_solves). `dop853_attempt` takes whole DOP853
 step attempts on it as numba_kernels' does on the free tree (scipy's tableau, error norm and step control;
 a stage the kernel does not hold ends the attempt as NONFINITE, and scipy's Python step retakes it). The reduced formulations' state
-is (q, u_i): u_d = −A_d⁻¹ A_i u_i from the partition the numpy path chose (its `partition` arrays).
+is (q, u_i): u_d = −A_d⁻¹ A_i u_i from the partition the numpy path chose (its `partition` arrays); rows
+outside that partition (Maggi's holonomic rows beside first-order ones) stay at the acceleration level.
 
 Imported only in the thread that compiles the kernels (engine.compiled.compiled_step).
 """
 from __future__ import annotations
 
+import math
 
 import numpy as np
 from numba import njit
@@ -39,8 +45,8 @@ JIT = dict(cache=True, nogil=True, error_model="numpy")
 
 #: the formulations' codes: their places in engine.methods.METHODS (engine.compiled.constrained_rhs passes them)
 LAGRANGE, MAGGI, UDWADIA_KALABA, KANE, GIBBS_APPELL = range(5)
-#: the closure rows' kinds
-COINCIDENT, DISTANCE = 0, 1
+#: the rows' kinds (engine.compiled.kernel_model)
+COINCIDENT, DISTANCE, ROLLING, KNIFE = range(4)
 
 
 @njit(**JIT)
@@ -65,8 +71,10 @@ def _velocities(parents, Sw, Ib, u, v, c, pA):
 @njit(**JIT)
 def tree_terms(parents, gravity, Sw, Ib, c, pA, M, C, G, a):
     """M (CRBA), the velocity products C and the gravity forces G (RNEA at u̇ = 0), and every joint's
-    spatial acceleration a at u̇ = 0 from a resting ground (module docstring)."""
+    spatial acceleration a at u̇ = 0 from a resting ground (module docstring). M's entries of two joints on
+    different branches are 0."""
     n = parents.size
+    M[:, :] = 0.0
     f = np.empty((n, 6))
     fg = np.empty((n, 6))
     Ic = Ib.copy()
@@ -147,50 +155,114 @@ def point_motion(pjoint, P, v, a, vP, aP):
 
 
 @njit(**JIT)
-def row_matrix(rows, lengths, P, JP, A, phi):
-    """A and Φ of the closure rows (rows[r] = kind, point b, point a, axis)."""
+def _rim(P, ib, ia, radius):
+    """The rolling disk's geometry at its pose, (a, p, s, ρ) as scalars: its world axis a = P_a − P_b,
+    p = k − (a·k) a, s = |p| and the centre-to-contact vector ρ = −r p / s
+    (engine.constraints.geometric.RollingDiskRows)."""
+    a0, a1, a2 = P[ia, 0] - P[ib, 0], P[ia, 1] - P[ib, 1], P[ia, 2] - P[ib, 2]
+    p0, p1, p2 = -a2 * a0, -a2 * a1, 1.0 - a2 * a2
+    s = math.sqrt(p0 * p0 + p1 * p1 + p2 * p2)
+    k = -radius / s
+    return a0, a1, a2, p0, p1, p2, s, k * p0, k * p1, k * p2
+
+
+@njit(**JIT)
+def row_matrix(rows, lengths, parents, Sw, pjoint, P, JP, A, phi) -> bool:
+    """A and Φ of the rows (rows[r] = kind, point b, point a, axis; engine.compiled.kernel_model); False
+    where a disk lies flat (its contact point undefined: the numpy path names it)."""
     n = A.shape[1]
+    x = y = z = s_rim = 0.0  # (a rolling disk's contact point and |p|, kept for its slip rows)
     for r in range(rows.shape[0]):
         kind, ib, ia, ax = rows[r, 0], rows[r, 1], rows[r, 2], rows[r, 3]
         if kind == COINCIDENT:
             for s in range(n):
                 A[r, s] = JP[ib, ax, s] - JP[ia, ax, s]
             phi[r] = P[ib, ax] - P[ia, ax]
-        else:
+        elif kind == DISTANCE:
             L = lengths[r]
             d0, d1, d2 = P[ib, 0] - P[ia, 0], P[ib, 1] - P[ia, 1], P[ib, 2] - P[ia, 2]
             for s in range(n):
                 A[r, s] = (d0 * (JP[ib, 0, s] - JP[ia, 0, s]) + d1 * (JP[ib, 1, s] - JP[ia, 1, s])
                            + d2 * (JP[ib, 2, s] - JP[ia, 2, s])) / L
             phi[r] = (d0 * d0 + d1 * d1 + d2 * d2 - L * L) / (2.0 * L)
+        elif kind == ROLLING:  # A = J_P[axis] at the material point P = C + ρ under the rim's lowest point
+            if ax == 2:  # a disk's rows come in the order (contact, slip x, slip y): its geometry once
+                g = _rim(P, ib, ia, lengths[r])
+                s_rim = g[6]
+                if s_rim < 1e-9:
+                    return False
+                x, y, z = P[ib, 0] + g[7], P[ib, 1] + g[8], P[ib, 2] + g[9]
+            A[r, :] = 0.0
+            s = pjoint[ib]
+            while s >= 0:
+                if ax == 0:
+                    A[r, s] = Sw[s, 0] + Sw[s, 4] * z - Sw[s, 5] * y
+                elif ax == 1:
+                    A[r, s] = Sw[s, 1] + Sw[s, 5] * x - Sw[s, 3] * z
+                else:
+                    A[r, s] = Sw[s, 2] + Sw[s, 3] * y - Sw[s, 4] * x
+                s = parents[s]
+            phi[r] = P[ib, 2] - lengths[r] * s_rim  # (the contact row's; the slip rows have none)
+        else:  # KNIFE: A = n̂ᵀ J_P
+            n0, n1, n2 = P[ia, 0] - P[ib, 0], P[ia, 1] - P[ib, 1], P[ia, 2] - P[ib, 2]
+            for s in range(n):
+                A[r, s] = n0 * JP[ib, 0, s] + n1 * JP[ib, 1, s] + n2 * JP[ib, 2, s]
+            phi[r] = 0.0
+    return True
 
 
 @njit(**JIT)
-def row_bias(rows, lengths, P, vP, aP, A, phi, u, gains, b):
-    """b of the closure rows at u, less Baumgarte's 2α Φ̇ + β² Φ (gains = (α, β); zeros: none)."""
+def row_bias(rows, lengths, pjoint, v, a, P, vP, aP, A, phi, u, gains, b):
+    """b of the rows at u, less Baumgarte's 2α Φ̇ + β² Φ on holonomic rows and α ψ on first-order ones
+    (gains = (α, β); zeros: none; THEORY.md §3)."""
     alpha, beta = gains[0], gains[1]
+    bias0 = bias1 = bias2 = 0.0  # (a rolling disk's bias, kept for its slip rows)
     for r in range(rows.shape[0]):
         kind, ib, ia, ax = rows[r, 0], rows[r, 1], rows[r, 2], rows[r, 3]
+        holonomic = True
         if kind == COINCIDENT:
             b[r] = aP[ia, ax] - aP[ib, ax]
-        else:
+        elif kind == DISTANCE:
             acc = 0.0
             for x in range(3):
                 dd = vP[ib, x] - vP[ia, x]
                 acc += (P[ib, x] - P[ia, x]) * (aP[ib, x] - aP[ia, x]) + dd * dd
             b[r] = -acc / lengths[r]
+        elif kind == ROLLING:  # −d/dt (v_C + ω × ρ) with ρ the geometric contact vector (it slides along the rim)
+            holonomic = ax == 2
+            if holonomic:  # a disk's rows come in the order (contact, slip x, slip y): its bias once
+                j = pjoint[ib]
+                w0, w1, w2, e0, e1, e2 = v[j, 3], v[j, 4], v[j, 5], a[j, 3], a[j, 4], a[j, 5]
+                a0, a1, a2, p0, p1, p2, sr, r0, r1, r2 = _rim(P, ib, ia, lengths[r])
+                d0, d1, d2 = w1 * a2 - w2 * a1, w2 * a0 - w0 * a2, w0 * a1 - w1 * a0  # ȧ = ω × a
+                q0, q1, q2 = -d2 * a0 - a2 * d0, -d2 * a1 - a2 * d1, -d2 * a2 - a2 * d2  # ṗ
+                s_dot = (p0 * q0 + p1 * q1 + p2 * q2) / sr
+                k = -lengths[r] / (sr * sr)
+                t0, t1, t2 = k * (q0 * sr - p0 * s_dot), k * (q1 * sr - p1 * s_dot), k * (q2 * sr - p2 * s_dot)  # ρ̇
+                bias0 = aP[ib, 0] + e1 * r2 - e2 * r1 + w1 * t2 - w2 * t1
+                bias1 = aP[ib, 1] + e2 * r0 - e0 * r2 + w2 * t0 - w0 * t2
+                bias2 = aP[ib, 2] + e0 * r1 - e1 * r0 + w0 * t1 - w1 * t0
+            b[r] = -(bias0 if ax == 0 else bias1 if ax == 1 else bias2)
+        else:  # KNIFE: −(n̂·a_P + ṅ·v_P), ṅ = ω × n̂
+            holonomic = False
+            j = pjoint[ib]
+            w0, w1, w2 = v[j, 3], v[j, 4], v[j, 5]
+            n0, n1, n2 = P[ia, 0] - P[ib, 0], P[ia, 1] - P[ib, 1], P[ia, 2] - P[ib, 2]
+            b[r] = -(n0 * aP[ib, 0] + n1 * aP[ib, 1] + n2 * aP[ib, 2] + (w1 * n2 - w2 * n1) * vP[ib, 0]
+                     + (w2 * n0 - w0 * n2) * vP[ib, 1] + (w0 * n1 - w1 * n0) * vP[ib, 2])
         if alpha != 0.0 or beta != 0.0:
             rate = 0.0
             for s in range(u.size):
                 rate += A[r, s] * u[s]
-            b[r] -= 2.0 * alpha * rate + beta * beta * phi[r]
+            b[r] -= 2.0 * alpha * rate + beta * beta * phi[r] if holonomic else alpha * rate
 
 
 @njit(**JIT)
 def constrained_derivative(tree, pjoint, plocal, rows, lengths, method, sel, dep, indep, gains, tolerances, y, out):
-    """out = the state derivative of `method` at y: (q̇ = u, u̇) for Lagrange and Udwadia–Kalaba and
-    Maggi (whose closure rows stay at the acceleration level), (q̇ = u, u̇_i) for Kane and Gibbs–Appell
-    (state (q, u_i), u = C u_i by the partition sel, dep, indep). tolerances = (Udwadia–Kalaba's
+    """out = the state derivative of `method` at y: (q̇ = u, u̇) for Lagrange and Udwadia–Kalaba and for
+    Maggi without first-order rows (its holonomic rows stay at the acceleration level), (q̇ = u, u̇_i) for
+    Kane, Gibbs–Appell and Maggi with rows eliminated (state (q, u_i), u = C u_i by the partition sel, dep,
+    indep; the rows not in sel kept at the acceleration level on an orthonormal basis). tolerances = (Udwadia–Kalaba's
     singular and augmented rtol, the rank rtol). False where the numpy path must decide (module
     docstring of engine.compiled.constrained_solves) or a result is not finite."""
     parents, gravity = tree[0], tree[8]
@@ -211,9 +283,12 @@ def constrained_derivative(tree, pjoint, plocal, rows, lengths, method, sel, dep
     point_positions(parents, R, p, Sw, pjoint, plocal, P, JP)
     A = np.empty((k_rows, n))
     phi = np.empty(k_rows)
-    row_matrix(rows, lengths, P, JP, A, phi)
-    reduced = method == KANE or method == GIBBS_APPELL
+    if not row_matrix(rows, lengths, parents, Sw, pjoint, P, JP, A, phi):
+        return False
     m, l = dep.size, indep.size
+    # the state (q, u_i) where rows are eliminated at the velocity level: Kane's and Gibbs–Appell's every
+    # row, Maggi's first-order rows (engine.formulations.reduced); else (q, u)
+    reduced = (method == KANE or method == GIBBS_APPELL or method == MAGGI) and m > 0
     LU = np.empty((m, m))
     piv = np.empty(m, dtype=np.int64)
     X = np.empty((m, l))
@@ -240,7 +315,7 @@ def constrained_derivative(tree, pjoint, plocal, rows, lengths, method, sel, dep
     aP = np.empty((n_points, 3))
     point_motion(pjoint, P, v, a, vP, aP)
     b = np.empty(k_rows)
-    row_bias(rows, lengths, P, vP, aP, A, phi, u, gains, b)
+    row_bias(rows, lengths, pjoint, v, a, P, vP, aP, A, phi, u, gains, b)
     f = G - C
     u_dot = np.empty(n)
     for j in range(n):
@@ -249,7 +324,7 @@ def constrained_derivative(tree, pjoint, plocal, rows, lengths, method, sel, dep
         ok = solves.lagrange(M, f, A, b, u_dot)
     elif method == UDWADIA_KALABA:
         ok = solves.udwadia_kalaba(M, f, A, b, u_dot, tolerances[0], tolerances[1])
-    elif method == MAGGI:
+    elif method == MAGGI and not reduced:
         scale = 0.0
         for r in range(k_rows):
             for s in range(n):
@@ -267,12 +342,16 @@ def constrained_derivative(tree, pjoint, plocal, rows, lengths, method, sel, dep
         for r in range(m):
             b_sel[r] = b[sel[r]]
         solves.partitioned_basis(n, dep, indep, X, LU, piv, b_sel, CN, u_p)
+        if k_rows > m:  # rows kept at the acceleration level: u̇_i = N w + w_p on their null space
+            CN, u_p = _rest_basis(A, b, sel, CN, u_p, tolerances[2])
+            if CN.shape[0] == 0:
+                return False
         MC = M @ CN
         H = CN.T @ MC
-        if method == KANE:  # Kane's equations F_r + F*_r = 0 with the nonholonomic partial velocities C (THEORY.md §3)
-            rhs = CN.T @ (f - M @ u_p)
-        else:  # Appell's equations ∂S/∂w = F_r, S = ½ u̇ᵀ M u̇ + Cᵀ u̇ (Gibbs 1879, Appell 1900; engine.formulations.gibbs_appell)
+        if method == GIBBS_APPELL:  # Appell's equations ∂S/∂w = F_r, S = ½ u̇ᵀ M u̇ + Cᵀ u̇ (Gibbs 1879, Appell 1900; engine.formulations.gibbs_appell)
             rhs = CN.T @ G - CN.T @ (M @ u_p + C)
+        else:  # Kane's F_r + F*_r = 0 with the nonholonomic partial velocities C (THEORY.md §3), Maggi's first group
+            rhs = CN.T @ (f - M @ u_p)
         ok = solves.projected(H, rhs, CN, u_p, u_dot)
         if ok:
             for j in range(l):
@@ -282,6 +361,39 @@ def constrained_derivative(tree, pjoint, plocal, rows, lengths, method, sel, dep
         for j in range(n):
             out[n + j] = u_dot[j]
     return ok
+
+
+@njit(**JIT)
+def _rest_basis(A, b, sel, C, p, rank_rtol):
+    """(C N, C w_p + p): the rows not in sel (A_R u̇ = b_R) on u̇ = C u̇_i + p, by an orthonormal basis N of
+    A_R C's null space and A_R C w_p = b_R − A_R p (engine.formulations.reduced's accelerations, scale
+    max |A_R|); an empty CN where the numpy path takes the SVD."""
+    k_rows, n = A.shape
+    l = C.shape[1]
+    kept = np.ones(k_rows, dtype=np.bool_)
+    for r in range(sel.size):
+        kept[sel[r]] = False
+    rest = np.flatnonzero(kept)
+    k = rest.size
+    A_R = np.empty((k, n))
+    b_R = np.empty(k)
+    scale = 0.0
+    for i in range(k):
+        A_R[i] = A[rest[i]]
+        for s in range(n):
+            scale = max(scale, abs(A_R[i, s]))
+    for i in range(k):
+        acc = b[rest[i]]
+        for s in range(n):
+            acc -= A_R[i, s] * p[s]
+        b_R[i] = acc
+    if k > l:
+        return np.empty((0, 0)), p
+    N = np.empty((l, l - k))
+    w_p = np.empty(l)
+    if not solves.orthonormal_basis(A_R @ C, b_R, scale, rank_rtol, N, w_p):
+        return np.empty((0, 0)), p
+    return C @ N, C @ w_p + p
 
 
 @njit(**JIT)

@@ -1,12 +1,13 @@
 """The constrained right-hand side on the compiled path: a formulation's `derivative` as one numba call
 (engine.compiled.constrained_kernels) for the models that kernel holds, the numpy path for everything else.
 
-Held: joint coordinates on a FlatTree (one revolute or prismatic joint per speed, no armature; the tree
-backend's `flat_tree`), every constraint a coincident or distance closure (engine.compiled.point_rows, no
-other kind stacked beside them), no force element acting, Lagrange, Udwadia–Kalaba, Kane, Gibbs–Appell and
-Maggi with its orthonormal basis, the reduced ones on the partition their numpy path chose (all closure rows
-eliminated; none left at the acceleration level). Anything else, a call before numba's kernels are
-compiled (in the background thread of engine.compiled.compiled_step) and any state where the kernel
+Held: joint coordinates on a FlatTree (one revolute or prismatic joint per speed, a free joint's translation
+as three slides, no armature; engine.compiled.kernel_model), every constraint a coincident or distance
+closure, a rolling disk or a knife edge (kernel_model's rows), no force element acting, Lagrange,
+Udwadia–Kalaba, Kane, Gibbs–Appell and Maggi with its orthonormal basis, the reduced ones on the partition
+their numpy path chose (Kane's and Gibbs–Appell's with at least one row eliminated). Anything else (body-rate
+speeds, absolute coordinates, expression rows), a call before numba's kernels are compiled (in the background
+thread of engine.compiled.compiled_step) and any state where the kernel
 reports a branch it does not take (engine.compiled.constrained_solves) goes through the formulation's own
 `checked_derivative`, so the compiled path gives what the numpy one gives and is never worse.
 
@@ -19,8 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from eomlab.engine.compiled.compiled_step import call_kernel, compiled_constrained, numba_installed, start_compiling
-from eomlab.engine.compiled.point_rows import PointRowSet
-from eomlab.engine.constraints import HOLONOMIC
+from eomlab.engine.compiled.kernel_model import kernel_rows, kernel_tree
 from eomlab.engine.methods import METHODS
 
 #: the kernel's code of a formulation is its place in the registry (engine.compiled.constrained_kernels' codes)
@@ -36,14 +36,15 @@ def constrained_kernel(formulation) -> "ConstrainedKernel | None":
     if code is None or getattr(formulation, "acceleration_basis", "orthonormal") != "orthonormal":
         return None
     rows, backend = system.constraints, system.tree_backend
-    if backend is None or not isinstance(rows, PointRowSet) or not rows.points_only or not numba_installed():
+    if backend is None or rows is None or system.has_body_rates or rows.rheonomic or not numba_installed():
         return None
-    if system.has_body_rates or np.any(np.asarray(rows.level) != HOLONOMIC):
+    flat = kernel_tree(backend)
+    if flat is None:
         return None
-    tree = backend.flat_tree()
-    if tree is None:
+    arrays = kernel_rows(rows.kinds, backend, flat[1])
+    if arrays is None:
         return None
-    return ConstrainedKernel(formulation, tuple(tree), rows.closure_arrays(), code)
+    return ConstrainedKernel(formulation, tuple(flat[0]), arrays, code)
 
 
 class ConstrainedKernel:
@@ -62,16 +63,15 @@ class ConstrainedKernel:
 
     def partition(self):
         """(sel, dep, indep) as int64 arrays, or None where the kernel does not take this partition:
-        a reduced formulation with no row eliminated or rows left at the acceleration level."""
+        Kane's or Gibbs–Appell's with no row eliminated."""
         f = self.formulation
-        if self.code not in _REDUCED:  # (Maggi eliminates no closure row: every speed is integrated)
-            return None if getattr(f, "dep", self._no_partition).size else (self._no_partition,) * 3
-        if f.dep.size == 0 or f._rest_rows.size:
-            return None
+        dep = getattr(f, "dep", self._no_partition)
+        if dep.size == 0:  # (Maggi without first-order rows eliminates none: every speed is integrated)
+            return None if self.code in _REDUCED else (self._no_partition,) * 3
         source, arrays = self._partition
-        if source is not f.dep:
-            arrays = tuple(np.ascontiguousarray(x, dtype=np.int64) for x in (f.partition_rows, f.dep, f.indep))
-            self._partition = (f.dep, arrays)
+        if source is not dep:
+            arrays = tuple(np.ascontiguousarray(x, dtype=np.int64) for x in (f.partition_rows, dep, f.indep))
+            self._partition = (dep, arrays)
         return arrays
 
     def arrays(self):
@@ -89,7 +89,7 @@ class ConstrainedKernel:
         tree, code, gains, tolerances = self.tree, self.code, self.gains, self.tolerances
         joints, local, table, lengths = self.closures
         partition = self.partition
-        n, reduced = tree[0].size, code in _REDUCED
+        n = tree[0].size
         started = []
 
         def derivative(t: float, y: np.ndarray) -> np.ndarray:
@@ -102,7 +102,7 @@ class ConstrainedKernel:
             if forces and any(getattr(force, "active", True) for force in forces):
                 return general(t, y)
             parts = partition()
-            if parts is None or y.shape != (n + (parts[2].size if reduced else n),):  # (the kernel checks no bounds)
+            if parts is None or y.shape != (n + (parts[2].size if parts[1].size else n),):  # (the kernel checks no bounds)
                 return general(t, y)
             y = np.ascontiguousarray(y, dtype=float)
             out = np.empty(y.size)

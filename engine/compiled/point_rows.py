@@ -130,23 +130,6 @@ class PointRowSet(ConstraintSet):
         self._velocity_rows = self._linear_rows = np.arange(self.n_rows)
         self._no_c = np.zeros(self.n_rows)
 
-    @property
-    def points_only(self) -> bool:
-        """Every kind a coincident or distance constraint."""
-        return not self._mixed
-
-    def closure_arrays(self):
-        """(each point's flat-tree joint (pinocchio's index − 1; −1: the ground), each point in its joint's frame,
-        each row as (kind 0 coincident / 1 distance, point b, point a, axis), each row's length (distance
-        rows)) as engine.compiled.constrained_kernels takes them."""
-        table = np.zeros((self.n_rows, 4), dtype=np.int64)
-        lengths = np.zeros(self.n_rows)
-        table[self._c_rows, 1], table[self._c_rows, 2], table[self._c_rows, 3] = self._c_b, self._c_a, self._c_axis
-        table[self._d_rows, 0] = 1
-        table[self._d_rows, 1], table[self._d_rows, 2] = self._d_b, self._d_a
-        lengths[self._d_rows] = self._lengths
-        return self._joint.astype(np.int64) - 1, np.ascontiguousarray(self._local, dtype=float), table, lengths
-
     # --- the two stages ---------------------------------------------------------------------------
 
     def _positions(self, q: np.ndarray):

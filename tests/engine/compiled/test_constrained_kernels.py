@@ -16,6 +16,7 @@ from eomlab.engine.presets import preset
 from eomlab.engine.simulation import Simulation
 
 from four_bar_chain import four_bar_chain, four_bar_chain_data
+from kernel_checks import formulations as _formulations, kernel_derivative as _kernel_derivative, states as _states
 
 MODELS = {
     "four_bar": lambda: preset("four_bar"),
@@ -32,33 +33,6 @@ def kernels():
     loaded = compiled_step.wait_until_compiled(timeout=600, constrained=True)  # the disk cache after the first run
     assert loaded is not None, compiled_step._loading["error"]
     return loaded
-
-
-def _formulations(model, method, monkeypatch, stabilization=None):
-    """(compiled, numpy) formulations of `model` in joint coordinates."""
-    fast = Simulation(model, method=method, coordinates="joint", stabilization=stabilization).formulation
-    monkeypatch.setenv("EOMLAB_FAST_PATH", "0")
-    slow = Simulation(model, method=method, coordinates="joint", stabilization=stabilization).formulation
-    monkeypatch.delenv("EOMLAB_FAST_PATH")
-    return fast, slow
-
-
-def _kernel_derivative(kernels, formulation, y):
-    """The kernel's own answer (no fallback): (held, ẏ)."""
-    kernel = constrained_kernel(formulation)
-    assert kernel is not None
-    parts = kernel.partition()
-    assert parts is not None
-    out = np.empty(y.size)
-    held = kernels.constrained_derivative(kernel.tree, *kernel.closures, kernel.code, *parts, kernel.gains,
-                                          kernel.tolerances, y, out)
-    return held, out
-
-
-def _states(formulation, n=3):
-    y0 = np.array(formulation.initial_state(formulation.system.q0, formulation.system.u0), dtype=float)
-    rng = np.random.default_rng(11)
-    return [y0] + [y0 + rng.uniform(-0.2, 0.2, y0.size) for _ in range(n - 1)]
 
 
 @pytest.mark.parametrize("method", METHODS)
