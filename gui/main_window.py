@@ -18,6 +18,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMessageBox, QSizePolicy, QStackedWidget, QToolBar, QWidget
 
 from eomlab.engine.model import Model, is_planar
+from eomlab.engine.simulation import RunView
 from eomlab.gui.editing import recovery
 from eomlab.gui.arrows.arrows_view import Arrows
 from eomlab.gui.editing.document import ModelDocument
@@ -303,6 +304,10 @@ class MainWindow(QMainWindow):
         refit = getattr(self.scene, "refit", None)
         if refit is not None:
             refit()  # Reset, an edit, a new model: the view fits the mechanism again
+        if self.session.runs and not self.model.constraints:
+            # the pose the runs start from, drawn before their first samples come (a process to
+            # start, the engine to build); with constraints the run's t = 0 is q0 made consistent
+            self.scene.show_frame(RunView.initial_frame(self.model))
         if not self.session.runs:  # an empty model (File ▸ New): no run, so every readout back to nothing
             self.run_actions.show_time(0.0, self.model.settings.t_end)
             self.plots.energy_bars.show(None, np.zeros((0, 0)))
