@@ -30,6 +30,7 @@ from eomlab.gui.plots.plot_panel import PlotPanel
 from eomlab.gui.style.plot_style import configure_pyqtgraph
 from eomlab.gui.redraw import Redraw
 from eomlab.gui.runs.stall_watch import StallWatch
+from eomlab.gui.runs.heap_trim import TRIM_INTERVAL_MS, trim_heap
 from eomlab.gui.runs.ring_buffer import DEFAULT_CAPACITY
 from eomlab.gui.actions.run_actions import RunActions
 from eomlab.gui.scene.scene2d import Scene2D
@@ -94,6 +95,10 @@ class MainWindow(QMainWindow):
         self.session.run_ready.connect(lambda _run: self._plots_follow.start(0))
 
         self.redraw = Redraw(self)
+        self._heap_trim = QTimer(self)  # freed pages back to the system (gui/runs/heap_trim.py)
+        self._heap_trim.setInterval(TRIM_INTERVAL_MS)
+        self._heap_trim.timeout.connect(trim_heap)
+        self._heap_trim.start()
         self.stall_watch = StallWatch(self)  # a run stuck (dead centre) says so, offering Pause/Reset
         self._build_teaching_tools()
         self.resize(1600, 1000)
