@@ -18,6 +18,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMessageBox, QSizePolicy, QStackedWidget, QToolBar, QWidget
 
 from eomlab.engine.model import Model, is_planar
+from eomlab.engine.simulation import RunView
 from eomlab.gui.editing import recovery
 from eomlab.gui.arrows.arrows_view import Arrows
 from eomlab.gui.editing.document import ModelDocument
@@ -29,6 +30,7 @@ from eomlab.gui.plots.plot_panel import PlotPanel
 from eomlab.gui.style.plot_style import configure_pyqtgraph
 from eomlab.gui.redraw import Redraw
 from eomlab.gui.runs.stall_watch import StallWatch
+from eomlab.gui.runs.heap_trim import TRIM_INTERVAL_MS, trim_heap
 from eomlab.gui.runs.ring_buffer import DEFAULT_CAPACITY
 from eomlab.gui.actions.run_actions import RunActions
 from eomlab.gui.scene.scene2d import Scene2D
@@ -93,6 +95,10 @@ class MainWindow(QMainWindow):
         self.session.run_ready.connect(lambda _run: self._plots_follow.start(0))
 
         self.redraw = Redraw(self)
+        self._heap_trim = QTimer(self)  # freed pages back to the system (gui/runs/heap_trim.py)
+        self._heap_trim.setInterval(TRIM_INTERVAL_MS)
+        self._heap_trim.timeout.connect(trim_heap)
+        self._heap_trim.start()
         self.stall_watch = StallWatch(self)  # a run stuck (dead centre) says so, offering Pause/Reset
         self._build_teaching_tools()
         self.resize(1600, 1000)
@@ -303,6 +309,10 @@ class MainWindow(QMainWindow):
         refit = getattr(self.scene, "refit", None)
         if refit is not None:
             refit()  # Reset, an edit, a new model: the view fits the mechanism again
+        if self.session.runs and not self.model.constraints:
+            # the pose the runs start from, drawn before their first samples come (a process to
+            # start, the engine to build); with constraints the run's t = 0 is q0 made consistent
+            self.scene.show_frame(RunView.initial_frame(self.model))
         if not self.session.runs:  # an empty model (File ▸ New): no run, so every readout back to nothing
             self.run_actions.show_time(0.0, self.model.settings.t_end)
             self.plots.energy_bars.show(None, np.zeros((0, 0)))

@@ -113,3 +113,12 @@ def test_the_command_never_loads_the_window(tmp_path):
                                         str(tmp_path / "v.png")]):
         assert _modules_after_the_command(tmp_path, args, "sorted(m for m in sys.modules if m.startswith(("
                                           "'eomlab.gui', 'PySide6', 'pyqtgraph')))") == "0 []"
+
+
+def test_a_free_tree_is_linearized_without_loading_scipy_linalg(tmp_path):
+    """A chain of revolutes on the compiled path (pinocchio's ABA) factors no matrix: the command does
+    not wait ~0.15 s for scipy.linalg (its array-API layer loads numpy.testing and numpy.f2py)."""
+    pytest.importorskip("pinocchio")
+    args = ["linearize", str(ASSETS / "planar_chain.eom.json"), "--about", "equilibrium"]
+    assert _modules_after_the_command(tmp_path, args, "[m for m in ('scipy.linalg._basic', 'numpy.f2py') "
+                                                      "if m in sys.modules]") == "0 []"

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
-import scipy.linalg
+from eomlab.engine.lazy_imports import scipy_linalg
 
 RANK_RTOL = 1e-10  # singular values below this times the largest count as zero
 
@@ -11,7 +11,7 @@ def numerical_rank(A: np.ndarray, scale: float = 0.0) -> int:
     """Singular values above RANK_RTOL × max(largest, scale) count."""
     if A.size == 0:
         return 0
-    s = scipy.linalg.svdvals(A)
+    s = scipy_linalg.svdvals(A)
     return int(np.sum(s > RANK_RTOL * max(s[0], scale, 1e-300)))
 
 
@@ -33,7 +33,7 @@ def describe_dependent_rows(A: np.ndarray, constraints) -> str:
 def condition_number(A: np.ndarray) -> float:
     if A.size == 0:
         return 1.0
-    s = scipy.linalg.svdvals(A)
+    s = scipy_linalg.svdvals(A)
     return float(s[0] / s[-1]) if s[-1] > 0 else float("inf")
 
 
@@ -47,7 +47,7 @@ def independent_partition(A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     r = numerical_rank(A)
     if r == 0:
         return np.zeros(0, int), np.arange(n)
-    _, _, piv = scipy.linalg.qr(A, pivoting=True, mode="economic")
+    _, _, piv = scipy_linalg.qr(A, pivoting=True, mode="economic")
     dep = np.sort(piv[:r])
     indep = np.setdiff1d(np.arange(n), dep)
     return dep, indep

@@ -28,15 +28,15 @@ import math
 from abc import abstractmethod
 
 import numpy as np
-import scipy.linalg
 
 from eomlab.engine.constraints import HOLONOMIC, VELOCITY, StateContext
+from eomlab.engine.lazy_imports import lapack_routines, scipy_linalg
 from eomlab.engine.mechanics.system import SingularMassMatrix
 from eomlab.engine.formulations.formulation import Evaluation, Formulation
 from eomlab.engine.formulations.rank import RANK_RTOL, independent_partition, numerical_rank
 
-_GETRF, _GETRS, _POTRF, _POTRS, _GEQRF, _ORGQR, _TRTRS = scipy.linalg.get_lapack_funcs(
-    ("getrf", "getrs", "potrf", "potrs", "geqrf", "orgqr", "trtrs"), dtype=np.float64)
+_GETRF, _GETRS, _POTRF, _POTRS, _GEQRF, _ORGQR, _TRTRS = lapack_routines(
+    "getrf", "getrs", "potrf", "potrs", "geqrf", "orgqr", "trtrs")
 
 REPARTITION_FACTOR = 3.0  # re-choose when ‖A_d⁻¹ A_L‖ grows this much beyond its value at the choice
 REPARTITION_FLOOR = 3.0
@@ -291,7 +291,7 @@ class ReducedFormulation(Formulation):
                 Q = _ORGQR(full, tau, overwrite_a=True)[0]
                 z = _TRTRS(R, b_R, lower=False, trans=1)[0]  # Rmᵀ z = b_R
                 return Q[:, k:], Q[:, :k] @ z
-        U, s, Vt = scipy.linalg.svd(A_R, check_finite=False)  # rank-deficient: the SVD decides
+        U, s, Vt = scipy_linalg.svd(A_R, check_finite=False)  # rank-deficient: the SVD decides
         # rows already implied by the eliminated ones leave A_R C ≈ 0: judge rank on A's own scale
         r = int(np.sum(s > RANK_RTOL * max(s[0], scale, 1e-300))) if s.size else 0
         N = Vt[r:].T
@@ -316,7 +316,7 @@ def _second_group(A: np.ndarray, r: np.ndarray) -> np.ndarray:
         if info == 0 and diag.min() > 1e3 * RANK_RTOL * diag.max():
             Q1 = _ORGQR(qr, tau)[0]
             return _TRTRS(R, Q1.T @ r, lower=False)[0]
-    return scipy.linalg.pinv(A, rtol=RANK_RTOL).T @ r
+    return scipy_linalg.pinv(A, rtol=RANK_RTOL).T @ r
 
 
 class _PartitionFactor:
@@ -350,5 +350,5 @@ def _independent_rows(A: np.ndarray, scale: float = 0.0) -> np.ndarray:
     if A.shape[0] == 0:
         return np.zeros(0, int)
     r = numerical_rank(A, scale)
-    _, _, piv = scipy.linalg.qr(A.T, pivoting=True, mode="economic")
+    _, _, piv = scipy_linalg.qr(A.T, pivoting=True, mode="economic")
     return np.sort(piv[:r])

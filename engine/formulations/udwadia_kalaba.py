@@ -31,8 +31,8 @@ the kinetic metric,
 from __future__ import annotations
 
 import numpy as np
-import scipy.linalg
 
+from eomlab.engine.lazy_imports import lapack_routines
 from eomlab.engine.mechanics.system import SingularMassMatrix
 from eomlab.engine.formulations.formulation import Formulation
 
@@ -41,7 +41,7 @@ PINV_RTOL = 1e-10
 SINGULAR_RTOL = 1e-8
 #: M̂ = M + s AᵀA is refused when its smallest pivot² < AUGMENTED_RTOL × max diag M̂ ([M; A] rank deficient)
 AUGMENTED_RTOL = 1e-13
-_POTRF, _POTRS, _TRTRS = scipy.linalg.get_lapack_funcs(("potrf", "potrs", "trtrs"), dtype=np.float64)
+_POTRF, _POTRS, _TRTRS = lapack_routines("potrf", "potrs", "trtrs")
 
 
 def _full_rank_multipliers(AG: np.ndarray, residual: np.ndarray):

@@ -12,7 +12,7 @@ A target out of reach gives the reachable pose nearest to it (the arm points at 
 from __future__ import annotations
 
 import numpy as np
-from scipy.linalg import null_space
+from eomlab.engine.lazy_imports import scipy_linalg
 
 from eomlab.engine.constraints import HOLONOMIC
 from eomlab.engine.forcing.generalized_forces import _body_index, _world_point
@@ -35,7 +35,7 @@ def _step_space(system, t: float, q: np.ndarray) -> np.ndarray:
     holonomic = np.flatnonzero(rows.level == HOLONOMIC)
     if holonomic.size == 0:
         return np.eye(system.n_u)
-    return null_space(rows.A[holonomic], rcond=1e-10)
+    return scipy_linalg.null_space(rows.A[holonomic], rcond=1e-10)
 
 
 def pose_reaching(system, t: float, q, body: str, point, target) -> np.ndarray:

@@ -8,7 +8,7 @@ velocity-level row. The pseudo-inverse keeps redundant rows harmless.
 from __future__ import annotations
 
 import numpy as np
-import scipy.linalg
+from eomlab.engine.lazy_imports import scipy_linalg
 
 from eomlab.engine.constraints import HOLONOMIC, StateContext
 
@@ -28,10 +28,10 @@ def _metric_step(M, A, residual):
     """The least-squares step in the mass metric; a singular M (massless frames) is replaced by
     M + AᵀA, which has the same minimiser on A δu = residual (the added term is constant there)."""
     try:
-        factor = scipy.linalg.cho_factor(M)
+        factor = scipy_linalg.cho_factor(M)
     except np.linalg.LinAlgError:
-        factor = scipy.linalg.cho_factor(M + A.T @ A)
-    Minv_At = scipy.linalg.cho_solve(factor, A.T)
+        factor = scipy_linalg.cho_factor(M + A.T @ A)
+    Minv_At = scipy_linalg.cho_solve(factor, A.T)
     return -Minv_At @ (np.linalg.pinv(A @ Minv_At, rcond=1e-12) @ residual)
 
 

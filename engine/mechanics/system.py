@@ -16,13 +16,13 @@ import math
 from dataclasses import replace
 
 import numpy as np
-import scipy.linalg
 
 from eomlab.engine.mechanics.absolute import AbsoluteParts, to_absolute
 from eomlab.engine.mechanics.armature import Armature
 from eomlab.engine.constraints import ConstraintSet, build_constraint_kinds
 from eomlab.engine.forcing.generalized_forces import build_force_elements
 from eomlab.engine.kinematics import KinematicState, TreeKinematics
+from eomlab.engine.lazy_imports import lapack_routines
 from eomlab.engine.model import Model, initial_coordinates, initial_speeds, speed_names
 from eomlab.engine.rotations import cross
 from eomlab.engine.mechanics.state import StateContext
@@ -30,7 +30,7 @@ from eomlab.engine.compiled.point_rows import compiled_point_rows
 from eomlab.engine.compiled.tree_backend import NUMPY_PATH, PINOCCHIO_PATH, build_tree_backend
 
 
-_POTRF, _POTRS = scipy.linalg.get_lapack_funcs(("potrf", "potrs"), dtype=np.float64)
+_POTRF, _POTRS = lapack_routines("potrf", "potrs")
 
 
 class SingularMassMatrix(ArithmeticError):

@@ -20,6 +20,7 @@ import time
 import traceback
 
 from eomlab.gui.runs.run_messages import End
+from eomlab.gui.runs.warm_up import FORK_LOCK
 
 #: a run's child process yields to the window: on two cores a run as fast as possible and the GUI
 #: thread each want one, and the frames should not be the ones to wait
@@ -50,6 +51,13 @@ class ChildProcess:
             self._conn = ours
         child = context.Process(target=self._child_main, args=(theirs,), daemon=True,
                                 name=f"eomlab-run-{self.run_id}")
+        while not FORK_LOCK.acquire(timeout=0.05):  # not while the warm-up imports (gui/runs/warm_up.py)
+            if self._stopped():
+                with self._lock:
+                    self._conn = None
+                ours.close()
+                theirs.close()
+                return
         try:
             child.start()
         except OSError as error:  # no memory or process slots left: say so, as an engine error
@@ -59,6 +67,8 @@ class ChildProcess:
             theirs.close()
             self.crashed.emit(self.run_id, f"could not start the simulation process: {error}")
             return
+        finally:
+            FORK_LOCK.release()
         theirs.close()
         self.child_pid = child.pid
         ended = False
@@ -116,6 +126,10 @@ class ChildProcess:
     def _child_work(self, conn) -> None:
         """The child's whole work: the integration, its messages, and End."""
         gc.freeze()  # what we inherited (Qt objects among it) is never collected here
+        # a BLAS first loaded here (scipy.linalg loads on first use) reads these as it loads;
+        # threadpool_limits reaches only the libraries loaded already
+        for variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+            os.environ[variable] = "1"
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C is the window's to handle
         os.nice(RUN_NICENESS)
         if self._conn is not None:

@@ -161,6 +161,7 @@ def test_esc_leaves_presentation_and_markers_grow_with_the_fonts(qtbot, make_win
     link, trail = scene.links.opts["pen"].widthF(), scene.trail.opts["pen"].widthF()
     assert trail < link and scene.rods.opts["pen"].widthF() > link
     window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow, timeout=10000)  # the key goes to the active window
     qtbot.keyClick(window, Qt.Key_Escape)
     assert not window.presentation.active
     assert scene.hinges.size == HINGE_PX and np.allclose(scene.mass_centres.sizes, normal_sizes)

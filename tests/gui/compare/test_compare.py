@@ -104,6 +104,19 @@ def test_a_subset_with_its_own_settings(qtbot, make_window):
     qtbot.waitUntil(lambda: set(window.compare_view.tiles.scenes) == {"kane", "maggi"}, timeout=5000)
 
 
+def test_an_edit_and_its_undo_refill_the_own_settings_in_place(qtbot, make_window):
+    """A model change re-fills each method's own settings from the model's values, in the same
+    combo boxes (an undo burst rebuilt all twenty per step: seconds of the GUI thread under load)."""
+    window = make_window(four_bar(t_end=0.3), compare=True)
+    panel = window.compare_view.panel
+    boxes = {method: dict(editors) for method, editors in panel.own_editors.items()}
+    window.edits.edit(lambda m: m.with_settings(rtol=1e-11), "rtol")
+    assert {m: e["rtol"].currentText() for m, e in panel.own_editors.items()} == {m: "1e-11" for m in boxes}
+    window.document.undo_stack.undo()
+    assert all(panel.own_editors[m][k] is box for m, editors in boxes.items() for k, box in editors.items())
+    assert {e["rtol"].currentText() for e in panel.own_editors.values()} == {f"{four_bar().settings.rtol:g}"}
+
+
 def test_ghosts_follow_the_other_runs(qtbot, make_window):
     window = make_window(four_bar(t_end=0.3), compare=True)
     qtbot.waitUntil(lambda: all(h.latest_frame is not None for h in window.runs), timeout=20000)

@@ -1,0 +1,52 @@
+"""The engine's heavy modules loaded into the window's process just after its first frame, before its
+first runs fork, so that every run process finds them loaded.
+
+The window draws its first frame (the model's initial pose) without scipy.linalg, scipy.integrate
+or pinocchio: they load on first use (engine.lazy_imports, engine.compiled.compiled_dop853), ~0.5 s
+of CPU. A run forked before they are loaded would import them itself — and every later run (a reset,
+an edit, compare mode's five) again. So `eomlab gui` holds FORK_LOCK from before the window is made
+until a background thread, let go once the first frame is painted, has loaded them; a run forks only
+with FORK_LOCK held (gui/runs/run_process.py). The lock also keeps a fork from happening while that
+thread is inside an import, which would leave the child a module lock nobody in it can release.
+"""
+from __future__ import annotations
+
+import importlib
+import threading
+
+#: held around every fork of a run process, and by the warm-up until its imports are done
+FORK_LOCK = threading.Lock()
+#: what a run needs and the window's first frame does not: LAPACK, scipy's ODE solvers, the tree dynamics
+WARM_MODULES = ("scipy.linalg", "eomlab.engine.compiled.compiled_dop853", "pinocchio")
+#: the imports start at `go()`, or after this many seconds whatever happens
+GO_WAIT_S = 3.0
+
+
+def load_warm_modules() -> None:
+    for name in WARM_MODULES:
+        try:
+            module = importlib.import_module(name)
+            getattr(module, "__doc__", None)  # a lazily loaded module executes at its first attribute
+        except ImportError:  # pinocchio is optional (the numpy path runs without it)
+            pass
+
+
+class WarmUp:
+    """Holds FORK_LOCK from its making until its thread, started at `go()` (or after GO_WAIT_S), has
+    loaded WARM_MODULES."""
+
+    def __init__(self):
+        FORK_LOCK.acquire()
+        self._go = threading.Event()
+        self.thread = threading.Thread(target=self._run, name="eomlab-warm-up", daemon=True)
+        self.thread.start()
+
+    def go(self) -> None:
+        self._go.set()
+
+    def _run(self) -> None:
+        try:
+            self._go.wait(GO_WAIT_S)
+            load_warm_modules()
+        finally:
+            FORK_LOCK.release()

@@ -1,0 +1,68 @@
+"""gui/runs/warm_up.py: `eomlab gui` draws its first frame before the runs' modules load, and the runs
+fork only once they have loaded (or when nothing holds the fork lock)."""
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+
+from eomlab.engine.presets import preset
+from eomlab.gui.runs import warm_up
+from eomlab.gui.runs.run_thread import PROCESS_WORKERS
+
+from gui_helpers import run_fast, wait_for_samples
+
+needs_fork = pytest.mark.skipif(not PROCESS_WORKERS, reason="runs go to child processes only where fork exists")
+
+
+def test_the_fork_lock_is_held_until_the_modules_are_loaded():
+    warming = warm_up.WarmUp()
+    assert warm_up.FORK_LOCK.locked() and warming.thread.is_alive()
+    warming.go()
+    warming.thread.join(60)
+    assert not warm_up.FORK_LOCK.locked()
+    assert "scipy.linalg._flapack" in sys.modules and "scipy.integrate" in sys.modules
+
+
+def test_the_fork_lock_is_let_go_without_go_after_its_wait(monkeypatch):
+    monkeypatch.setattr(warm_up, "GO_WAIT_S", 0.05)
+    warming = warm_up.WarmUp()
+    warming.thread.join(60)
+    assert not warm_up.FORK_LOCK.locked()
+
+
+@needs_fork
+def test_runs_wait_for_the_warm_up_and_a_stop_while_waiting_ends_them(qtbot, make_window, monkeypatch):
+    monkeypatch.setattr(warm_up, "GO_WAIT_S", 30.0)
+    warming = warm_up.WarmUp()
+    try:
+        window = make_window(preset("double_compound_pendulum").with_settings(t_end=1e5))
+        run_fast(window)
+        qtbot.wait(300)
+        thread = window.runs[0].thread
+        assert thread.child_pid is None and len(window.samples()[1]) == 0  # no fork while the lock is held
+        window.stop_runs()  # the waiting worker ends without forking
+        assert thread.isFinished() and thread.child_pid is None
+        window.reset()
+        run_fast(window)
+    finally:
+        warming.go()
+        warming.thread.join(60)
+    wait_for_samples(qtbot, window, 5)  # the lock let go: the fresh run forks and runs
+    assert window.runs[0].thread.child_pid is not None
+
+
+@pytest.mark.parametrize("name, drawn_before_the_run", [("double_compound_pendulum", True), ("four_bar", False)])
+def test_a_tree_shows_its_initial_pose_before_the_first_sample(qtbot, make_window, name, drawn_before_the_run):
+    """The first frame is the pose the run starts from, drawn at once; with constraints the run's
+    t = 0 is q0 made consistent, so the scene waits for the run."""
+    from eomlab.engine.run.run_view import RunView
+
+    model = preset(name)
+    window = make_window(model)  # paused: no sample comes
+    if drawn_before_the_run:
+        assert window.scene.frame is not None
+        assert np.allclose(np.asarray(window.scene.frame.origins), np.asarray(RunView.initial_frame(model).origins))
+    else:
+        assert window.scene.frame is None
