@@ -88,7 +88,10 @@ def execute(sweep, store, chunk_size: int, *, client=None, workers: int | None =
 
             cluster = stack.enter_context(LocalCluster(n_workers=local_workers(workers), threads_per_worker=1,
                                                        processes=True, dashboard_address=None,
-                                                       silence_logs=logging.ERROR))
+                                                       silence_logs=logging.CRITICAL))
+            # CRITICAL: at the cluster's close a worker's heartbeat can miss the scheduler that just
+            # stopped, and distributed logged that as an ERROR with its traceback; a chunk's failure
+            # comes back through its future (and `failure` column), not through the log
             client = stack.enter_context(Client(cluster, set_as_default=False))
         _run_on(client, sweep, todo, batched, deliver)
     return describe_fallbacks(fallbacks)
