@@ -27,6 +27,12 @@ from numba import njit
 from eomlab.engine.compiled.numba_kernels import _outwards, _stage_state, error_estimate, free_derivative, workspace
 
 JIT = dict(cache=True, nogil=True, error_model="numpy")
+#: the right-hand side's and the step's parts, inlined into the run (numba IR): a call passes its arrays with
+#: reference counts taken and given back (atomic), which cost the planar run a third of its time
+INLINED = dict(JIT, inline="always")
+#: numba_kernels' stage sum and error norm, inlined here (not cached apart: only as parts of the run)
+_stage_state = njit(inline="always", nogil=True, error_model="numpy")(_stage_state.py_func)
+error_estimate = njit(inline="always", nogil=True, error_model="numpy")(error_estimate.py_func)
 
 #: a member's outcome (engine.sweep.compiled_members words them as engine.sweep.integrator does)
 FINISHED, NONFINITE_START, TOO_SMALL, NONFINITE_TRIALS, STATE_NONFINITE, BLOWN_UP, TINY_STEPS = 0, 1, 2, 3, 4, 5, 6
@@ -85,7 +91,7 @@ def planar_tree(tree):
     return True, P
 
 
-@njit(**JIT)
+@njit(**INLINED)
 def _planar_kinematics(P, parent, y, W):
     """Each body's angle φ, rate ω, joint origin o, mass centre c, their velocities and accelerations at θ̈ = 0
     (every turning step r pulls inwards: a = a_parent − ω_parent² r, then − ω² ρ to the mass centre), outwards
@@ -116,7 +122,7 @@ def _planar_kinematics(P, parent, y, W):
         W[i, HEIGHT] = z + P[i, RISE]
 
 
-@njit(**JIT)
+@njit(**INLINED)
 def _planar_derivative(P, parent, g, y, out, W, M) -> bool:
     """out = (θ̇, θ̈) of a planar tree (THEORY.md (2.6), engine.sweep.batched_chains' terms): J_ik = s_k ẑ × (c_i − o_k)
     for the joints k on body i's path, M = Σ_i m_i J_iᵀ J_i + Izz_i S_iᵀ S_i, forcing Σ_i m_i J_iᵀ (g − a_i);
@@ -185,7 +191,7 @@ def _planar_energy(P, parent, g, y, W):
     return 0.5 * T + V, 0.5 * T + abs(V)
 
 
-@njit(**JIT)
+@njit(**INLINED)
 def _derivative(planar, P, W, M, tree, y, tau, out, work) -> bool:
     if planar:
         return _planar_derivative(P, tree[0], tree[8], y, out, W, M)
@@ -199,7 +205,7 @@ def _energy_of(planar, P, W, tree, y, work):
     return _energy(tree, y, work)
 
 
-@njit(**JIT)
+@njit(**INLINED)
 def _chain_sum(x, chain, first, last, shift):
     total = 0.0
     for k in range(first, last):
@@ -232,7 +238,7 @@ def _crossing(t0, t1, q0, q1, v0, v1, a0, a1, target):
     return t0 + hi * h
 
 
-@njit(**JIT)
+@njit(**INLINED)
 def _measure_crossings(t0, y0, f0, t1, y1, f1, chain, chain_start, offsets, crossing):
     n = y0.size // 2
     for j in range(offsets.size):
