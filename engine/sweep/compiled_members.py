@@ -5,7 +5,13 @@ It takes every model the compiled free-tree step of a single run takes (engine.c
 coordinates, no constraint rows, no force elements, no limits or contacts, a tree that flattens, one revolute or
 prismatic joint per speed, no armature; any formulation, as they all reduce to the tree's ODE there), with
 DOP853, and the measures the kernel measures (final, flip_time, over_top, energy_drift, constraint_drift — zero
-without rows —, rhs_evals, wall_time); expressions (end:, max:) keep the other paths.
+without rows —, rhs_evals, wall_time); expressions (end:, max:) keep the other paths. A planar tree runs on the kernel's planar
+form of the same ODE (sweep_kernels.planar_tree), any other on the general ABA.
+
+When every measure of the sweep is a crossing (flip_time, over_top), a member stops at its last crossing: the
+crossing is fixed from then on, so the columns are those of the run to t_end (bit for bit: the same steps up
+to there), and the members of a flip map that flip skip the rest of their run. A failure after the last crossing (a blow-up, a collapsed step) is then not met, so its `failure` stays empty;
+add any other measure to run every member to t_end.
 
 The kernels compile in the thread engine.compiled.compiled_step starts (or load from numba's disk cache); a
 chunk with members for this path waits for them (`kernels`): compiled once per process, they then run a
