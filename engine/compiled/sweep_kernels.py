@@ -24,6 +24,7 @@ import math
 import numpy as np
 from numba import njit
 
+from eomlab.engine.compiled.constrained_solves import backward_transposed, cholesky, forward
 from eomlab.engine.compiled.numba_kernels import _outwards, _stage_state, error_estimate, free_derivative, workspace
 
 JIT = dict(cache=True, nogil=True, error_model="numpy")
@@ -33,6 +34,8 @@ INLINED = dict(JIT, inline="always")
 #: numba_kernels' stage sum and error norm, inlined here (not cached apart: only as parts of the run)
 _stage_state = njit(inline="always", nogil=True, error_model="numpy")(_stage_state.py_func)
 error_estimate = njit(inline="always", nogil=True, error_model="numpy")(error_estimate.py_func)
+cholesky, forward, backward_transposed = (njit(inline="always", nogil=True, error_model="numpy")(f.py_func)
+                                          for f in (cholesky, forward, backward_transposed))
 
 #: a member's outcome (engine.sweep.compiled_members words them as engine.sweep.integrator does)
 FINISHED, NONFINITE_START, TOO_SMALL, NONFINITE_TRIALS, STATE_NONFINITE, BLOWN_UP, TINY_STEPS = 0, 1, 2, 3, 4, 5, 6
@@ -126,14 +129,14 @@ def _planar_kinematics(P, parent, y, W):
 def _planar_derivative(P, parent, g, y, out, W, M) -> bool:
     """out = (θ̇, θ̈) of a planar tree (THEORY.md (2.6), engine.sweep.batched_chains' terms): J_ik = s_k ẑ × (c_i − o_k)
     for the joints k on body i's path, M = Σ_i m_i J_iᵀ J_i + Izz_i S_iᵀ S_i, forcing Σ_i m_i J_iᵀ (g − a_i);
-    M θ̈ = forcing by Cholesky. False (and NaN) when M is singular or θ̈ not finite."""
+    M θ̈ = forcing by Cholesky (M[0]; its factor in M[1]). False (and NaN) when M is singular or θ̈ not finite."""
     n = P.shape[0]
     _planar_kinematics(P, parent, y, W)
     for k in range(n):
         out[k] = y[n + k]
         out[n + k] = 0.0
         for l in range(n):
-            M[k, l] = 0.0
+            M[0, k, l] = 0.0
     for i in range(n):
         m, izz = P[i, MASS], P[i, IZZ]
         fx, fy = g[0] - W[i, AC_X], g[1] - W[i, AC_Y]
@@ -147,34 +150,16 @@ def _planar_derivative(P, parent, g, y, out, W, M) -> bool:
             out[n + k] += m * (W[k, J_X] * fx + W[k, J_Y] * fy)
             l = i
             while l >= 0:
-                M[k, l] += m * (W[k, J_X] * W[l, J_X] + W[k, J_Y] * W[l, J_Y]) + izz * P[k, SIGN] * P[l, SIGN]
+                M[0, k, l] += m * (W[k, J_X] * W[l, J_X] + W[k, J_Y] * W[l, J_Y]) + izz * P[k, SIGN] * P[l, SIGN]
                 l = parent[l]
             k = parent[k]
-    for j in range(n):  # Cholesky, M = L Lᵀ in M's lower triangle
-        d = M[j, j]
-        for k in range(j):
-            d -= M[j, k] * M[j, k]
-        if not d > 0.0:
-            for k in range(n):
-                out[n + k] = np.nan
-            return False
-        d = math.sqrt(d)
-        M[j, j] = d
-        for i in range(j + 1, n):
-            v = M[i, j]
-            for k in range(j):
-                v -= M[i, k] * M[j, k]
-            M[i, j] = v / d
-    for j in range(n):
-        v = out[n + j]
-        for k in range(j):
-            v -= M[j, k] * out[n + k]
-        out[n + j] = v / M[j, j]
-    for j in range(n - 1, -1, -1):
-        v = out[n + j]
-        for k in range(j + 1, n):
-            v -= M[k, j] * out[n + k]
-        out[n + j] = v / M[j, j]
+    qdd = out[n:]
+    if not cholesky(M[0], M[1], 0.0):  # any positive pivot, as batched_chains' Cramer takes any nonzero det
+        for k in range(n):
+            qdd[k] = np.nan
+        return False
+    forward(M[1], qdd)
+    backward_transposed(M[1], qdd)
     return math.isfinite(np.sum(out[n:]))
 
 
@@ -289,7 +274,7 @@ def run_sweep_member(tree, y0, t_end, rtol, atol, dt_out, A, B, E3, E5, error_ex
     work = workspace(N // 2)
     planar, P = planar_tree(tree)
     W = np.empty((N // 2, 19))
-    M = np.empty((N // 2, N // 2))
+    M = np.empty((2, N // 2, N // 2))  # the mass matrix and its Cholesky factor
     tau = np.zeros(N // 2)
     K = np.empty((n_stages + 1, N))
     y = y0.copy()
