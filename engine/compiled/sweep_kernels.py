@@ -7,8 +7,10 @@ error norm and step-size factors; numba_kernels' `error_estimate`) with scipy's 
 by member, so that a member gives what that batched integrator gives it (to rounding). The right-hand side is
 numba_kernels' ABA (Featherstone 2008, §7.3), or, when the tree is planar (every joint revolute about ±z, every
 joint frame turned about z only), the planar tree's closed form of engine.sweep.batched_chains (THEORY.md (2.6):
-M(θ) θ̈ = Σ_i m_i J_iᵀ (g − a_i), M = Σ_i m_i J_iᵀ J_i + Izz_i S_iᵀ S_i, solved by Cholesky), the same ODE at a tenth
-of the arithmetic. Measured along the accepted steps as engine.sweep.measures does:
+M(θ) θ̈ = Σ_i m_i J_iᵀ (g − a_i), M = Σ_i m_i J_iᵀ J_i + Izz_i S_iᵀ S_i, solved by Cholesky), the same ODE with far
+less arithmetic (bench/README.md, "Sweeps"). `run_sweep_member` stops at t_end or, asked to (`until_crossed`:
+the caller measures crossings only, fixed once found), at the last crossing. Measured along the accepted steps as
+engine.sweep.measures does:
 
 - a crossing (flip_time, over_top): the first step at whose end |Σ_chain q − offset| ≥ π, the time found on
   the step's quintic Hermite interpolant of that angle (values, rates and accelerations at both ends) by
@@ -28,8 +30,8 @@ from eomlab.engine.compiled.constrained_solves import backward_transposed, chole
 from eomlab.engine.compiled.numba_kernels import _outwards, _stage_state, error_estimate, free_derivative, workspace
 
 JIT = dict(cache=True, nogil=True, error_model="numpy")
-#: the right-hand side's and the step's parts, inlined into the run (numba IR): a call passes its arrays with
-#: reference counts taken and given back (atomic), which cost the planar run a third of its time
+#: the right-hand side's and the step's parts, inlined into the run (numba IR): a call between compiled functions
+#: takes and gives back a reference count (atomic) on every array it passes, a large part of a planar step's time
 INLINED = dict(JIT, inline="always")
 #: numba_kernels' stage sum and error norm, inlined here (not cached apart: only as parts of the run)
 _stage_state = njit(inline="always", nogil=True, error_model="numpy")(_stage_state.py_func)
