@@ -5,7 +5,13 @@ It takes every model the compiled free-tree step of a single run takes (engine.c
 coordinates, no constraint rows, no force elements, no limits or contacts, a tree that flattens, one revolute or
 prismatic joint per speed, no armature; any formulation, as they all reduce to the tree's ODE there), with
 DOP853, and the measures the kernel measures (final, flip_time, over_top, energy_drift, constraint_drift — zero
-without rows —, rhs_evals, wall_time); expressions (end:, max:) keep the other paths.
+without rows —, rhs_evals, wall_time); expressions (end:, max:) keep the other paths. A planar tree runs on the kernel's planar
+form of the same ODE (sweep_kernels.planar_tree), any other on the general ABA.
+
+When every measure of the sweep is a crossing (flip_time, over_top), a member stops at its last crossing: the
+crossing is fixed from then on, so the columns are those of the run to t_end (bit for bit: the same steps up
+to there), and the members of a flip map that flip skip the rest of their run. A failure after the last crossing (a blow-up, a collapsed step) is then not met, so its `failure` stays empty;
+add any other measure to run every member to t_end.
 
 The kernels compile in the thread engine.compiled.compiled_step starts (or load from numba's disk cache); a
 chunk with members for this path waits for them (`kernels`): compiled once per process, they then run a
@@ -22,7 +28,7 @@ from scipy.integrate import DOP853
 from eomlab.engine.compiled.compiled_step import call_kernel
 from eomlab.engine.model import Model
 from eomlab.engine.sweep.integrator import BLOW_UP, TINY_STEP, TINY_STEPS_IN_A_ROW
-from eomlab.engine.sweep.measures import Measurements
+from eomlab.engine.sweep.measures import CROSSINGS, Measurements
 
 #: the measures the kernel measures along a run (the others: numpy batched or single runs)
 COMPILED_MEASURES = ("final", "flip_time", "over_top", "energy_drift", "constraint_drift", "rhs_evals", "wall_time")
@@ -109,13 +115,16 @@ def run_compiled(sweep, group, trees: FlatTrees, kern):
     failures: list[str | None] = [None] * size
     crossing = np.empty(len(meas.flips))
     exponent = -1.0 / (DOP853.error_estimator_order + 1)
+    # a crossing is fixed once found: when every measure is one, a member stops at its last (a terminal event)
+    until_crossed = bool(meas.flips) and all(m.kind in CROSSINGS for m in sweep.measures)
     for b, member in enumerate(group):
         started = time.perf_counter()
         s = member.model.settings
         y0 = np.concatenate((member.q0, member.u0)).astype(float)
         outcome, t, y, evaluations[b], _, drift = call_kernel(  # a Ctrl+C in it: KeyboardInterrupt
-            kern.run_member, trees.of(member.model)[0], y0, float(sweep.t_end), float(s.rtol), float(s.atol), float(s.dt_out),
-            DOP853.A, DOP853.B, DOP853.E3, DOP853.E5, exponent, chain, chain_start, offsets, meas.wants_energy, crossing)
+            kern.run_sweep_member, trees.of(member.model)[0], y0, float(sweep.t_end), float(s.rtol), float(s.atol),
+            float(s.dt_out), DOP853.A, DOP853.B, DOP853.E3, DOP853.E5, exponent, chain, chain_start, offsets,
+            meas.wants_energy, until_crossed, crossing)
         t_final[b], y_final[b] = t, y
         meas.flip_time[b] = crossing
         meas.energy_drift[b] = drift

@@ -24,7 +24,7 @@ from eomlab.engine.model import Model, ModelError, speed_names
 KINDS = ("final", "flip_time", "over_top", "energy_drift", "constraint_drift", "rhs_evals", "wall_time", "end", "max")
 _NEEDS_ARGUMENT = ("flip_time", "over_top", "end", "max")
 #: measures of the first time an angle is π from a reference (flip_time: from 0; over_top: from hanging)
-_CROSSINGS = ("flip_time", "over_top")
+CROSSINGS = ("flip_time", "over_top")
 _NO_ARGUMENT = ("energy_drift", "constraint_drift", "rhs_evals", "wall_time")
 
 
@@ -50,13 +50,13 @@ def parse_measure(model: Model, text: str) -> Measure:
     if kind not in KINDS:
         raise ModelError(where, f"unknown measure {kind!r}; measures: {', '.join(KINDS)} (flip_time:NAME, over_top:NAME, end:EXPR, max:EXPR)")
     if kind in _NEEDS_ARGUMENT and not arg:
-        raise ModelError(where, f"{kind} needs an argument: {kind}:{'NAME' if kind in _CROSSINGS else 'EXPR'}")
+        raise ModelError(where, f"{kind} needs an argument: {kind}:{'NAME' if kind in CROSSINGS else 'EXPR'}")
     if kind in _NO_ARGUMENT and sep:
         raise ModelError(where, f"{kind} takes no argument")
     names = state_names(model)
-    if kind in _CROSSINGS and arg not in model.coordinate_names:
+    if kind in CROSSINGS and arg not in model.coordinate_names:
         raise ModelError(where, f"{arg!r} is not a coordinate of the model ({', '.join(model.coordinate_names[:8])})")
-    offset, chain = 0.0, ((model.coordinate_names.index(arg),) if kind in _CROSSINGS else ())
+    offset, chain = 0.0, ((model.coordinate_names.index(arg),) if kind in CROSSINGS else ())
     if kind == "over_top":
         from eomlab.engine.sweep.hanging import hanging_position, turning_chain
 
@@ -132,7 +132,7 @@ class Measurements:
         self.model, self.measures, self.size = model, measures, size
         self.names = state_names(model)
         self.n_q = len(model.coordinate_names)
-        self.flips = [m for m in measures if m.kind in _CROSSINGS]
+        self.flips = [m for m in measures if m.kind in CROSSINGS]
         self.maxima = [m for m in measures if m.kind == "max"]
         self.wants_energy = any(m.kind == "energy_drift" for m in measures)
         self.flip_time = np.full((size, len(self.flips)), np.nan)
@@ -217,7 +217,7 @@ class Measurements:
             if m.kind == "final":
                 for name in (m.arg,) if m.arg else self.names:
                     out[f"final:{name}"] = y[:, self.names.index(name)]
-            elif m.kind in _CROSSINGS:
+            elif m.kind in CROSSINGS:
                 out[m.text] = self.flip_time[:, flips[m.text]]
             elif m.kind == "energy_drift":
                 out[m.text] = self.energy_drift.copy()
