@@ -27,6 +27,7 @@ from typing import NamedTuple
 import numpy as np
 
 from eomlab.engine.compiled.compiled_step import call_kernel, compiled_kernels
+from eomlab.engine.compiled.floating_tree import FloatingTree, floating_tree
 from eomlab.engine.joints import joint_type
 
 
@@ -284,7 +285,7 @@ class PinocchioTree:
                 out[:n] = y[n:]
                 out[n:] = aba(model, data, y[:n], y[n:], no_effort)
                 return out
-        else:
+        elif not self._quaternions:
             configuration, accelerations = self.configuration, self.accelerations
 
             def derivative(y):
@@ -292,6 +293,21 @@ class PinocchioTree:
                 u = y[n:]
                 out[:n] = u
                 out[n:] = accelerations(configuration(y[:n]), u, no_effort)
+                return out
+        else:  # Euler parameters: ṗ = ½ p ⊗ (0, ω) (engine.kinematics.rates), the rest q̇ = u
+            configuration, accelerations = self.configuration, self.accelerations
+            n_q = self.kin.n_q
+            plain_q, plain_u, quaternion_q, quaternion_u = _rate_layout(self.kin)
+
+            def derivative(y):
+                out = np.empty(n_q + n)
+                q, u = y[:n_q], y[n_q:]
+                out[plain_q] = u[plain_u]
+                e0, e1, e2, e3 = q[quaternion_q].T
+                w1, w2, w3 = u[quaternion_u].T
+                out[quaternion_q] = 0.5 * np.stack((-e1 * w1 - e2 * w2 - e3 * w3, e0 * w1 - e3 * w2 + e2 * w3,
+                                                    e3 * w1 + e0 * w2 - e1 * w3, -e2 * w1 + e1 * w2 + e0 * w3), axis=1)
+                out[n_q:] = accelerations(configuration(q), u, no_effort)
                 return out
         return derivative
 
@@ -345,6 +361,11 @@ class PinocchioTree:
             rot_inertia=np.ascontiguousarray([I.inertia for I in inertias], dtype=float).reshape(n, 3, 3),
             gravity=np.array(model.gravity.linear, dtype=float))
 
+    def floating_tree(self) -> FloatingTree | None:
+        """The tree as engine.compiled.floating_kernels takes it (spherical and free joints in Euler parameters,
+        armature, any speed order), or None (Euler-angle joints with body rates, or a joint it does not take)."""
+        return floating_tree(self.model, self._q_gather, self._v_gather)
+
     def _add_mass_centre_frames(self, model, kin, joint_of, frame_of) -> int:
         """A frame at each body's mass centre (for `sample_quantities`), added before the model's
         Data is made: pinocchio's Data holds nv³ tensors (see MAX_COMPILED_SPEEDS), so a
@@ -382,10 +403,21 @@ class PinocchioTree:
     def sampled_by_pinocchio(self, q_pin: np.ndarray, u: np.ndarray) -> tuple[float, float, np.ndarray]:
         """`sample_quantities` by pinocchio's energy and frame placements (a frame per mass centre)."""
         pin, model, data = self.pin, self.model, self.data
-        pin.computeMechanicalEnergy(model, data, q_pin, self._theirs(u))
+        v = self._theirs(u)
+        if not self.has_armature:
+            pin.computeMechanicalEnergy(model, data, q_pin, v)
+            T = float(data.kinetic_energy)
+        else:  # pinocchio 4.1's energy holds the armature only in part: the bodies' alone, then the rotors' ½ Σ a u²
+            armature = model.armature.copy()
+            model.armature = np.zeros(model.nv)
+            try:
+                pin.computeMechanicalEnergy(model, data, q_pin, v)
+            finally:
+                model.armature = armature
+            T = float(data.kinetic_energy) + 0.5 * float(armature @ (v * v))
         pin.updateFramePlacements(model, data)
         com = np.array([placement.translation for placement in data.oMf])[self._first_centre:]
-        return float(data.kinetic_energy), float(data.potential_energy), com
+        return T, float(data.potential_energy), com
 
 
 class FlatTree(NamedTuple):
@@ -408,6 +440,22 @@ class FlatTree(NamedTuple):
 #: pinocchio's one-speed joints the compiled step takes: 0 revolute, 1 prismatic (numba_kernels)
 _FLAT_KINDS = {**dict.fromkeys(("JointModelRX", "JointModelRY", "JointModelRZ", "JointModelRevoluteUnaligned"), 0),
                **dict.fromkeys(("JointModelPX", "JointModelPY", "JointModelPZ", "JointModelPrismaticUnaligned"), 1)}
+
+
+def _rate_layout(kin):
+    """(plain coordinates, their speeds, (k, 4) Euler-parameter coordinates, (k, 3) their body rates) of a tree
+    whose joints with body rates are all in Euler parameters: q̇ = u on the first, ṗ = ½ p ⊗ (0, ω) on the rest."""
+    plain_q, plain_u, quaternion_q, quaternion_u = [], [], [], []
+    for jl in kin.joints:
+        qs, us = jl.q_slice, jl.u_slice
+        rotation = 4 if jl.quaternion else 0
+        plain_q.extend(range(qs.start, qs.stop - rotation))
+        plain_u.extend(range(us.start, us.stop - (3 if rotation else 0)))
+        if rotation:
+            quaternion_q.append(range(qs.stop - 4, qs.stop))
+            quaternion_u.append(range(us.stop - 3, us.stop))
+    as_index = lambda x, k: np.array(x, dtype=int).reshape(-1, k)  # noqa: E731
+    return np.array(plain_q, dtype=int), np.array(plain_u, dtype=int), as_index(quaternion_q, 4), as_index(quaternion_u, 3)
 
 
 def _depth_first(parent) -> list[int]:
