@@ -193,6 +193,11 @@ def compiled_constrained():
     return _loading.get("constrained")
 
 
+def compiled_floating():
+    """engine.compiled.floating_kernels once compiled in this process, else None."""
+    return _loading.get("floating")
+
+
 def compiled_sweep():
     """engine.compiled.sweep_kernels once compiled in this process, else None."""
     return _loading.get("sweep")

@@ -35,7 +35,7 @@ from eomlab.engine.compiled.numba_kernels import (ACCEPTED, NONFINITE, TOO_SMALL
                                                   _spatial_inertia, _stage_state, error_estimate, step_factor)
 
 __all__ = ["ACCEPTED", "NONFINITE", "TOO_SMALL", "state_derivative", "floating_workspace", "dop853_attempt",
-           "dop853_extra_stages"]
+           "dop853_extra_stages", "energies_and_centres"]
 
 REVOLUTE, PRISMATIC, SPHERICAL = 0, 1, 2
 
@@ -52,7 +52,7 @@ def floating_workspace(tree):
 
 
 @njit(**JIT)
-def _joint_pose(kind, axis, y, at, Rl, pl, R, p, Sw):
+def _joint_pose(kind, axis, y, at, Rl, pl, R, p, Sw, Rj):
     """The joint's world pose (R, p) from the frame before its motion (Rl, pl) and its world motion
     subspace Sw (6, its speeds): linear part the velocity of the body-fixed point at the world origin."""
     if kind == PRISMATIC:
@@ -63,7 +63,6 @@ def _joint_pose(kind, axis, y, at, Rl, pl, R, p, Sw):
             for k in range(3):
                 R[r, k] = Rl[r, k]
         return
-    Rj = np.empty((3, 3))
     if kind == REVOLUTE:  # Rodrigues: I + sin q [a]× + (1 − cos q) [a]×²
         ax, ay, az = axis[3], axis[4], axis[5]
         s, co = math.sin(y[at]), math.cos(y[at])
@@ -102,12 +101,13 @@ def _joint_pose(kind, axis, y, at, Rl, pl, R, p, Sw):
 @njit(**JIT)
 def _outwards(tree, y, n_q, work):
     """ABA's first pass: poses, motion subspaces, velocities v, bias accelerations c, the bodies' spatial
-    inertias (upper triangles, into IA) and bias forces pA."""
+    inertias (upper triangles, into IA), momenta (into a, free until the accelerations) and bias forces pA."""
     parents, kinds, place_R, place_p, axes, mass, lever, rot_inertia = tree[:8]
     q_at, u_at = tree[9], tree[10]
     R, p, Sw, v, c, IA, pA = work[:7]
-    Rl, pl, cw, Ic, T, vj, h = np.empty((3, 3)), np.empty(3), np.empty(3), np.empty((3, 3)), np.empty((3, 3)), \
-        np.empty(6), np.empty(6)
+    momenta = work[10]
+    Rl, pl, cw, Ic, T, vj, Rj = np.empty((3, 3)), np.empty(3), np.empty(3), np.empty((3, 3)), np.empty((3, 3)), \
+        np.empty(6), np.empty((3, 3))
     for i in range(parents.size):
         lam = parents[i]
         Rp, pp = place_R[i], place_p[i]
@@ -121,7 +121,7 @@ def _outwards(tree, y, n_q, work):
                 for k in range(3):
                     Rl[r, k] = Rp[r, k]
         kind = kinds[i]
-        _joint_pose(kind, axes[i], y, q_at[i], Rl, pl, R[i], p[i], Sw[i])
+        _joint_pose(kind, axes[i], y, q_at[i], Rl, pl, R[i], p[i], Sw[i], Rj)
         nv = 3 if kind == SPHERICAL else 1
         first = n_q + u_at[i]
         for r in range(6):  # the joint's own twist S u, then v = v_λ + S u and c = v ×ₘ S u
@@ -144,6 +144,7 @@ def _outwards(tree, y, n_q, work):
         _spatial_inertia(m, cw, Ic, IA[i])
         # momentum m (v + ω × c), about the origin I_c ω + c × that; p^A = v ×* momentum
         vx, vy, vz, wx, wy, wz = v[i, 0], v[i, 1], v[i, 2], v[i, 3], v[i, 4], v[i, 5]
+        h = momenta[i]
         h[0] = m * (vx + wy * cw[2] - wz * cw[1])
         h[1] = m * (vy + wz * cw[0] - wx * cw[2])
         h[2] = m * (vz + wx * cw[1] - wy * cw[0])
@@ -221,11 +222,15 @@ def state_derivative(tree, y, out, work) -> bool:
             for k in range(nv):
                 acc += U[i, r, k] * g[k]
             pA[lam, r] += acc
+            for j in range(nv):  # (U D⁻¹)_r into D's first row (free again)
+                acc = 0.0
+                for l in range(nv):
+                    acc += U[i, r, l] * Dinv[i, l, j]
+                D[1, j] = acc
             for k in range(r, 6):
                 acc = IA[i, r, k]
                 for j in range(nv):
-                    for l in range(nv):
-                        acc -= U[i, r, j] * Dinv[i, j, l] * U[i, k, l]
+                    acc -= D[1, j] * U[i, k, j]
                 IA[lam, r, k] += acc
     for i in range(parents.size):  # outwards: accelerations (the ground accelerates at −g)
         lam = parents[i]
@@ -304,3 +309,34 @@ def dop853_extra_stages(tree, y_old, h, A_extra, K) -> bool:
         if not state_derivative(tree, y_stage, K[first + e], work):
             return False
     return True
+
+
+@njit(**JIT)
+def energies_and_centres(tree, y, body_joint, body_lever, centres):
+    """(kinetic energy with the rotors' ½ Σ a u², gravity's potential energy −Σ m g·c over the joints' bodies)
+    at y = (q, u), and every body's mass centre into centres: body_lever[b] in the frame of kernel joint
+    body_joint[b] (−1: fixed to the ground, body_lever then in the world)."""
+    mass, lever, gravity, armature = tree[5], tree[6], tree[8], tree[11]
+    work = floating_workspace(tree)
+    R, p, v, momenta = work[0], work[1], work[3], work[10]
+    n_q = y.size - armature.size
+    _outwards(tree, y, n_q, work)
+    T = 0.0
+    V = 0.0
+    for i in range(mass.size):
+        for r in range(6):
+            T += v[i, r] * momenta[i, r]
+        for r in range(3):
+            V -= mass[i] * gravity[r] * (p[i, r] + R[i, r, 0] * lever[i, 0] + R[i, r, 1] * lever[i, 1]
+                                         + R[i, r, 2] * lever[i, 2])
+    for k in range(armature.size):
+        T += armature[k] * y[n_q + k] ** 2
+    for b in range(body_joint.size):
+        j = body_joint[b]
+        for r in range(3):
+            if j < 0:
+                centres[b, r] = body_lever[b, r]
+            else:
+                centres[b, r] = p[j, r] + R[j, r, 0] * body_lever[b, 0] + R[j, r, 1] * body_lever[b, 1] \
+                    + R[j, r, 2] * body_lever[b, 2]
+    return 0.5 * T, V

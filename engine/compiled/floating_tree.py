@@ -78,3 +78,11 @@ def floating_tree(model, q_gather: np.ndarray, v_gather: np.ndarray) -> Floating
                         lever=column(6).reshape(n, 3), rot_inertia=column(7).reshape(n, 3, 3),
                         gravity=np.array(model.gravity.linear, dtype=float), q_at=column(8, np.int64),
                         u_at=column(9, np.int64), armature=armature)
+
+
+def kernel_joints(model) -> np.ndarray:
+    """The last kernel joint of each of pinocchio's joints (−1: the universe), as `floating_tree` lays them out."""
+    last = [-1]
+    for j in range(1, model.njoints):
+        last.append(last[-1] + (3 if model.joints[j].shortname() == "JointModelTranslation" else 1))
+    return np.array(last, dtype=np.int64)

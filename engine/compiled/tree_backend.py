@@ -26,8 +26,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from eomlab.engine.compiled.compiled_step import call_kernel, compiled_kernels
-from eomlab.engine.compiled.floating_tree import FloatingTree, floating_tree
+from eomlab.engine.compiled.compiled_step import call_kernel, compiled_floating, compiled_kernels
+from eomlab.engine.compiled.floating_tree import FloatingTree, floating_tree, kernel_joints
 from eomlab.engine.joints import joint_type
 
 
@@ -389,6 +389,33 @@ class PinocchioTree:
             return T, V, centres
         return self.sampled_by_pinocchio(q_pin, u)
 
+    def quantities(self, q: np.ndarray, u: np.ndarray) -> tuple[float, float, np.ndarray]:
+        """`sample_quantities` at eomlab's (q, u): by engine.compiled.floating_kernels for the trees only it
+        takes (from q itself, no pinocchio configuration), else as `sample_quantities`."""
+        kernels = compiled_floating()
+        if kernels is not None and self._floating_sampling is not None:
+            tree, body_joint, body_lever = self._floating_sampling
+            centres = np.empty((len(body_joint), 3))
+            y = np.concatenate((np.asarray(q, dtype=float), np.asarray(u, dtype=float)))
+            T, V = call_kernel(kernels.energies_and_centres, tree, y, body_joint, body_lever, centres)
+            return T, V, centres
+        return self.sample_quantities(self.configuration(q), u)
+
+    @cached_property
+    def _floating_sampling(self):
+        """(floating tree, each body's kernel joint (−1: the ground), its mass centre in that joint's frame) for
+        floating_kernels.energies_and_centres, or None when the tree does not take it."""
+        tree = self.floating_tree() if self.flat_tree() is None else None  # (flat trees: numba_kernels' sampling)
+        if tree is None:
+            return None
+        return tuple(tree), kernel_joints(self.model)[self._body_joint], self._body_levers()
+
+    def _body_levers(self) -> np.ndarray:
+        """Every body's mass centre in the frame of the joint that carries it."""
+        frames = self._body_frames if self._body_frames is not None else np.broadcast_to(np.eye(4), (self.kin.n_bodies, 4, 4))
+        lever = np.einsum("bij,bj->bi", frames[:, :3, :3], self.kin.com_body) + frames[:, :3, 3]
+        return np.ascontiguousarray(lever, dtype=float)
+
     @cached_property
     def _flat_sampling(self):
         """(flat tree, each body's flat joint (−1: the ground), its mass centre in that joint's
@@ -396,9 +423,7 @@ class PinocchioTree:
         tree = self.flat_tree()
         if tree is None:
             return None
-        frames = self._body_frames if self._body_frames is not None else np.broadcast_to(np.eye(4), (self.kin.n_bodies, 4, 4))
-        lever = np.einsum("bij,bj->bi", frames[:, :3, :3], self.kin.com_body) + frames[:, :3, 3]
-        return tuple(tree), (self._body_joint - 1).astype(np.int64), np.ascontiguousarray(lever, dtype=float)
+        return tuple(tree), (self._body_joint - 1).astype(np.int64), self._body_levers()
 
     def sampled_by_pinocchio(self, q_pin: np.ndarray, u: np.ndarray) -> tuple[float, float, np.ndarray]:
         """`sample_quantities` by pinocchio's energy and frame placements (a frame per mass centre)."""

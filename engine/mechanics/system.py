@@ -330,7 +330,7 @@ class MechanicalSystem:
         if self.tree_backend is None or self.forces or self._armature_explicit:
             ks = self.kin.evaluate(q, u)
             return *self.energy_at(ks, q, u), ks.com
-        return self.tree_backend.sample_quantities(self.tree_backend.configuration(q), u)  # armature in pinocchio's T
+        return self.tree_backend.quantities(q, u)
 
     def energy(self, t, q, u) -> tuple[float, float]:
         """Kinetic and potential energy (gravity, springs, joint springs)."""
