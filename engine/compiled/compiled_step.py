@@ -1,6 +1,7 @@
-"""The compiled DOP853 step of a free tree: every stage of a step in one numba call
-(engine.compiled.numba_kernels), for the formulations whose right-hand side is pinocchio's ABA bound to y
-(no constraint rows, no force elements; one revolute or prismatic joint per speed).
+"""The compiled DOP853 step of a free tree: every stage of a step in one numba call, for the formulations whose
+right-hand side is pinocchio's ABA bound to y (no constraint rows, no force elements): engine.compiled.numba_kernels
+for one revolute or prismatic joint per speed in eomlab's order, engine.compiled.floating_kernels for the rest
+(spherical and free joints in Euler parameters, armature, speeds permuted to depth-first order).
 
 Why: with the stages in Python about half of each right-hand side is scipy's per-stage work and our
 wrappers rather than pinocchio's `aba`, which caps a long chain's pace; compiled, a stage costs the

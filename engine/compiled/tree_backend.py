@@ -297,16 +297,17 @@ class PinocchioTree:
         else:  # Euler parameters: ṗ = ½ p ⊗ (0, ω) (engine.kinematics.rates), the rest q̇ = u
             configuration, accelerations = self.configuration, self.accelerations
             n_q = self.kin.n_q
-            plain_q, plain_u, quaternion_q, quaternion_u = _rate_layout(self.kin)
+            plain_q, plain_u, blocks = _rate_layout(self.kin)
 
             def derivative(y):
                 out = np.empty(n_q + n)
                 q, u = y[:n_q], y[n_q:]
                 out[plain_q] = u[plain_u]
-                e0, e1, e2, e3 = q[quaternion_q].T
-                w1, w2, w3 = u[quaternion_u].T
-                out[quaternion_q] = 0.5 * np.stack((-e1 * w1 - e2 * w2 - e3 * w3, e0 * w1 - e3 * w2 + e2 * w3,
-                                                    e3 * w1 + e0 * w2 - e1 * w3, -e2 * w1 + e1 * w2 + e0 * w3), axis=1)
+                for at, speeds in blocks:  # plain floats: numpy costs more than the arithmetic on four numbers
+                    e0, e1, e2, e3 = q[at : at + 4].tolist()
+                    w1, w2, w3 = u[speeds : speeds + 3].tolist()
+                    out[at : at + 4] = (0.5 * (-e1 * w1 - e2 * w2 - e3 * w3), 0.5 * (e0 * w1 - e3 * w2 + e2 * w3),
+                                        0.5 * (e3 * w1 + e0 * w2 - e1 * w3), 0.5 * (-e2 * w1 + e1 * w2 + e0 * w3))
                 out[n_q:] = accelerations(configuration(q), u, no_effort)
                 return out
         return derivative
@@ -468,19 +469,17 @@ _FLAT_KINDS = {**dict.fromkeys(("JointModelRX", "JointModelRY", "JointModelRZ", 
 
 
 def _rate_layout(kin):
-    """(plain coordinates, their speeds, (k, 4) Euler-parameter coordinates, (k, 3) their body rates) of a tree
-    whose joints with body rates are all in Euler parameters: q̇ = u on the first, ṗ = ½ p ⊗ (0, ω) on the rest."""
-    plain_q, plain_u, quaternion_q, quaternion_u = [], [], [], []
+    """(plain coordinates, their speeds, [(e0's index, ω's first index)]) of a tree whose joints with body rates
+    are all in Euler parameters: q̇ = u on the first, ṗ = ½ p ⊗ (0, ω) per block."""
+    plain_q, plain_u, blocks = [], [], []
     for jl in kin.joints:
         qs, us = jl.q_slice, jl.u_slice
         rotation = 4 if jl.quaternion else 0
         plain_q.extend(range(qs.start, qs.stop - rotation))
         plain_u.extend(range(us.start, us.stop - (3 if rotation else 0)))
         if rotation:
-            quaternion_q.append(range(qs.stop - 4, qs.stop))
-            quaternion_u.append(range(us.stop - 3, us.stop))
-    as_index = lambda x, k: np.array(x, dtype=int).reshape(-1, k)  # noqa: E731
-    return np.array(plain_q, dtype=int), np.array(plain_u, dtype=int), as_index(quaternion_q, 4), as_index(quaternion_u, 3)
+            blocks.append((qs.stop - 4, us.stop - 3))
+    return np.array(plain_q, dtype=int), np.array(plain_u, dtype=int), blocks
 
 
 def _depth_first(parent) -> list[int]:
