@@ -178,7 +178,8 @@ def rhs_section(model, rounds: int) -> list[list[str]]:
                 calls, evaluations = 2000, 0
                 t0 = time.perf_counter()
                 for _ in range(calls):
-                    evaluations += fn() if k.endswith("step") else 1
+                    evaluated = fn()
+                    evaluations += evaluated if k.endswith("step") else 1
                 times[k].append((time.perf_counter() - t0) / evaluations)
     med = {k: float(np.median(v)) for k, v in times.items()}
     return [[k, fmt_time(med[k]), f"{med[k] / med['mj_forward']:.2f}×"] for k in fns]

@@ -31,8 +31,8 @@ import math
 import numpy as np
 from numba import njit
 
-from eomlab.engine.compiled.numba_kernels import (ACCEPTED, NONFINITE, TOO_SMALL, _cross_force, _cross_motion,
-                                                  _spatial_inertia, _stage_state, error_estimate, step_factor)
+from eomlab.engine.compiled.numba_kernels import (ACCEPTED, NONFINITE, TOO_SMALL, _cross_motion,
+                                                  _body_terms, _stage_state, error_estimate, step_factor)
 
 __all__ = ["ACCEPTED", "NONFINITE", "TOO_SMALL", "state_derivative", "floating_workspace", "dop853_attempt",
            "dop853_extra_stages", "energies_and_centres"]
@@ -131,27 +131,7 @@ def _outwards(tree, y, n_q, work):
             vj[r] = acc
             v[i, r] = acc + (v[lam, r] if lam >= 0 else 0.0)
         _cross_motion(v[i], vj, c[i])
-        m = mass[i]
-        Ri = R[i]
-        for r in range(3):
-            cw[r] = p[i, r] + Ri[r, 0] * lever[i, 0] + Ri[r, 1] * lever[i, 1] + Ri[r, 2] * lever[i, 2]
-            for k in range(3):
-                T[r, k] = Ri[r, 0] * rot_inertia[i, 0, k] + Ri[r, 1] * rot_inertia[i, 1, k] + Ri[r, 2] * rot_inertia[i, 2, k]
-        for r in range(3):
-            for k in range(r, 3):
-                Ic[r, k] = T[r, 0] * Ri[k, 0] + T[r, 1] * Ri[k, 1] + T[r, 2] * Ri[k, 2]
-                Ic[k, r] = Ic[r, k]
-        _spatial_inertia(m, cw, Ic, IA[i])
-        # momentum m (v + ω × c), about the origin I_c ω + c × that; p^A = v ×* momentum
-        vx, vy, vz, wx, wy, wz = v[i, 0], v[i, 1], v[i, 2], v[i, 3], v[i, 4], v[i, 5]
-        h = momenta[i]
-        h[0] = m * (vx + wy * cw[2] - wz * cw[1])
-        h[1] = m * (vy + wz * cw[0] - wx * cw[2])
-        h[2] = m * (vz + wx * cw[1] - wy * cw[0])
-        h[3] = Ic[0, 0] * wx + Ic[0, 1] * wy + Ic[0, 2] * wz + cw[1] * h[2] - cw[2] * h[1]
-        h[4] = Ic[1, 0] * wx + Ic[1, 1] * wy + Ic[1, 2] * wz + cw[2] * h[0] - cw[0] * h[2]
-        h[5] = Ic[2, 0] * wx + Ic[2, 1] * wy + Ic[2, 2] * wz + cw[0] * h[1] - cw[1] * h[0]
-        _cross_force(v[i], h, pA[i])
+        _body_terms(mass[i], R[i], p[i], lever[i], rot_inertia[i], v[i], IA[i], momenta[i], pA[i], cw, T, Ic)
 
 
 @njit(**JIT)

@@ -8,30 +8,18 @@ from typing import NamedTuple
 
 import numpy as np
 
+from eomlab.engine.compiled.tree_backend import FlatTree
+
 #: pinocchio's joints by kind in the floating kernels: 0 revolute, 1 prismatic, 2 spherical (their codes)
 _ONE_SPEED = {**dict.fromkeys(("JointModelRX", "JointModelRY", "JointModelRZ", "JointModelRevoluteUnaligned"), 0),
               **dict.fromkeys(("JointModelPX", "JointModelPY", "JointModelPZ", "JointModelPrismaticUnaligned"), 1)}
 PRISMATIC, SPHERICAL = 1, 2
 
 
-class FloatingTree(NamedTuple):
-    """engine.compiled.tree_backend.FlatTree's nine arrays per joint of the kernels (a free joint's translation
-    counts three), then where each joint's first coordinate and first speed sit in eomlab's q and u (a
-    spherical joint's first coordinate is its e0; its four and its three speeds are contiguous), and the
-    armature of every eomlab speed."""
-
-    parents: np.ndarray
-    kinds: np.ndarray
-    place_R: np.ndarray
-    place_p: np.ndarray
-    S: np.ndarray
-    mass: np.ndarray
-    lever: np.ndarray
-    rot_inertia: np.ndarray
-    gravity: np.ndarray
-    q_at: np.ndarray
-    u_at: np.ndarray
-    armature: np.ndarray
+#: engine.compiled.tree_backend.FlatTree's nine arrays per joint of the kernels (a free joint's translation counts
+#: three), then where each joint's first coordinate and first speed sit in eomlab's q and u (a spherical joint's
+#: first coordinate is its e0; its four and its three speeds are contiguous), and the armature of every eomlab speed
+FloatingTree = NamedTuple("FloatingTree", [(name, np.ndarray) for name in (*FlatTree._fields, "q_at", "u_at", "armature")])
 
 
 def floating_tree(model, q_gather: np.ndarray, v_gather: np.ndarray) -> FloatingTree | None:
@@ -86,3 +74,17 @@ def kernel_joints(model) -> np.ndarray:
     for j in range(1, model.njoints):
         last.append(last[-1] + (3 if model.joints[j].shortname() == "JointModelTranslation" else 1))
     return np.array(last, dtype=np.int64)
+
+
+def rate_layout(kin):
+    """(plain coordinates, their speeds, [(e0's index, ω's first index)]) of a tree whose joints with body rates
+    are all in Euler parameters: q̇ = u on the first, ṗ = ½ p ⊗ (0, ω) per block."""
+    plain_q, plain_u, blocks = [], [], []
+    for jl in kin.joints:
+        qs, us = jl.q_slice, jl.u_slice
+        rotation = 4 if jl.quaternion else 0
+        plain_q.extend(range(qs.start, qs.stop - rotation))
+        plain_u.extend(range(us.start, us.stop - (3 if rotation else 0)))
+        if rotation:
+            blocks.append((qs.stop - 4, us.stop - 3))
+    return np.array(plain_q, dtype=int), np.array(plain_u, dtype=int), blocks

@@ -22,13 +22,15 @@ from __future__ import annotations
 import math
 import os
 from functools import cached_property
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
 from eomlab.engine.compiled.compiled_step import call_kernel, compiled_floating, compiled_kernels
-from eomlab.engine.compiled.floating_tree import FloatingTree, floating_tree, kernel_joints
 from eomlab.engine.joints import joint_type
+
+if TYPE_CHECKING:
+    from eomlab.engine.compiled.floating_tree import FloatingTree
 
 
 #: the environment variable that switches the compiled path off ("0") for a process
@@ -297,7 +299,9 @@ class PinocchioTree:
         else:  # Euler parameters: ṗ = ½ p ⊗ (0, ω) (engine.kinematics.rates), the rest q̇ = u
             configuration, accelerations = self.configuration, self.accelerations
             n_q = self.kin.n_q
-            plain_q, plain_u, blocks = _rate_layout(self.kin)
+            from eomlab.engine.compiled.floating_tree import rate_layout
+
+            plain_q, plain_u, blocks = rate_layout(self.kin)
 
             def derivative(y):
                 out = np.empty(n_q + n)
@@ -365,6 +369,8 @@ class PinocchioTree:
     def floating_tree(self) -> FloatingTree | None:
         """The tree as engine.compiled.floating_kernels takes it (spherical and free joints in Euler parameters,
         armature, any speed order), or None (Euler-angle joints with body rates, or a joint it does not take)."""
+        from eomlab.engine.compiled.floating_tree import floating_tree  # (it reads FlatTree from here)
+
         return floating_tree(self.model, self._q_gather, self._v_gather)
 
     def _add_mass_centre_frames(self, model, kin, joint_of, frame_of) -> int:
@@ -409,6 +415,8 @@ class PinocchioTree:
         tree = self.floating_tree() if self.flat_tree() is None else None  # (flat trees: numba_kernels' sampling)
         if tree is None:
             return None
+        from eomlab.engine.compiled.floating_tree import kernel_joints
+
         return tuple(tree), kernel_joints(self.model)[self._body_joint], self._body_levers()
 
     def _body_levers(self) -> np.ndarray:
@@ -466,20 +474,6 @@ class FlatTree(NamedTuple):
 #: pinocchio's one-speed joints the compiled step takes: 0 revolute, 1 prismatic (numba_kernels)
 _FLAT_KINDS = {**dict.fromkeys(("JointModelRX", "JointModelRY", "JointModelRZ", "JointModelRevoluteUnaligned"), 0),
                **dict.fromkeys(("JointModelPX", "JointModelPY", "JointModelPZ", "JointModelPrismaticUnaligned"), 1)}
-
-
-def _rate_layout(kin):
-    """(plain coordinates, their speeds, [(e0's index, ω's first index)]) of a tree whose joints with body rates
-    are all in Euler parameters: q̇ = u on the first, ṗ = ½ p ⊗ (0, ω) per block."""
-    plain_q, plain_u, blocks = [], [], []
-    for jl in kin.joints:
-        qs, us = jl.q_slice, jl.u_slice
-        rotation = 4 if jl.quaternion else 0
-        plain_q.extend(range(qs.start, qs.stop - rotation))
-        plain_u.extend(range(us.start, us.stop - (3 if rotation else 0)))
-        if rotation:
-            blocks.append((qs.stop - 4, us.stop - 3))
-    return np.array(plain_q, dtype=int), np.array(plain_u, dtype=int), blocks
 
 
 def _depth_first(parent) -> list[int]:
