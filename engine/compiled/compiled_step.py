@@ -261,8 +261,8 @@ def _warm_up_constrained(kernels) -> None:
 
 
 def _warm_up_floating(kernels) -> None:
-    """One step of a free body in Euler parameters on a hinge with armature and its dense output's stages, with
-    the argument types a run passes (engine.compiled.floating_tree.FloatingTree as a tuple)."""
+    """One step of a free body in Euler parameters on a hinge with armature, its dense output's stages and a
+    sample's energies, with the argument types a run passes (engine.compiled.floating_tree.FloatingTree as a tuple)."""
     from eomlab.engine.compiled.compiled_dop853 import CompiledDOP853
 
     tree = (np.array([-1, 0, 1, 2, 3], dtype=np.int64), np.array([1, 1, 1, 2, 0], dtype=np.int64),
@@ -274,6 +274,7 @@ def _warm_up_floating(kernels) -> None:
     solver = CompiledDOP853(lambda: None, lambda t, y: np.zeros(y.size), 0.0, y, 1.0, first_step=1e-3)
     solver._attempt(kernels, tree)
     kernels.dop853_extra_stages(tree, solver.y_old, float(solver.h_previous), solver.A_EXTRA, solver.K_extended)
+    kernels.energies_and_centres(tree, solver.y, np.array([3, -1], dtype=np.int64), np.zeros((2, 3)), np.empty((2, 3)))
 
 
 def _warm_up_sweep(kernels) -> None:
