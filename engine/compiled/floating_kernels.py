@@ -32,7 +32,8 @@ import numpy as np
 from numba import njit
 
 from eomlab.engine.compiled.numba_kernels import (ACCEPTED, NONFINITE, TOO_SMALL, _cross_motion,
-                                                  _body_terms, _stage_state, error_estimate, step_factor)
+                                                  _body_terms, _energies_and_centres, _stage_state, error_estimate,
+                                                  step_factor)
 
 __all__ = ["ACCEPTED", "NONFINITE", "TOO_SMALL", "state_derivative", "floating_workspace", "dop853_attempt",
            "dop853_extra_stages", "energies_and_centres"]
@@ -296,27 +297,11 @@ def energies_and_centres(tree, y, body_joint, body_lever, centres):
     """(kinetic energy with the rotors' ½ Σ a u², gravity's potential energy −Σ m g·c over the joints' bodies)
     at y = (q, u), and every body's mass centre into centres: body_lever[b] in the frame of kernel joint
     body_joint[b] (−1: fixed to the ground, body_lever then in the world)."""
-    mass, lever, gravity, armature = tree[5], tree[6], tree[8], tree[11]
+    armature = tree[11]
     work = floating_workspace(tree)
-    R, p, v, momenta = work[0], work[1], work[3], work[10]
     n_q = y.size - armature.size
     _outwards(tree, y, n_q, work)
-    T = 0.0
-    V = 0.0
-    for i in range(mass.size):
-        for r in range(6):
-            T += v[i, r] * momenta[i, r]
-        for r in range(3):
-            V -= mass[i] * gravity[r] * (p[i, r] + R[i, r, 0] * lever[i, 0] + R[i, r, 1] * lever[i, 1]
-                                         + R[i, r, 2] * lever[i, 2])
+    T2, V = _energies_and_centres(tree, work[0], work[1], work[3], work[10], body_joint, body_lever, centres)
     for k in range(armature.size):
-        T += armature[k] * y[n_q + k] ** 2
-    for b in range(body_joint.size):
-        j = body_joint[b]
-        for r in range(3):
-            if j < 0:
-                centres[b, r] = body_lever[b, r]
-            else:
-                centres[b, r] = p[j, r] + R[j, r, 0] * body_lever[b, 0] + R[j, r, 1] * body_lever[b, 1] \
-                    + R[j, r, 2] * body_lever[b, 2]
-    return 0.5 * T, V
+        T2 += armature[k] * y[n_q + k] ** 2
+    return 0.5 * T2, V

@@ -351,15 +351,22 @@ def energies_and_centres(tree, q, qd, body_joint, body_lever, centres):
     """(kinetic energy, gravity's potential energy −Σ m g·c over the joints' bodies) at (q, qd), and
     every body's mass centre into centres: body_lever[b] in the frame of joint body_joint[b]
     (−1: fixed to the ground, body_lever then in the world)."""
-    mass, lever, gravity = tree[5], tree[6], tree[8]
     work = workspace(q.size)
-    R, p, v, U = work[0], work[1], work[3], work[7]
     _outwards(tree, q, qd, work)
+    T2, V = _energies_and_centres(tree, work[0], work[1], work[3], work[7], body_joint, body_lever, centres)
+    return 0.5 * T2, V  # (U holds the momenta after the outward pass)
+
+
+@njit(**JIT)
+def _energies_and_centres(tree, R, p, v, momenta, body_joint, body_lever, centres):
+    """(2 T, V) of the joints' bodies from the outward pass's poses (R, p), velocities and momenta, and the
+    bodies' mass centres into centres (`energies_and_centres` says how)."""
+    mass, lever, gravity = tree[5], tree[6], tree[8]
     T = 0.0
     V = 0.0
-    for i in range(q.size):
+    for i in range(mass.size):
         for r in range(6):
-            T += v[i, r] * U[i, r]  # U holds the momenta after the outward pass
+            T += v[i, r] * momenta[i, r]
         for r in range(3):
             V -= mass[i] * gravity[r] * (p[i, r] + R[i, r, 0] * lever[i, 0] + R[i, r, 1] * lever[i, 1]
                                          + R[i, r, 2] * lever[i, 2])
@@ -371,4 +378,4 @@ def energies_and_centres(tree, q, qd, body_joint, body_lever, centres):
             else:
                 centres[b, r] = p[j, r] + R[j, r, 0] * body_lever[b, 0] + R[j, r, 1] * body_lever[b, 1] \
                     + R[j, r, 2] * body_lever[b, 2]
-    return 0.5 * T, V
+    return T, V
