@@ -260,7 +260,8 @@ def render(agree, rhs_rows, acc_rows, rounds: int) -> str:
     load = os.getloadavg()
     return "\n".join([
         MARK_BEGIN, "## Free-floating humanoid against MuJoCo (bench_freefloating.py; issue 30 item 2, branch `freefly`)", "",
-        f"Load average at the end: {load[0]:.2f}, {load[1]:.2f}, {load[2]:.2f} (`uptime`, 2 cores shared). dm_control's "
+        f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; load average at the end: {load[0]:.2f}, {load[1]:.2f}, "
+        f"{load[2]:.2f} (`uptime`, 2 cores shared). dm_control's "
         "humanoid.xml (27 speeds: free root in Euler parameters, 21 hinges with armature 0.01) imported with `eomlab "
         "import`; off in eomlab: joint limits and the joint_spring elements (stiffness, damping); off in MuJoCo "
         "(disableflags): contact, limit, spring, damper, actuation, frictionloss, equality. Root spinning at (0.5, −0.3, 0.8) "
