@@ -1,6 +1,7 @@
-"""The compiled DOP853 step of a free tree: every stage of a step in one numba call
-(engine.compiled.numba_kernels), for the formulations whose right-hand side is pinocchio's ABA bound to y
-(no constraint rows, no force elements; one revolute or prismatic joint per speed).
+"""The compiled DOP853 step of a free tree: every stage of a step in one numba call, for the formulations whose
+right-hand side is pinocchio's ABA bound to y (no constraint rows, no force elements): engine.compiled.numba_kernels
+for one revolute or prismatic joint per speed in eomlab's order, engine.compiled.floating_kernels for the rest
+(spherical and free joints in Euler parameters, armature, speeds permuted to depth-first order).
 
 Why: with the stages in Python about half of each right-hand side is scipy's per-stage work and our
 wrappers rather than pinocchio's `aba`, which caps a long chain's pace; compiled, a stage costs the
@@ -32,8 +33,8 @@ import numpy as np
 COMPILED_STEP_PATH = "numba DOP853 step"
 
 _lock = threading.Lock()
-_loading = {"pid": None, "kernels": None, "constrained": None, "sweep": None, "error": None, "thread": None,
-            "busy": False}
+_loading = {"pid": None, "kernels": None, "constrained": None, "floating": None, "sweep": None, "error": None,
+            "thread": None, "busy": False}
 
 
 def numba_installed() -> bool:
@@ -83,6 +84,10 @@ def _compile() -> None:
 
             _warm_up_constrained(constrained_kernels)
             _loading.update(constrained=constrained_kernels)
+            from eomlab.engine.compiled import floating_kernels
+
+            _warm_up_floating(floating_kernels)
+            _loading.update(floating=floating_kernels)
     except Exception as err:  # noqa: BLE001 - numba's errors are many; the Python step stays
         _loading.update(error=f"{type(err).__name__}: {err}", busy=False)
         return
@@ -100,8 +105,10 @@ def _compile() -> None:
 
 #: the directory numba caches the kernels in, after their sources' hash (`_cache_by_source`)
 CACHE_PREFIX = "eomlab-kernels-"
-#: the kernels' sources: the constrained kernel calls into the first three, the sweep's into the first
-KERNEL_SOURCES = ("numba_kernels.py", "constrained_solves.py", "constrained_kernels.py", "sweep_kernels.py")
+#: the kernels' sources: the constrained kernel calls into the first three, the sweep's and the floating tree's into
+#: the first
+KERNEL_SOURCES = ("numba_kernels.py", "constrained_solves.py", "constrained_kernels.py", "sweep_kernels.py",
+                  "floating_kernels.py")
 
 
 def _cache_by_source(numba) -> None:
@@ -187,18 +194,24 @@ def compiled_constrained():
     return _loading.get("constrained")
 
 
+def compiled_floating():
+    """engine.compiled.floating_kernels once compiled in this process, else None."""
+    return _loading.get("floating")
+
+
 def compiled_sweep():
     """engine.compiled.sweep_kernels once compiled in this process, else None."""
     return _loading.get("sweep")
 
 
-def wait_until_compiled(timeout: float | None = None, constrained: bool = False, sweep: bool = False):
-    """The free tree's kernels (`constrained`: engine.compiled.constrained_kernels, `sweep`:
-    engine.compiled.sweep_kernels), after waiting for the compiling thread until they are loaded or it ends
+def wait_until_compiled(timeout: float | None = None, constrained: bool = False, sweep: bool = False,
+                        floating: bool = False):
+    """The free tree's kernels (`constrained`: engine.compiled.constrained_kernels, `floating`:
+    engine.compiled.floating_kernels, `sweep`: engine.compiled.sweep_kernels), after waiting for the compiling thread until they are loaded or it ends
     (tests, benchmarks, sweeps), or None. The free tree's come first: a caller that needs only them does not
     wait for the others' compilation; the sweep's come last (a single run never waits for them)."""
     start_compiling()
-    key = "sweep" if sweep else "constrained" if constrained else "kernels"
+    key = "sweep" if sweep else "constrained" if constrained else "floating" if floating else "kernels"
     deadline = None if timeout is None else time.monotonic() + timeout
     for thread in threading.enumerate():
         if thread.name == "eomlab-numba-compile":
@@ -247,6 +260,23 @@ def _warm_up_constrained(kernels) -> None:
     kernels.dop853_extra_stages(data, solver.y_old, float(solver.h_previous), solver.A_EXTRA, solver.K_extended)
 
 
+def _warm_up_floating(kernels) -> None:
+    """One step of a free body in Euler parameters on a hinge with armature, its dense output's stages and a
+    sample's energies, with the argument types a run passes (engine.compiled.floating_tree.FloatingTree as a tuple)."""
+    from eomlab.engine.compiled.compiled_dop853 import CompiledDOP853
+
+    tree = (np.array([-1, 0, 1, 2, 3], dtype=np.int64), np.array([1, 1, 1, 2, 0], dtype=np.int64),
+            np.tile(np.eye(3), (5, 1, 1)), np.zeros((5, 3)), np.eye(6)[[0, 1, 2, 0, 5]], np.array([0, 0, 1.0, 1, 1]),
+            np.tile([0.0, 0.0, 0.5], (5, 1)), np.tile(np.eye(3), (5, 1, 1)), np.array([0.0, 0.0, -9.81]),
+            np.array([0, 1, 2, 3, 7], dtype=np.int64), np.arange(7, dtype=np.int64)[[0, 1, 2, 3, 6]], np.full(7, 0.01))
+    y = np.concatenate(([0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.3], np.full(7, 0.1)))
+    kernels.state_derivative(tree, y, np.empty(y.size), kernels.floating_workspace(tree))
+    solver = CompiledDOP853(lambda: None, lambda t, y: np.zeros(y.size), 0.0, y, 1.0, first_step=1e-3)
+    solver._attempt(kernels, tree)
+    kernels.dop853_extra_stages(tree, solver.y_old, float(solver.h_previous), solver.A_EXTRA, solver.K_extended)
+    kernels.energies_and_centres(tree, solver.y, np.array([3, -1], dtype=np.int64), np.zeros((2, 3)), np.empty((2, 3)))
+
+
 def _warm_up_sweep(kernels) -> None:
     """One member's run of a one-joint pendulum over a short time with one crossing measured and its energy,
     with the argument types engine.sweep.compiled_members passes."""
@@ -262,10 +292,11 @@ def _warm_up_sweep(kernels) -> None:
 
 class StepKernel:
     """One formulation's free tree as the compiled step takes it; counts its right-hand sides
-    into the formulation's and the steps it took (stats)."""
+    into the formulation's and the steps it took (stats). `key`: its kernels' ("kernels": numba_kernels' for a
+    FlatTree, "floating": floating_kernels' for a FloatingTree)."""
 
-    def __init__(self, formulation, tree):
-        self.formulation, self.tree = formulation, tree
+    def __init__(self, formulation, tree, key: str = "kernels"):
+        self.formulation, self.tree, self.key = formulation, tree, key
         self.arrays = tuple(tree)  # as the kernels take it: made once, not at every step
         self._forces = formulation.system.forces
         self.steps = 0
@@ -275,16 +306,20 @@ class StepKernel:
         element acting (a push or pull that ended stays on the system, inactive: it adds nothing)."""
         if any(getattr(force, "active", True) for force in self._forces):
             return None
-        return _loading["kernels"]
+        return _loading[self.key]
 
 
 def step_kernel(formulation, backend):
     """A StepKernel for `formulation` on `backend` (engine.compiled.tree_backend.PinocchioTree) when numba
-    is installed and the tree flattens; else None."""
-    tree = backend.flat_tree()
-    if tree is None or not numba_installed():
+    is installed and the tree flattens (one-speed joints in eomlab's order, no armature: numba_kernels; else
+    spherical and free joints in Euler parameters, armature: floating_kernels); else None."""
+    if not numba_installed():
         return None
-    return StepKernel(formulation, tree)
+    tree = backend.flat_tree()
+    if tree is not None:
+        return StepKernel(formulation, tree)
+    tree = backend.floating_tree()
+    return StepKernel(formulation, tree, "floating") if tree is not None else None
 
 
 def __getattr__(name):

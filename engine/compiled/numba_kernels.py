@@ -99,28 +99,33 @@ def _outwards(tree, q, qd, work):
         _cross_motion(v[i], Sw[i], c[i])
         for r in range(6):
             c[i, r] *= qi
-        m = mass[i]
-        Ri = R[i]
-        for r in range(3):
-            cw[r] = p[i, r] + Ri[r, 0] * lever[i, 0] + Ri[r, 1] * lever[i, 1] + Ri[r, 2] * lever[i, 2]
-            for k in range(3):
-                T[r, k] = Ri[r, 0] * rot_inertia[i, 0, k] + Ri[r, 1] * rot_inertia[i, 1, k] + Ri[r, 2] * rot_inertia[i, 2, k]
-        for r in range(3):
-            for k in range(r, 3):
-                Ic[r, k] = T[r, 0] * Ri[k, 0] + T[r, 1] * Ri[k, 1] + T[r, 2] * Ri[k, 2]
-                Ic[k, r] = Ic[r, k]
-        _spatial_inertia(m, cw, Ic, IA[i])
-        # momentum: m (v + ω × c), and about the origin I_c ω + c × that
-        vx, vy, vz, wx, wy, wz = v[i, 0], v[i, 1], v[i, 2], v[i, 3], v[i, 4], v[i, 5]
-        hx = m * (vx + wy * cw[2] - wz * cw[1])
-        hy = m * (vy + wz * cw[0] - wx * cw[2])
-        hz = m * (vz + wx * cw[1] - wy * cw[0])
-        h = U[i]  # (U is free until the inward pass)
-        h[0], h[1], h[2] = hx, hy, hz
-        h[3] = Ic[0, 0] * wx + Ic[0, 1] * wy + Ic[0, 2] * wz + cw[1] * hz - cw[2] * hy
-        h[4] = Ic[1, 0] * wx + Ic[1, 1] * wy + Ic[1, 2] * wz + cw[2] * hx - cw[0] * hz
-        h[5] = Ic[2, 0] * wx + Ic[2, 1] * wy + Ic[2, 2] * wz + cw[0] * hy - cw[1] * hx
-        _cross_force(v[i], h, pA[i])
+        _body_terms(mass[i], R[i], p[i], lever[i], rot_inertia[i], v[i], IA[i], U[i], pA[i], cw, T, Ic)  # (U: free until the inward pass)
+
+
+@njit(**JIT)
+def _body_terms(m, Ri, pi, lever, rot_inertia, vi, IAi, h, pAi, cw, T, Ic):
+    """A joint's bodies (mass m, mass centre `lever` and rotational inertia in the joint frame, posed at (Ri, pi)
+    in the world) moving at vi: their spatial inertia about the origin (upper triangle, into IAi), momentum
+    (into h) and bias force pAi = vi ×* h. cw, T, Ic: scratch."""
+    for r in range(3):
+        cw[r] = pi[r] + Ri[r, 0] * lever[0] + Ri[r, 1] * lever[1] + Ri[r, 2] * lever[2]
+        for k in range(3):
+            T[r, k] = Ri[r, 0] * rot_inertia[0, k] + Ri[r, 1] * rot_inertia[1, k] + Ri[r, 2] * rot_inertia[2, k]
+    for r in range(3):
+        for k in range(r, 3):
+            Ic[r, k] = T[r, 0] * Ri[k, 0] + T[r, 1] * Ri[k, 1] + T[r, 2] * Ri[k, 2]
+            Ic[k, r] = Ic[r, k]
+    _spatial_inertia(m, cw, Ic, IAi)
+    # momentum: m (v + ω × c), and about the origin I_c ω + c × that
+    vx, vy, vz, wx, wy, wz = vi[0], vi[1], vi[2], vi[3], vi[4], vi[5]
+    hx = m * (vx + wy * cw[2] - wz * cw[1])
+    hy = m * (vy + wz * cw[0] - wx * cw[2])
+    hz = m * (vz + wx * cw[1] - wy * cw[0])
+    h[0], h[1], h[2] = hx, hy, hz
+    h[3] = Ic[0, 0] * wx + Ic[0, 1] * wy + Ic[0, 2] * wz + cw[1] * hz - cw[2] * hy
+    h[4] = Ic[1, 0] * wx + Ic[1, 1] * wy + Ic[1, 2] * wz + cw[2] * hx - cw[0] * hz
+    h[5] = Ic[2, 0] * wx + Ic[2, 1] * wy + Ic[2, 2] * wz + cw[0] * hy - cw[1] * hx
+    _cross_force(vi, h, pAi)
 
 
 @njit(**JIT)
@@ -346,15 +351,22 @@ def energies_and_centres(tree, q, qd, body_joint, body_lever, centres):
     """(kinetic energy, gravity's potential energy −Σ m g·c over the joints' bodies) at (q, qd), and
     every body's mass centre into centres: body_lever[b] in the frame of joint body_joint[b]
     (−1: fixed to the ground, body_lever then in the world)."""
-    mass, lever, gravity = tree[5], tree[6], tree[8]
     work = workspace(q.size)
-    R, p, v, U = work[0], work[1], work[3], work[7]
     _outwards(tree, q, qd, work)
+    T2, V = _energies_and_centres(tree, work[0], work[1], work[3], work[7], body_joint, body_lever, centres)
+    return 0.5 * T2, V  # (U holds the momenta after the outward pass)
+
+
+@njit(**JIT)
+def _energies_and_centres(tree, R, p, v, momenta, body_joint, body_lever, centres):
+    """(2 T, V) of the joints' bodies from the outward pass's poses (R, p), velocities and momenta, and the
+    bodies' mass centres into centres (`energies_and_centres` says how)."""
+    mass, lever, gravity = tree[5], tree[6], tree[8]
     T = 0.0
     V = 0.0
-    for i in range(q.size):
+    for i in range(mass.size):
         for r in range(6):
-            T += v[i, r] * U[i, r]  # U holds the momenta after the outward pass
+            T += v[i, r] * momenta[i, r]
         for r in range(3):
             V -= mass[i] * gravity[r] * (p[i, r] + R[i, r, 0] * lever[i, 0] + R[i, r, 1] * lever[i, 1]
                                          + R[i, r, 2] * lever[i, 2])
@@ -366,4 +378,4 @@ def energies_and_centres(tree, q, qd, body_joint, body_lever, centres):
             else:
                 centres[b, r] = p[j, r] + R[j, r, 0] * body_lever[b, 0] + R[j, r, 1] * body_lever[b, 1] \
                     + R[j, r, 2] * body_lever[b, 2]
-    return 0.5 * T, V
+    return T, V

@@ -22,12 +22,15 @@ from __future__ import annotations
 import math
 import os
 from functools import cached_property
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from eomlab.engine.compiled.compiled_step import call_kernel, compiled_kernels
+from eomlab.engine.compiled.compiled_step import call_kernel, compiled_floating, compiled_kernels
 from eomlab.engine.joints import joint_type
+
+if TYPE_CHECKING:
+    from eomlab.engine.compiled.floating_tree import FloatingTree
 
 
 #: the environment variable that switches the compiled path off ("0") for a process
@@ -284,7 +287,7 @@ class PinocchioTree:
                 out[:n] = y[n:]
                 out[n:] = aba(model, data, y[:n], y[n:], no_effort)
                 return out
-        else:
+        elif not self._quaternions:
             configuration, accelerations = self.configuration, self.accelerations
 
             def derivative(y):
@@ -292,6 +295,24 @@ class PinocchioTree:
                 u = y[n:]
                 out[:n] = u
                 out[n:] = accelerations(configuration(y[:n]), u, no_effort)
+                return out
+        else:  # Euler parameters: ṗ = ½ p ⊗ (0, ω) (engine.kinematics.rates), the rest q̇ = u
+            configuration, accelerations = self.configuration, self.accelerations
+            n_q = self.kin.n_q
+            from eomlab.engine.compiled.floating_tree import rate_layout
+
+            plain_q, plain_u, blocks = rate_layout(self.kin)
+
+            def derivative(y):
+                out = np.empty(n_q + n)
+                q, u = y[:n_q], y[n_q:]
+                out[plain_q] = u[plain_u]
+                for at, speeds in blocks:  # plain floats: numpy costs more than the arithmetic on four numbers
+                    e0, e1, e2, e3 = q[at : at + 4].tolist()
+                    w1, w2, w3 = u[speeds : speeds + 3].tolist()
+                    out[at : at + 4] = (0.5 * (-e1 * w1 - e2 * w2 - e3 * w3), 0.5 * (e0 * w1 - e3 * w2 + e2 * w3),
+                                        0.5 * (e3 * w1 + e0 * w2 - e1 * w3), 0.5 * (-e2 * w1 + e1 * w2 + e0 * w3))
+                out[n_q:] = accelerations(configuration(q), u, no_effort)
                 return out
         return derivative
 
@@ -345,6 +366,13 @@ class PinocchioTree:
             rot_inertia=np.ascontiguousarray([I.inertia for I in inertias], dtype=float).reshape(n, 3, 3),
             gravity=np.array(model.gravity.linear, dtype=float))
 
+    def floating_tree(self) -> FloatingTree | None:
+        """The tree as engine.compiled.floating_kernels takes it (spherical and free joints in Euler parameters,
+        armature, any speed order), or None (Euler-angle joints with body rates, or a joint it does not take)."""
+        from eomlab.engine.compiled.floating_tree import floating_tree  # (it reads FlatTree from here)
+
+        return floating_tree(self.model, self._q_gather, self._v_gather)
+
     def _add_mass_centre_frames(self, model, kin, joint_of, frame_of) -> int:
         """A frame at each body's mass centre (for `sample_quantities`), added before the model's
         Data is made: pinocchio's Data holds nv³ tensors (see MAX_COMPILED_SPEEDS), so a
@@ -368,6 +396,35 @@ class PinocchioTree:
             return T, V, centres
         return self.sampled_by_pinocchio(q_pin, u)
 
+    def quantities(self, q: np.ndarray, u: np.ndarray) -> tuple[float, float, np.ndarray]:
+        """`sample_quantities` at eomlab's (q, u): by engine.compiled.floating_kernels for the trees only it
+        takes (from q itself, no pinocchio configuration), else as `sample_quantities`."""
+        kernels = compiled_floating()
+        if kernels is not None and self._floating_sampling is not None:
+            tree, body_joint, body_lever = self._floating_sampling
+            centres = np.empty((len(body_joint), 3))
+            y = np.concatenate((np.asarray(q, dtype=float), np.asarray(u, dtype=float)))
+            T, V = call_kernel(kernels.energies_and_centres, tree, y, body_joint, body_lever, centres)
+            return T, V, centres
+        return self.sample_quantities(self.configuration(q), u)
+
+    @cached_property
+    def _floating_sampling(self):
+        """(floating tree, each body's kernel joint (−1: the ground), its mass centre in that joint's frame) for
+        floating_kernels.energies_and_centres, or None when the tree does not take it."""
+        tree = self.floating_tree() if self.flat_tree() is None else None  # (flat trees: numba_kernels' sampling)
+        if tree is None:
+            return None
+        from eomlab.engine.compiled.floating_tree import kernel_joints
+
+        return tuple(tree), kernel_joints(self.model)[self._body_joint], self._body_levers()
+
+    def _body_levers(self) -> np.ndarray:
+        """Every body's mass centre in the frame of the joint that carries it."""
+        frames = self._body_frames if self._body_frames is not None else np.broadcast_to(np.eye(4), (self.kin.n_bodies, 4, 4))
+        lever = np.einsum("bij,bj->bi", frames[:, :3, :3], self.kin.com_body) + frames[:, :3, 3]
+        return np.ascontiguousarray(lever, dtype=float)
+
     @cached_property
     def _flat_sampling(self):
         """(flat tree, each body's flat joint (−1: the ground), its mass centre in that joint's
@@ -375,17 +432,26 @@ class PinocchioTree:
         tree = self.flat_tree()
         if tree is None:
             return None
-        frames = self._body_frames if self._body_frames is not None else np.broadcast_to(np.eye(4), (self.kin.n_bodies, 4, 4))
-        lever = np.einsum("bij,bj->bi", frames[:, :3, :3], self.kin.com_body) + frames[:, :3, 3]
-        return tuple(tree), (self._body_joint - 1).astype(np.int64), np.ascontiguousarray(lever, dtype=float)
+        return tuple(tree), (self._body_joint - 1).astype(np.int64), self._body_levers()
 
     def sampled_by_pinocchio(self, q_pin: np.ndarray, u: np.ndarray) -> tuple[float, float, np.ndarray]:
         """`sample_quantities` by pinocchio's energy and frame placements (a frame per mass centre)."""
         pin, model, data = self.pin, self.model, self.data
-        pin.computeMechanicalEnergy(model, data, q_pin, self._theirs(u))
+        v = self._theirs(u)
+        if not self.has_armature:
+            pin.computeMechanicalEnergy(model, data, q_pin, v)
+            T = float(data.kinetic_energy)
+        else:  # pinocchio 4.1's energy holds the armature only in part: the bodies' alone, then the rotors' ½ Σ a u²
+            armature = model.armature.copy()
+            model.armature = np.zeros(model.nv)
+            try:
+                pin.computeMechanicalEnergy(model, data, q_pin, v)
+            finally:
+                model.armature = armature
+            T = float(data.kinetic_energy) + 0.5 * float(armature @ (v * v))
         pin.updateFramePlacements(model, data)
         com = np.array([placement.translation for placement in data.oMf])[self._first_centre:]
-        return float(data.kinetic_energy), float(data.potential_energy), com
+        return T, float(data.potential_energy), com
 
 
 class FlatTree(NamedTuple):

@@ -235,8 +235,10 @@ class MechanicalSystem:
 
     def free_state_derivative(self):
         """The compiled path's y = (q, u) ↦ (q̇, u̇) of the unconstrained tree without force
-        elements, bound once (engine.compiled.tree_backend), or None (numpy path, or q̇ ≠ u: body rates)."""
-        if self.tree_backend is None or self.has_body_rates or self._armature_explicit:
+        elements, bound once (engine.compiled.tree_backend), or None (numpy path, or Euler angles with body rates,
+        whose q̇ needs E⁻¹; Euler parameters' ṗ = ½ p ⊗ (0, ω) is in it)."""
+        if self.tree_backend is None or self._armature_explicit or any(
+                jl.turns_with_body_rates and not jl.quaternion for jl in self.kin.joints):
             return None
         return self.tree_backend.free_state_derivative()
 
@@ -328,7 +330,7 @@ class MechanicalSystem:
         if self.tree_backend is None or self.forces or self._armature_explicit:
             ks = self.kin.evaluate(q, u)
             return *self.energy_at(ks, q, u), ks.com
-        return self.tree_backend.sample_quantities(self.tree_backend.configuration(q), u)  # armature in pinocchio's T
+        return self.tree_backend.quantities(q, u)
 
     def energy(self, t, q, u) -> tuple[float, float]:
         """Kinetic and potential energy (gravity, springs, joint springs)."""

@@ -184,6 +184,9 @@ def test_a_cold_numba_cache_compiles_in_the_background_and_fills_the_cache(tmp_p
 def test_with_numbas_jit_switched_off_the_kernels_are_not_taken(monkeypatch):
     """NUMBA_DISABLE_JIT would run the kernels as Python loops: scipy's step stays."""
     numba = pytest.importorskip("numba")
+    # a compile of this process still under way (a cold cache) would meet the switch half-way and leave the
+    # kernels after it unloaded for the tests that follow: let it end first
+    compiled_step.wait_until_compiled(timeout=900, sweep=True)
     monkeypatch.setattr(numba.config, "DISABLE_JIT", True)
     monkeypatch.setattr(compiled_step, "_loading", {"pid": None, "kernels": None, "error": None})
     assert compiled_step.wait_until_compiled(timeout=60) is None
