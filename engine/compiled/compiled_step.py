@@ -105,10 +105,10 @@ def _compile() -> None:
 
 #: the directory numba caches the kernels in, after their sources' hash (`_cache_by_source`)
 CACHE_PREFIX = "eomlab-kernels-"
-#: the kernels' sources: the constrained kernel calls into the first three, the sweep's and the floating tree's into
-#: the first
-KERNEL_SOURCES = ("numba_kernels.py", "constrained_solves.py", "constrained_kernels.py", "sweep_kernels.py",
-                  "floating_kernels.py")
+#: the kernels' sources: the constrained kernel calls into the first three, the sweep's into the first two, the
+#: floating tree's into the first
+KERNEL_SOURCES = ("numba_kernels.py", "constrained_solves.py", "row_kernels.py", "constrained_kernels.py",
+                  "sweep_kernels.py", "floating_kernels.py")
 
 
 def _cache_by_source(numba) -> None:
