@@ -48,8 +48,6 @@ def collect_garbage_on_the_gui_thread(app) -> None:
 
 #: the equations panel's worker processes start this long after the window (ms)
 PREWARM_MS = 3000
-#: ms after the window shows (its first frame painted) that the runs' modules start loading
-WARM_UP_MS = 100
 #: a scripted run's picture waits at most this much longer than run_for for every view's first frame
 READY_WAIT_S = 60.0
 READY_POLL_MS = 100
@@ -96,9 +94,7 @@ def run_gui(model_path: str | None = None, run_for: float | None = None, screens
     collect_garbage_on_the_gui_thread(app)
     from eomlab.gui.main_window import MainWindow
     from eomlab.gui.single_shot import single_shot
-    from eomlab.gui.runs.warm_up import WarmUp
 
-    warm_up = WarmUp()  # the runs fork once it has loaded their modules
     window = MainWindow(model, model_path, run=True, compare=compare)
     # what exists now (modules, sympy and scipy, the window) lives as long as the process: out of
     # the collector's sight, a full collection is short instead of a pause of a frame or more, which
@@ -109,8 +105,6 @@ def run_gui(model_path: str | None = None, run_for: float | None = None, screens
     window.show()
     if presentation:
         window.presentation.enter(size)
-    # the modules the runs need load once the first frame is drawn, before the runs fork (gui/runs/warm_up.py)
-    single_shot(WARM_UP_MS, window, warm_up.go)
     scripted = run_for is not None or screenshot is not None or report is not None
     if not scripted:
         # the equations panel's processes load sympy and the fonts while the user looks at the

@@ -31,6 +31,8 @@ from eomlab.gui.style.plot_style import configure_pyqtgraph
 from eomlab.gui.redraw import Redraw
 from eomlab.gui.runs.stall_watch import StallWatch
 from eomlab.gui.runs.heap_trim import TRIM_INTERVAL_MS, trim_heap
+from eomlab.gui.runs.warm_up import WARM_UP_MS, WarmUp
+from eomlab.gui.single_shot import single_shot
 from eomlab.gui.runs.ring_buffer import DEFAULT_CAPACITY
 from eomlab.gui.actions.run_actions import RunActions
 from eomlab.gui.scene.scene2d import Scene2D
@@ -103,6 +105,11 @@ class MainWindow(QMainWindow):
         self._build_teaching_tools()
         self.resize(1600, 1000)
         self._show_model(model, None)
+        # the runs' modules load once the event loop turns (the first frame painted), before any run
+        # forks (gui/runs/warm_up.py); a later window of the process finds them loaded
+        warm_up = WarmUp.if_needed()
+        if warm_up is not None:
+            single_shot(WARM_UP_MS, self, warm_up.go)
         self.session.start(running=run)
         self.compare_view.set_active(self.session.compare)
         self.autosave = recovery.Autosave(self.document, recovery.recovery_directory(self.settings_store), self)

@@ -4,14 +4,15 @@ first runs fork, so that every run process finds them loaded.
 The window draws its first frame (the model's initial pose) without scipy.linalg, scipy.integrate
 or pinocchio: they load on first use (engine.lazy_imports, engine.compiled.compiled_dop853), ~0.5 s
 of CPU. A run forked before they are loaded would import them itself — and every later run (a reset,
-an edit, compare mode's five) again. So `eomlab gui` holds FORK_LOCK from before the window is made
-until a background thread, let go once the first frame is painted, has loaded them; a run forks only
+an edit, compare mode's five) again. So the first main window of a process holds FORK_LOCK from its making
+until a background thread, let go once the event loop has turned (the first frame painted), has loaded them; a run forks only
 with FORK_LOCK held (gui/runs/run_process.py). The lock also keeps a fork from happening while that
 thread is inside an import, which would leave the child a module lock nobody in it can release.
 """
 from __future__ import annotations
 
 import importlib
+import sys
 import threading
 
 #: held around every fork of a run process, and by the warm-up until its imports are done
@@ -20,6 +21,8 @@ FORK_LOCK = threading.Lock()
 WARM_MODULES = ("scipy.linalg", "eomlab.engine.compiled.compiled_dop853", "pinocchio")
 #: the imports start at `go()`, or after this many seconds whatever happens
 GO_WAIT_S = 3.0
+#: ms after the window is made (the event loop turned, the first frame painted) that `go()` comes
+WARM_UP_MS = 100
 
 
 def load_warm_modules() -> None:
@@ -31,12 +34,24 @@ def load_warm_modules() -> None:
             pass
 
 
+def warm_modules_loaded() -> bool:
+    return "scipy.linalg._flapack" in sys.modules and "scipy.integrate" in sys.modules
+
+
 class WarmUp:
     """Holds FORK_LOCK from its making until its thread, started at `go()` (or after GO_WAIT_S), has
     loaded WARM_MODULES."""
 
+    pending = False  # one at a time: a second window made meanwhile waits for none
+
+    @classmethod
+    def if_needed(cls) -> WarmUp | None:
+        """A WarmUp, or None when the modules are loaded already or another WarmUp is loading them."""
+        return None if warm_modules_loaded() or cls.pending else cls()
+
     def __init__(self):
         FORK_LOCK.acquire()
+        WarmUp.pending = True
         self._go = threading.Event()
         self.thread = threading.Thread(target=self._run, name="eomlab-warm-up", daemon=True)
         self.thread.start()
@@ -49,4 +64,5 @@ class WarmUp:
             self._go.wait(GO_WAIT_S)
             load_warm_modules()
         finally:
+            WarmUp.pending = False
             FORK_LOCK.release()

@@ -66,3 +66,35 @@ def test_a_tree_shows_its_initial_pose_before_the_first_sample(qtbot, make_windo
         assert np.allclose(np.asarray(window.scene.frame.origins), np.asarray(RunView.initial_frame(model).origins))
     else:
         assert window.scene.frame is None
+
+
+def test_the_first_window_of_a_process_loads_the_run_modules_before_its_runs_fork(tmp_path):
+    """In a fresh process: no scipy.linalg before the window, then the window's warm-up loads it and the
+    run forks and sends samples."""
+    import os
+    import subprocess
+
+    code = ("import sys\n"
+            "from PySide6.QtWidgets import QApplication\n"
+            "from PySide6.QtCore import QSettings\n"
+            "from PySide6.QtTest import QTest\n"
+            "app = QApplication([])\n"
+            "from eomlab.gui.main_window import MainWindow\n"
+            "from eomlab.gui.runs import warm_up\n"
+            "from eomlab.engine.presets import preset\n"
+            "before = 'scipy.linalg._flapack' in sys.modules\n"
+            "w = MainWindow(preset('double_compound_pendulum'), None, run=True,\n"
+            "               settings=QSettings(sys.argv[1], QSettings.IniFormat))\n"
+            "held = warm_up.FORK_LOCK.locked()\n"
+            "w.confirm_discard = lambda: True\n"
+            "w.show()\n"
+            "for _ in range(300):\n"
+            "    QTest.qWait(100)\n"
+            "    if len(w.samples()[1]) > 2:\n"
+            "        break\n"
+            "print(before, held, warm_up.warm_modules_loaded(), warm_up.FORK_LOCK.locked(), len(w.samples()[1]) > 2)\n"
+            "import os; os._exit(0)\n")
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    done = subprocess.run([sys.executable, "-c", code, str(tmp_path / "s.ini")], capture_output=True, text=True,
+                          env=env, timeout=120)
+    assert done.stdout.split() == ["False", "True", "True", "False", "True"], done.stdout + done.stderr[-2000:]
