@@ -96,13 +96,18 @@ class Recording(QObject):
         self.session.runs_started.connect(self._runs_started)
 
     def eventFilter(self, watched, event) -> bool:
-        if event.type() == QEvent.Close and self.recording:
-            self.stop()
+        if event.type() == QEvent.Close and self.busy:
+            self.stop()  # and wait for the file
         return False
 
     @property
     def recording(self) -> bool:
         return self.recorder is not None and self.recorder.recording
+
+    @property
+    def busy(self) -> bool:
+        """Recording, or its encoder still finishing the file."""
+        return self.recorder is not None and (self.recorder.recording or self.recorder.finishing)
 
     # --- starting and stopping -----------------------------------------------------------------
 
@@ -122,6 +127,7 @@ class Recording(QObject):
         duration = self.window.model.settings.t_end if duration is None else duration
         self.grab = recorded_region(self.window, self.target)
         if self.recorder is not None:  # the last recording's, kept until now for its figures
+            self.recorder.stop(wait=True)  # an encoder still finishing its file ends first
             self.recorder.deleteLater()
         self.recorder = FrameRecorder(writer, self.fps, duration, self)
         self.recorder.tick.connect(self._show_progress)
@@ -207,13 +213,16 @@ class Recording(QObject):
             self.recorder.add(self.grab())
             self.next_frame += 1
 
-    def stop(self) -> int:
-        """Stop and write the file; returns the number of frames."""
+    def stop(self, wait: bool = True) -> int:
+        """Stop and write the file; returns the number of frames. Without `wait` the window goes on
+        while the encoder finishes the file (the status bar says when it is written)."""
         if self.recorder is None:
             return 0
         self._tell_runs(None)
-        frames = self.recorder.stop()
+        frames = self.recorder.stop(wait)
         self._indicate(False)
+        if self.recorder.finishing:
+            self.window.statusBar().showMessage(f"Finishing {self.recorder.writer.path}…", 20000)
         return frames
 
     def start_gif(self, path: str | None = None, duration: float | None = None) -> bool:
@@ -223,7 +232,7 @@ class Recording(QObject):
         return self.stop()
 
     def toggle(self, kind: str) -> None:
-        self.stop() if self.recording else self.start(kind)
+        self.stop(wait=False) if self.recording else self.start(kind)
 
     def toggle_gif(self) -> None:
         self.toggle("gif")

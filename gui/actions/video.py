@@ -15,10 +15,11 @@ from __future__ import annotations
 import os
 import queue
 import threading
+import time
 
 import numpy as np
 from PIL import Image
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QImage
 
 #: frame rates offered; the default
@@ -28,6 +29,8 @@ DEFAULT_FPS = 25
 QUEUE_FRAMES = 64
 #: seconds `FrameRecorder.stop` waits for the encoder to finish the file before it gives up on it
 STOP_WAIT = 20.0
+#: milliseconds between looks at an encoder finishing its file while the window goes on
+FINISH_POLL_MS = 50
 #: the file descriptors of the pipes to running encoders, closed in every forked child
 _ENCODER_PIPES: set[int] = set()
 
@@ -148,6 +151,9 @@ class FrameRecorder(QObject):
         self._queue: queue.Queue = queue.Queue(maxsize=QUEUE_FRAMES)
         self._thread = threading.Thread(target=self._encode, name="eomlab-recorder", daemon=True)
         self._active = False
+        self._poll: QTimer | None = None  # looks whether the encoder has finished (`stop(wait=False)`)
+        self._deadline = 0.0
+        self._reported = False
 
     @property
     def recording(self) -> bool:
@@ -167,29 +173,59 @@ class FrameRecorder(QObject):
         if not self.wanted:
             return
         if self.error:
-            self.stop()
+            self.stop(wait=False)
             return
         image = picture.toImage() if hasattr(picture, "toImage") else picture
         self._queue.put((to_rgb(image), 1))
         self.frames += 1
         self.tick.emit(self.frames / self.fps)
         if self.limit is not None and self.frames >= self.limit:
-            self.stop()
+            self.stop(wait=False)  # called while the window draws: it must not wait for ffmpeg
 
-    def stop(self) -> int:
-        """Stop, let the encoder finish the file (at most `STOP_WAIT` s); returns the number of frames."""
+    @property
+    def finishing(self) -> bool:
+        """Stopped, the encoder still writing the end of the file."""
+        return not self._active and self._poll is not None
+
+    def stop(self, wait: bool = True) -> int:
+        """Stop taking frames; returns the number of frames. With `wait` it lets the encoder finish
+        the file here (at most `STOP_WAIT` s); without, the window goes on (ffmpeg takes a second or
+        more to end an MP4) and ``finished``/``failed`` come once the file is done."""
         if not self._active:
+            if wait and self._poll is not None:
+                self._report(self._deadline - time.monotonic())
             return self.frames
         self._active = False
         self._queue.put(None)
-        self._thread.join(STOP_WAIT)
+        self._deadline = time.monotonic() + STOP_WAIT
+        if wait:
+            self._report(STOP_WAIT)
+        else:
+            self._poll = QTimer(self)
+            self._poll.timeout.connect(self._look)
+            self._poll.start(FINISH_POLL_MS)
+        return self.frames
+
+    def _look(self) -> None:
+        if not self._thread.is_alive() or time.monotonic() > self._deadline:
+            self._report(0.0)
+
+    def _report(self, wait_s: float) -> None:
+        """Wait up to `wait_s` for the encoder, then say how the file ended (once)."""
+        if self._poll is not None:
+            self._poll.stop()
+            self._poll.deleteLater()
+            self._poll = None
+        elif self._reported:
+            return
+        self._thread.join(max(0.0, wait_s))
+        self._reported = True
         if self._thread.is_alive():  # never freeze the window on an encoder that does not end
             self.error = self.error or f"the encoder did not finish {self.writer.path} within {STOP_WAIT:g} s"
         if self.error:
             self.failed.emit(self.error)
         else:
             self.finished.emit(self.writer.path, self.frames)
-        return self.frames
 
     def _encode(self) -> None:
         while True:
@@ -206,3 +242,4 @@ class FrameRecorder(QObject):
             self.writer.close()
         except Exception as error:  # noqa: BLE001
             self.error = self.error or f"could not finish {self.writer.path}: {error}"
+

@@ -253,7 +253,7 @@ class Actions:
     def _record(self, a, b, c, text):
         recording = self.window.recording
         if recording.recording:
-            recording.stop()
+            recording.stop(wait=False)  # as the menu's entry: ffmpeg ends the file while the window goes on
             return "recording stop"
         kind = "gif" if a < 0.5 else "mp4"
         recording.start(kind, os.path.join(self.workdir, f"monkey.{kind}"), duration=0.5 + 2 * b)

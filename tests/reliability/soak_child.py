@@ -155,6 +155,13 @@ class Cycle:
         else:
             self.ended.clear()
             recording.mp4_action.trigger()  # the same entry, now "Stop recording MP4"
+            from PySide6.QtTest import QTest
+
+            from eomlab.gui.actions.video import STOP_WAIT
+
+            finish_by = time.monotonic() + STOP_WAIT + 2.0  # the window goes on while ffmpeg ends the file
+            while not self.ended and time.monotonic() < finish_by:
+                QTest.qWait(50)
             if recording.recording:
                 self.soak.problem("recording", "stopping through File ▸ Stop recording MP4 left it recording")
             elif self.ended[:1] and self.ended[0][0] == "finished" and os.path.exists(self.path) and \

@@ -131,7 +131,7 @@ def test_a_recording_has_a_distinct_frame_at_every_instant_whatever_the_speed(qt
     recording.set_fps(20)
     path = tmp_path / "instants.gif"
     assert recording.start("gif", str(path), duration=1.5)
-    qtbot.waitUntil(lambda: not recording.recording, timeout=30000)
+    qtbot.waitUntil(lambda: not recording.busy, timeout=30000)  # the file written
     assert recording.recorder.frames == 30 and not recording.recorder.error
     assert gif_frames(path) == 30
     assert window.session.cursor_time() >= recording.t0 + 29 / 20 - 1e-9
@@ -143,7 +143,7 @@ def test_a_recording_lasts_the_models_t_end_unless_told(qtbot, make_window, tmp_
     recording = window.recording
     recording.set_fps(10)
     assert recording.start("gif", str(tmp_path / "t_end.gif"))
-    qtbot.waitUntil(lambda: not recording.recording, timeout=30000)
+    qtbot.waitUntil(lambda: not recording.busy, timeout=30000)  # the file written
     assert recording.recorder.frames == 5
 
 
@@ -208,3 +208,32 @@ def test_each_recording_lets_the_one_before_go(qtbot, make_window, tmp_path):
         recording.stop()
         qtbot.wait(50)  # the one before goes at the next turn of the event loop
     assert recording.findChildren(FrameRecorder) == [recording.recorder] and recording.recorder.frames >= 1
+
+
+def test_stopping_from_the_menu_lets_the_window_go_on_while_ffmpeg_finishes(qtbot, make_window, tmp_path):
+    """Issue #31 (the soak's stalls of 2.1–2.8 s): File ▸ Stop recording MP4 joined the encoder
+    thread on the GUI thread while ffmpeg wrote the end of the file. The menu's stop now returns
+    at once (the file is reported through `finished` from a later turn of the event loop, never
+    inside the call) and the file is complete when it is reported."""
+    window = make_window(preset("simple_pendulum").with_settings(t_end=1e5), run=True)
+    recording = window.recording
+    recording.set_fps(10)
+    path = tmp_path / "menu.mp4"
+    recording._ask_path = lambda *_a: str(path)
+    recording.mp4_action.trigger()
+    assert recording.recording
+    ended = []
+    recording.recorder.finished.connect(lambda p, frames: ended.append(frames))
+    recording.recorder.failed.connect(lambda message: ended.append(message))
+    qtbot.waitUntil(lambda: recording.recorder.frames >= 3, timeout=15000)
+    recording.mp4_action.trigger()  # the same entry, now "Stop recording MP4"
+    assert not recording.recording and ended == []  # not waited for inside the call
+    assert "Finishing" in window.statusBar().currentMessage()
+    qtbot.waitUntil(lambda: bool(ended), timeout=25000)
+    assert ended == [recording.recorder.frames] and recording.recorder.frames >= 3
+    import imageio_ffmpeg
+
+    reader = imageio_ffmpeg.read_frames(str(path))
+    next(reader)
+    assert sum(1 for _ in reader) == recording.recorder.frames
+    assert "Wrote" in window.statusBar().currentMessage()
