@@ -9,6 +9,7 @@ from PySide6.QtGui import QColor, QFont, QFontInfo, QFontMetrics, QPalette
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QGridLayout, QHeaderView, QLabel, QSplitter, QTableWidget,
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
+from eomlab.engine.methods import METHODS
 from eomlab.engine.model import INTEGRATORS, STABILIZATIONS, Model, ModelError
 from eomlab.engine.simulation import ModelFacts, model_facts
 from eomlab.gui.compare.compare_math import RunSettings, coordinate_difference, largest_drifts
@@ -28,6 +29,8 @@ COST_COLUMNS = ("method", "rhs\nevals", "steps", "wall s /\nsim s", "max\n|ΔE|/
 #: the table's font never shrinks below this (pixels) to fit its column
 MIN_TABLE_FONT_PX = 11
 
+
+_UNKNOWN = object()  # facts not asked yet (None: asked, none to be read)
 
 class ComparePanel(QWidget):
     changed = Signal()  # the runs must start again (formulations or settings changed)
@@ -95,6 +98,7 @@ class ComparePanel(QWidget):
         self.difference_curves: dict[str, pg.PlotDataItem] = {}
         self.line_scale = 1.0
         self._facts: dict[int, tuple[Model, ModelFacts]] = {}  # id(model) → (model, its facts)
+        self._facts_by_model: dict[Model, ModelFacts | None] = {}  # the model with METHODS[0] → its facts
 
         self.cost_table = QTableWidget(0, len(COST_COLUMNS))
         self.cost_table.setObjectName("cost_table")
@@ -276,17 +280,28 @@ class ComparePanel(QWidget):
         self._fit_table()
 
     def facts_of(self, model: Model | None) -> ModelFacts | None:
-        """The engine's facts of a run's model (computed once per model)."""
+        """The engine's facts of a run's model, computed once per model whatever the method: the
+        runs of compare mode hold one model each, the same but for the method, and building each
+        one's system held the GUI thread up to a second on a 20-link chain."""
         if model is None:
             return None
         known = self._facts.get(id(model))
         if known is None or known[0] is not model:
             if len(self._facts) > 16:  # parameter edits make new models: keep the few in use
                 self._facts.clear()
+                self._facts_by_model.clear()
+            any_method = model.with_settings(method=METHODS[0])  # (the facts do not depend on it)
             try:
-                facts = model_facts(model)
-            except (ModelError, ArithmeticError, ValueError, np.linalg.LinAlgError):
-                facts = None  # a pose the facts cannot be read at (gimbal lock at t = 0): the general words
+                facts = self._facts_by_model.get(any_method, _UNKNOWN)
+            except TypeError:  # a model holding a list somewhere: asked for itself
+                any_method, facts = None, _UNKNOWN
+            if facts is _UNKNOWN:
+                try:
+                    facts = model_facts(model)
+                except (ModelError, ArithmeticError, ValueError, np.linalg.LinAlgError):
+                    facts = None  # a pose the facts cannot be read at (gimbal lock at t = 0): the general words
+                if any_method is not None:
+                    self._facts_by_model[any_method] = facts
             known = self._facts[id(model)] = (model, facts)
         return known[1]
 

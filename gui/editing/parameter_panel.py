@@ -178,13 +178,22 @@ class ParameterPanel(QScrollArea):
         self.session.edited.connect(self._on_edited)
 
     def rebuild(self) -> None:
-        """Sliders for the parameters of the model the runs started from."""
+        """Sliders for the parameters of the model the runs started from. The same parameters as
+        shown (compare mode on or off, a Reset) keep their widgets and take the new start values:
+        a 20-link chain's 200 widgets made anew held the GUI thread for most of a second."""
+        found = parameters_of(self.session.model)
+        if [(p.path, p.label) for p in found] == [(p.path, p.label) for p, *_ in self.rows.values()]:
+            for p in found:
+                _old, slider, field = self.rows[p.path]
+                self.rows[p.path] = (p, slider, field)
+                self._show(p, p.start)
+            return
         while self.grid.count():
             widget = self.grid.takeAt(0).widget()
             if widget is not None:
                 widget.deleteLater()
         self.rows = {}
-        for row, p in enumerate(parameters_of(self.session.model)):
+        for row, p in enumerate(found):
             slider = QSlider(Qt.Horizontal)
             slider.setObjectName(f"slider:{p.path}")
             slider.setRange(0, SLIDER_STEPS)
@@ -199,8 +208,8 @@ class ParameterPanel(QScrollArea):
             self.grid.addWidget(field, 2 * row + 1, 1)
             self.rows[p.path] = (p, slider, field)
             slider.sliderPressed.connect(self._new_gesture)
-            slider.valueChanged.connect(lambda v, p=p: self._slid(p, v))
-            field.editingFinished.connect(lambda p=p, f=field: self._typed(p, f))
+            slider.valueChanged.connect(lambda v, path=p.path, s=slider: self._slid_row(path, s, v))
+            field.editingFinished.connect(lambda path=p.path, f=field: self._typed_row(path, f))
             self._show(p, p.start)
 
     # --- slider ↔ value ------------------------------------------------------------------------
@@ -220,6 +229,16 @@ class ParameterPanel(QScrollArea):
 
     def _new_gesture(self) -> None:
         self._gesture = next(_gestures)
+
+    def _slid_row(self, path: str, slider: QSlider, position: int) -> None:
+        row = self.rows.get(path)
+        if row is not None and row[1] is slider:  # (not a widget of a list rebuilt since, on its way out)
+            self._slid(row[0], position)
+
+    def _typed_row(self, path: str, field: QLineEdit) -> None:
+        row = self.rows.get(path)
+        if row is not None and row[2] is field:
+            self._typed(row[0], field)
 
     def _slid(self, p: Parameter, position: int) -> None:
         if self._updating:

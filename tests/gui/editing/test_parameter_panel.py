@@ -76,3 +76,24 @@ def test_a_short_mass_centre_distance_keeps_its_row_through_a_restart_and_an_und
     assert float(panel.rows["bodies[1].com"][2].text()) == pytest.approx(float(text), rel=1e-3)  # shown as %.4g
     window.document.undo_stack.undo()
     assert window.model == before
+
+
+def test_compare_mode_keeps_the_sliders_and_a_new_model_makes_its_own(qtbot, make_window):
+    """Issue 31's soak: Ctrl+M made the 20-link chain's parameter widgets anew (most of a second on
+    the GUI thread). The same parameters keep their widgets, and a slider still changes the run;
+    a model with other parameters gets its own rows."""
+    window = _running(qtbot, make_window, "double_compound_pendulum")
+    panel = window.parameter_panel
+    widgets = {path: (slider, field) for path, (_p, slider, field) in panel.rows.items()}
+    window.set_compare(True)
+    qtbot.waitUntil(lambda: len(window.session.runs) > 1, timeout=30000)
+    assert {path: (slider, field) for path, (_p, slider, field) in panel.rows.items()} == widgets
+    p, slider, field = panel.rows["bodies[0].mass"]
+    slider.setValue(slider.maximum())  # HIGH × the mass the model started with
+    qtbot.waitUntil(lambda: all(math.isclose(run.model.bodies[0].mass, 3.0 * p.start)
+                                for run in window.session.runs), timeout=10000)
+    assert field.text() == f"{3.0 * p.start:.4g}"
+    window.set_compare(False)
+    window.edits.load_model(preset("simple_pendulum"), None, "another")
+    qtbot.waitUntil(lambda: "bodies[1].mass" not in panel.rows, timeout=30000)
+    assert set(panel.rows) == {p.path for p in parameters_of(window.session.model)}
