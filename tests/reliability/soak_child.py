@@ -270,7 +270,7 @@ def _collect(watch: Watch, soak: Soak, window) -> None:
         if os.path.exists(watch.stacks_path):
             with open(watch.stacks_path) as fh:
                 stacks = fh.read()[-4000:]
-        soak.problem("stall", f"the GUI thread did not answer for {watch.stalled:.2f} s (bound {stall_bound():.2f} s "
+        soak.problem("stall", f"the GUI thread did not answer for {watch.stalled:.2f} s of its own (bound {stall_bound():.2f} s "
                               f"at load {os.getloadavg()[0]:.1f}); " + watch.stall_words(), stacks=stacks)
         watch.stalled = 0.0
     for box in list(window.message_boxes):
