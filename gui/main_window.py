@@ -31,6 +31,7 @@ from eomlab.gui.style.plot_style import configure_pyqtgraph
 from eomlab.gui.redraw import Redraw
 from eomlab.gui.runs.stall_watch import StallWatch
 from eomlab.gui.runs.heap_trim import TRIM_INTERVAL_MS, trim_heap
+from eomlab.gui.runs.blas_threads import one_blas_thread
 from eomlab.gui.runs.warm_up import WARM_UP_MS, WarmUp
 from eomlab.gui.single_shot import single_shot
 from eomlab.gui.runs.ring_buffer import DEFAULT_CAPACITY
@@ -107,6 +108,7 @@ class MainWindow(QMainWindow):
         self._show_model(model, None)
         # the runs' modules load once the event loop turns (the first frame painted), before any run
         # forks (gui/runs/warm_up.py); a later window of the process finds them loaded
+        one_blas_thread()  # before any fork of a run (gui/runs/blas_threads.py)
         warm_up = WarmUp.if_needed()
         if warm_up is not None:
             single_shot(WARM_UP_MS, self, warm_up.go)
