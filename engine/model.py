@@ -386,14 +386,17 @@ def shape_inertia(shape: Shape, mass: float) -> Mat3:
 def inertia_ellipsoid(mass: float, inertia: Mat3):
     """(semi-axes, axes) of the uniform solid ellipsoid with this mass and inertia about its mass centre
     (I_a = m (b² + c²)/5, so a² = 5 (I_b + I_c − I_a)/(2m)); the axes are the principal ones, columns in
-    body axes. None without mass or inertia. The picture of a body the model gives no shape."""
+    body axes. None without mass or inertia, or when its axes overflow. The picture of a body the model gives no shape."""
     import numpy as np
 
     tensor = np.asarray(inertia, dtype=float)
     if not mass > 0 or not np.all(np.isfinite(tensor)) or not np.abs(tensor).max() > 0:
         return None
-    moments, axes = np.linalg.eigh(0.5 * (tensor + tensor.T))
-    squares = 2.5 / mass * (moments.sum() - 2.0 * moments)  # (I_b + I_c − I_a) · 5/(2m)
+    moments, axes = np.linalg.eigh(0.5 * tensor + 0.5 * tensor.T)  # (the sum first could overflow)
+    with np.errstate(over="ignore", invalid="ignore"):  # a mass near the smallest float, moments near the largest
+        squares = 2.5 * (moments.sum() - 2.0 * moments) / mass  # (I_b + I_c − I_a) · 5/(2m)
+    if not np.all(np.isfinite(squares)):
+        return None  # an ellipsoid too large for floats to hold: drawn as a point
     return np.sqrt(np.maximum(squares, 0.0)), axes
 
 

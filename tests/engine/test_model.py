@@ -30,3 +30,11 @@ def test_no_ellipsoid_without_mass_or_inertia():
     assert inertia_ellipsoid(0.0, ((1.0, 0, 0), (0, 1.0, 0), (0, 0, 1.0))) is None
     assert inertia_ellipsoid(1.0, zero) is None
     assert inertia_ellipsoid(1.0, ((np.inf, 0, 0), (0, 1.0, 0), (0, 0, 1.0))) is None
+
+
+@pytest.mark.parametrize("mass, moment", [(5e-324, 1.0), (1e-300, 1e10), (1.0, 1e308)])
+def test_an_ellipsoid_too_large_for_floats_is_none_and_warns_nothing(mass, moment):
+    """Issue 31's monkey (four-bar, seed 13): a mass of 5e-324 typed in the inspector made 2.5/m
+    infinite and inf · 0 warned (invalid value in multiply) while the 3-D view drew the body."""
+    with np.errstate(all="raise"):
+        assert inertia_ellipsoid(mass, ((moment, 0, 0), (0, moment, 0), (0, 0, moment))) is None
