@@ -16,6 +16,9 @@ from dataclasses import replace
 
 from eomlab.engine.model import Model, ModelError
 
+#: how the warning for a model a run would refuse begins (`eomlab import` refuses to write it unless told)
+RUN_REFUSAL = "a run will refuse this model"
+
 
 def import_model(path: str | os.PathLike) -> tuple[Model, list[str]]:
     """The Model in a URDF (``<robot>``) or MJCF (``<mujoco>``) file, checked as a model file is (the
@@ -50,7 +53,7 @@ def massless_refusal(model: Model) -> str | None:
             formulation = make_formulation(model.settings.method, system, model.settings)
             formulation.evaluate(0.0, formulation.initial_state(system.kin.normalised(system.q0), system.u0))
     except SingularMassMatrix as err:
-        return f"a run will refuse this model: {err} (give those bodies an <inertial> with mass and inertia)"
+        return f"{RUN_REFUSAL}: {err} (give those bodies an <inertial> with mass and inertia)"
     except Exception:  # noqa: BLE001 - advisory: any other problem is the run's to name, never the import's
         return None
     return None

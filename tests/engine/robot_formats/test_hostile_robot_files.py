@@ -271,15 +271,20 @@ def test_a_line_break_in_a_name_is_shown_escaped_in_warnings(tmp_path, capsys):
     assert lines[2].startswith("wrote ")
 
 
-def test_a_massless_model_is_named_at_import(tmp_path, capsys):
-    """A body without <inertial> whose geoms are not to give it mass (inertiafromgeom="false") is imported
-    massless; the run refuses a singular mass matrix, and the import says so in one warning line naming
-    the speed."""
+def test_a_massless_model_is_refused_at_import_unless_written_anyway(tmp_path, capsys):
+    """A body without <inertial> whose geoms are not to give it mass (inertiafromgeom="false") would be
+    imported massless and the run would refuse its singular mass matrix: the import refuses it in one
+    line naming the speed and writes nothing (issue 31: exit 2 unless told to write it anyway); with
+    --write-anyway it writes the model with that line as a warning, and the run refuses it."""
     source = tmp_path / "massless.xml"
     source.write_text('<mujoco><compiler inertiafromgeom="false"/><worldbody><body name="b"><joint type="hinge"/><geom type="sphere" size="0.1"/></body>'
                       '</worldbody></mujoco>')
     target = tmp_path / "out.eom.json"
-    assert main(["import", str(source), "-o", str(target)]) == 0
+    assert main(["import", str(source), "-o", str(target)]) == 2
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 1 and "a run will refuse this model" in lines[0] and "b_hinge_dot" in lines[0], lines
+    assert "nothing written" in lines[0] and "--write-anyway" in lines[0] and not target.exists()
+    assert main(["import", str(source), "-o", str(target), "--write-anyway"]) == 0
     lines = capsys.readouterr().err.splitlines()
     refusal = [line for line in lines if "a run will refuse this model" in line]
     assert len(refusal) == 1 and "mass matrix is singular" in refusal[0] and "b_hinge_dot" in refusal[0], lines
