@@ -23,7 +23,8 @@ from eomlab.engine.model import GROUND, Model
 
 
 def mass_centre_ceilings(model: Model) -> dict[str, float] | None:
-    """Each body's highest possible mass-centre height along −g (m; inf for a massless body), or None
+    """Each body's highest possible mass-centre height along −g (m; inf for a massless body or one
+    whose bound no float holds), or None
     where the bound does not hold: no gravity, a force element, energy not conserved, or a joint
     that slides (its travel has no length to hang from)."""
     g = float(np.linalg.norm(model.gravity))
@@ -39,11 +40,13 @@ def mass_centre_ceilings(model: Model) -> dict[str, float] | None:
     hanging = masses * g * low
     ceilings = {}
     for i, body in enumerate(model.bodies):
-        if masses[i] <= 0.0:
+        weight = float(masses[i]) * g  # (a mass and a gravity near the smallest floats: 0)
+        if not weight > 0.0:
             ceilings[body.name] = math.inf
             continue
-        others = float(np.sum(hanging)) - hanging[i]
-        ceilings[body.name] = float((T + V - others) / (masses[i] * g))
+        with np.errstate(over="ignore", invalid="ignore"):  # (inf − inf with masses near the largest floats)
+            ceiling = float((T + V - (float(np.sum(hanging)) - hanging[i])) / weight)
+        ceilings[body.name] = ceiling if math.isfinite(ceiling) else math.inf  # no bound a float holds
     return ceilings
 
 

@@ -54,3 +54,16 @@ def test_no_bound_where_energy_can_come_in_or_a_joint_slides():
     assert mass_centre_ceilings(load_model(MODELS / "cart_pendulum.eom.json")) is None  # the cart slides
     no_gravity = replace(preset("double_compound_pendulum"), gravity=(0.0, 0.0, 0.0))
     assert mass_centre_ceilings(no_gravity) is None
+
+
+@pytest.mark.parametrize("mass, gravity", [(5e-324, 1e-3), (1e-320, 9.81)])
+def test_a_weight_below_the_smallest_float_has_no_ceiling_and_warns_nothing(mass, gravity):
+    """Issue 31's monkey (double pendulum in compare mode, seed 22): a mass near the smallest float
+    under a tiny gravity made m |g| = 0, and the ceiling's division warned. No bound is drawn then."""
+    model = preset("double_compound_pendulum")
+    bodies = (replace(model.bodies[0], mass=mass), *model.bodies[1:])
+    model = replace(model, bodies=bodies, gravity=(0.0, -gravity, 0.0))
+    with np.errstate(divide="raise", over="raise", invalid="raise"):  # what numpy warns of (not underflow)
+        ceilings = mass_centre_ceilings(model)
+    assert ceilings is not None and ceilings[model.bodies[0].name] == math.inf
+    assert all(math.isfinite(c) or c == math.inf for c in ceilings.values())
