@@ -18,7 +18,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMessageBox, QSizePolicy, QStackedWidget, QToolBar, QWidget
 
 from eomlab.engine.model import Model, is_planar
-from eomlab.engine.run.frames import assembled_frame
+from eomlab.engine.simulation import assembled_frame
 from eomlab.gui.editing import recovery
 from eomlab.gui.arrows.arrows_view import Arrows
 from eomlab.gui.editing.document import ModelDocument
