@@ -30,7 +30,7 @@ from eomlab.gui.plots.plot_panel import PlotPanel
 from eomlab.gui.style.plot_style import configure_pyqtgraph
 from eomlab.gui.redraw import Redraw
 from eomlab.gui.runs.stall_watch import StallWatch
-from eomlab.gui.runs.heap_trim import TRIM_INTERVAL_MS, trim_heap
+from eomlab.gui.runs.heap_trim import HeapTrimmer
 from eomlab.gui.runs.first_paint import after_first_paint
 from eomlab.gui.runs.warm_up import WARM_UP_MS, WarmUp
 from eomlab.gui.runs.ring_buffer import DEFAULT_CAPACITY
@@ -97,10 +97,7 @@ class MainWindow(QMainWindow):
         self.session.run_ready.connect(lambda _run: self._plots_follow.start(0))
 
         self.redraw = Redraw(self)
-        self._heap_trim = QTimer(self)  # freed pages back to the system (gui/runs/heap_trim.py)
-        self._heap_trim.setInterval(TRIM_INTERVAL_MS)
-        self._heap_trim.timeout.connect(trim_heap)
-        self._heap_trim.start()
+        self._heap_trim = HeapTrimmer()  # freed pages back to the system, off the GUI thread (gui/runs/heap_trim.py)
         self.stall_watch = StallWatch(self)  # a run stuck (dead centre) says so, offering Pause/Reset
         self._build_teaching_tools()
         self.resize(1600, 1000)
@@ -371,6 +368,7 @@ class MainWindow(QMainWindow):
             event.ignore()
             return
         self.autosave.stop()
+        self._heap_trim.stop()
         self.autosave.discard()  # a normal close: the edits were saved or knowingly dropped
         self.redraw.stop()
         self.session.stop(join=True, at_once=True)  # nothing the runs would still send is wanted
