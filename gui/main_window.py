@@ -107,7 +107,8 @@ class MainWindow(QMainWindow):
         warm_up = WarmUp.if_needed()
         # the plots (no samples yet: empty axes) paint on the frame after the mechanism's first
         self.plots.setUpdatesEnabled(False)
-        after_first_paint(self.scene_stack, lambda: self._after_first_paint(warm_up), WARM_UP_MS)
+        after_first_paint((self.statusBar(), self.scene2d.viewport(), self.scene_stack),
+                          lambda: self._after_first_paint(warm_up), WARM_UP_MS)
         self.session.start(running=run)
         self.compare_view.set_active(self.session.compare)
         self.autosave = recovery.Autosave(self.document, recovery.recovery_directory(self.settings_store), self)

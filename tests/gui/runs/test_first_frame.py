@@ -92,3 +92,24 @@ def test_the_first_frame_is_the_pose_the_run_starts_from(make_window, name):
     start = frame_at(system.kin, consistent_initial_state(system, [])[0])
     assert np.allclose(window.scene.frame.origins, start.origins, atol=1e-9, rtol=0)
     assert np.allclose(window.scene.frame.mass_centres, start.mass_centres, atol=1e-9, rtol=0)
+
+
+def test_the_plots_paint_once_the_first_frame_is_painted(qtbot, make_window, monkeypatch):
+    """The window's first paint, not the fallback timer (made a minute here), lets the plots paint."""
+    import eomlab.gui.main_window as main_window
+
+    monkeypatch.setattr(main_window, "WARM_UP_MS", 60_000)
+    window = make_window(preset("double_compound_pendulum"))  # shown
+    qtbot.waitUntil(lambda: window.plots.updatesEnabled(), timeout=30_000)
+
+
+def test_after_first_paint_falls_back_for_a_widget_never_shown(qtbot):
+    from PySide6.QtWidgets import QWidget
+
+    from eomlab.gui.runs.first_paint import after_first_paint
+
+    widget, called = QWidget(), []
+    after_first_paint([widget], lambda: called.append(1), 50)
+    qtbot.waitUntil(lambda: called == [1], timeout=10_000)
+    qtbot.wait(100)
+    assert called == [1]  # once
