@@ -25,7 +25,7 @@ import numpy as np
 from threadpoolctl import ThreadpoolController
 
 from eomlab.engine.formulations import ConstraintFailure, make_formulation
-from eomlab.engine.run.frames import DenseInstants, Frame, PoseMap, frame_at, initial_frame  # noqa: F401  (PoseMap, initial_frame: for the window)
+from eomlab.engine.run.frames import DenseInstants, Frame, PoseMap, assembled_frame, frame_at, initial_frame  # noqa: F401  (PoseMap, initial_frame, assembled_frame: for the window)
 from eomlab.engine.run.integrate import Stepper
 from eomlab.engine.kinematics import GimbalLock
 from eomlab.engine.limits import check_settings

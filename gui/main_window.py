@@ -18,7 +18,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMessageBox, QSizePolicy, QStackedWidget, QToolBar, QWidget
 
 from eomlab.engine.model import Model, is_planar
-from eomlab.engine.simulation import RunView
+from eomlab.engine.simulation import assembled_frame
 from eomlab.gui.editing import recovery
 from eomlab.gui.arrows.arrows_view import Arrows
 from eomlab.gui.editing.document import ModelDocument
@@ -30,10 +30,10 @@ from eomlab.gui.plots.plot_panel import PlotPanel
 from eomlab.gui.style.plot_style import configure_pyqtgraph
 from eomlab.gui.redraw import Redraw
 from eomlab.gui.runs.stall_watch import StallWatch
-from eomlab.gui.runs.heap_trim import TRIM_INTERVAL_MS, trim_heap
+from eomlab.gui.runs.heap_trim import HeapTrimmer
 from eomlab.gui.runs.blas_threads import one_blas_thread
+from eomlab.gui.runs.first_paint import after_first_paint
 from eomlab.gui.runs.warm_up import WARM_UP_MS, WarmUp
-from eomlab.gui.single_shot import single_shot
 from eomlab.gui.runs.ring_buffer import DEFAULT_CAPACITY
 from eomlab.gui.actions.run_actions import RunActions
 from eomlab.gui.scene.scene2d import Scene2D
@@ -98,20 +98,19 @@ class MainWindow(QMainWindow):
         self.session.run_ready.connect(lambda _run: self._plots_follow.start(0))
 
         self.redraw = Redraw(self)
-        self._heap_trim = QTimer(self)  # freed pages back to the system (gui/runs/heap_trim.py)
-        self._heap_trim.setInterval(TRIM_INTERVAL_MS)
-        self._heap_trim.timeout.connect(trim_heap)
-        self._heap_trim.start()
+        self._heap_trim = HeapTrimmer()  # freed pages back to the system, off the GUI thread (gui/runs/heap_trim.py)
         self.stall_watch = StallWatch(self)  # a run stuck (dead centre) says so, offering Pause/Reset
         self._build_teaching_tools()
         self.resize(1600, 1000)
         self._show_model(model, None)
-        # the runs' modules load once the event loop turns (the first frame painted), before any run
-        # forks (gui/runs/warm_up.py); a later window of the process finds them loaded
+        # the runs' modules load once the window has painted its first frame (the mechanism), before
+        # any run forks (gui/runs/warm_up.py); a later window of the process finds them loaded
         one_blas_thread()  # before any fork of a run (gui/runs/blas_threads.py)
         warm_up = WarmUp.if_needed()
-        if warm_up is not None:
-            single_shot(WARM_UP_MS, self, warm_up.go)
+        # the plots (no samples yet: empty axes) paint on the frame after the mechanism's first
+        self.plots.setUpdatesEnabled(False)
+        after_first_paint((self.statusBar(), self.scene2d.viewport(), self.scene_stack),
+                          lambda: self._after_first_paint(warm_up), WARM_UP_MS)
         self.session.start(running=run)
         self.compare_view.set_active(self.session.compare)
         self.autosave = recovery.Autosave(self.document, recovery.recovery_directory(self.settings_store), self)
@@ -120,6 +119,11 @@ class MainWindow(QMainWindow):
         self._recovery_offer.setSingleShot(True)
         self._recovery_offer.timeout.connect(lambda: recovery.offer_recovery(self))
         self._recovery_offer.start(0)
+
+    def _after_first_paint(self, warm_up: WarmUp | None) -> None:
+        self.plots.setUpdatesEnabled(True)
+        if warm_up is not None:
+            warm_up.go()
 
     # --- layout --------------------------------------------------------------------------------
 
@@ -318,10 +322,10 @@ class MainWindow(QMainWindow):
         refit = getattr(self.scene, "refit", None)
         if refit is not None:
             refit()  # Reset, an edit, a new model: the view fits the mechanism again
-        if self.session.runs and not self.model.constraints:
+        if self.session.runs:
             # the pose the runs start from, drawn before their first samples come (a process to
-            # start, the engine to build); with constraints the run's t = 0 is q0 made consistent
-            self.scene.show_frame(RunView.initial_frame(self.model))
+            # start, the engine to build); with constraints, q0 made consistent as the run makes it
+            self.scene.show_frame(assembled_frame(self.model))
         if not self.session.runs:  # an empty model (File ▸ New): no run, so every readout back to nothing
             self.run_actions.show_time(0.0, self.model.settings.t_end)
             self.plots.energy_bars.show(None, np.zeros((0, 0)))
@@ -367,6 +371,7 @@ class MainWindow(QMainWindow):
             event.ignore()
             return
         self.autosave.stop()
+        self._heap_trim.stop()
         self.autosave.discard()  # a normal close: the edits were saved or knowingly dropped
         self.redraw.stop()
         self.session.stop(join=True, at_once=True)  # nothing the runs would still send is wanted

@@ -18,7 +18,7 @@ import math
 import numpy as np
 
 from eomlab.engine.joints import joint_type
-from eomlab.engine.mechanics.system import build_system
+from eomlab.engine.mechanics.system import MechanicalSystem
 from eomlab.engine.model import GROUND, Model
 
 
@@ -30,7 +30,9 @@ def mass_centre_ceilings(model: Model) -> dict[str, float] | None:
     g = float(np.linalg.norm(model.gravity))
     if g == 0.0 or any(joint_type(b.joint.type).lengths for b in model.bodies):
         return None
-    system = build_system(model, "joint")
+    # the numpy path: T and V at q0 once, for the window's first view (pinocchio loads later, off its
+    # GUI thread: gui/runs/warm_up.py)
+    system = MechanicalSystem(model, compiled=False)
     if system.forces or not system.conservative:
         return None
     up = -np.asarray(model.gravity, dtype=float) / g

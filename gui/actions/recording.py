@@ -284,6 +284,13 @@ class Recording(QObject):
             path += suffix
         return path
 
+    def describe_mp4(self) -> None:
+        """The MP4 action's tooltip: what it writes, or why it cannot."""
+        why = mp4_unavailable_reason()
+        tip = why or "H.264 video (imageio-ffmpeg's ffmpeg) of the view, at its size and the chosen frame rate"
+        self.mp4_action.setToolTip(tip)
+        self.mp4_action.setStatusTip(tip)
+
     def add_actions(self, menu) -> None:
         """Into the File menu: the scene exports, GIF and MP4 recording and their options."""
         menu.addSeparator()
@@ -299,10 +306,9 @@ class Recording(QObject):
             menu.addAction(action)
             self.record_actions[kind] = action
         self.mp4_action = self.record_actions["mp4"]
-        why = mp4_unavailable_reason()
-        tip = why or "H.264 video (imageio-ffmpeg's ffmpeg) of the view, at its size and the chosen frame rate"
-        self.mp4_action.setToolTip(tip)
-        self.mp4_action.setStatusTip(tip)
+        # whether ffmpeg runs is asked when the menu opens, not while the window is made: the check starts
+        # the ffmpeg binary (0.1–0.3 s) and would hold back the window's first frame
+        menu.aboutToShow.connect(self.describe_mp4)
         options = menu.addMenu("Recording options")
         targets = QActionGroup(options)
         for key, text in TARGETS.items():

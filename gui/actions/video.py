@@ -18,7 +18,6 @@ import threading
 import time
 
 import numpy as np
-from PIL import Image
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QImage
 
@@ -73,12 +72,16 @@ class GifWriter:
     """Palette frames kept in memory, written as one looping GIF at the end."""
 
     def __init__(self, path: str, fps: int):
+        from PIL import Image  # loaded when a GIF is recorded, not with the window
+
+        self.image = Image
         self.path, self.fps = path, fps
-        self.frames: list[Image.Image] = []
+        self.frames: list = []  # PIL images
         self.repeats: list[int] = []
 
     def write(self, rgb: np.ndarray, repeats: int) -> None:
-        self.frames.append(Image.fromarray(rgb).quantize(colors=255, method=Image.Quantize.FASTOCTREE))
+        image = self.image
+        self.frames.append(image.fromarray(rgb).quantize(colors=255, method=image.Quantize.FASTOCTREE))
         self.repeats.append(repeats)
 
     def close(self) -> None:

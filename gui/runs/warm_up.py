@@ -5,7 +5,8 @@ The window draws its first frame (the model's initial pose) without scipy.linalg
 or pinocchio: they load on first use (engine.lazy_imports, engine.compiled.compiled_dop853), ~0.5 s
 of CPU. A run forked before they are loaded would import them itself — and every later run (a reset,
 an edit, compare mode's five) again. So the first main window of a process holds FORK_LOCK from its making
-until a background thread, let go once the event loop has turned (the first frame painted), has loaded them; a run forks only
+until a background thread, let go just after the window's first paint (so that its imports do not take
+the GIL from that paint), has loaded them; a run forks only
 with FORK_LOCK held (gui/runs/run_process.py). The lock also keeps a fork from happening while that
 thread is inside an import, which would leave the child a module lock nobody in it can release.
 """
@@ -21,8 +22,9 @@ FORK_LOCK = threading.Lock()
 WARM_MODULES = ("scipy.linalg", "eomlab.engine.compiled.compiled_dop853", "pinocchio")
 #: the imports start at `go()`, or after this many seconds whatever happens
 GO_WAIT_S = 3.0
-#: ms after the window is made (the event loop turned, the first frame painted) that `go()` comes
-WARM_UP_MS = 100
+#: `go()` comes just after the window's first paint (gui/runs/first_paint.py), or this many ms after the
+#: window is made if it has not painted by then
+WARM_UP_MS = 1500
 
 
 def load_warm_modules() -> None:

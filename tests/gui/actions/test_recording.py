@@ -88,6 +88,7 @@ def test_mp4_action_says_why_when_the_encoder_is_missing(make_window, monkeypatc
     monkeypatch.setattr(recording_module, "mp4_unavailable_reason", lambda: why)
     window = make_window(preset("simple_pendulum"))
     action = window.recording.mp4_action
+    window.menuBar().actions()[0].menu().aboutToShow.emit()  # the File menu opens: ffmpeg is asked then
     assert action.isEnabled() and action.toolTip() == why
     assert not window.recording.start("mp4", str(tmp_path / "x.mp4"))
     assert window.last_error == why and not (tmp_path / "x.mp4").exists()

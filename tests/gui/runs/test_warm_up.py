@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 
-import numpy as np
 import pytest
 
 from eomlab.engine.presets import preset
@@ -51,21 +50,6 @@ def test_runs_wait_for_the_warm_up_and_a_stop_while_waiting_ends_them(qtbot, mak
         warming.thread.join(60)
     wait_for_samples(qtbot, window, 5)  # the lock let go: the fresh run forks and runs
     assert window.runs[0].thread.child_pid is not None
-
-
-@pytest.mark.parametrize("name, drawn_before_the_run", [("double_compound_pendulum", True), ("four_bar", False)])
-def test_a_tree_shows_its_initial_pose_before_the_first_sample(qtbot, make_window, name, drawn_before_the_run):
-    """The first frame is the pose the run starts from, drawn at once; with constraints the run's
-    t = 0 is q0 made consistent, so the scene waits for the run."""
-    from eomlab.engine.run.run_view import RunView
-
-    model = preset(name)
-    window = make_window(model)  # paused: no sample comes
-    if drawn_before_the_run:
-        assert window.scene.frame is not None
-        assert np.allclose(np.asarray(window.scene.frame.origins), np.asarray(RunView.initial_frame(model).origins))
-    else:
-        assert window.scene.frame is None
 
 
 def test_the_first_window_of_a_process_loads_the_run_modules_before_its_runs_fork(tmp_path):
