@@ -47,6 +47,16 @@ def derive_cpu(name: str, method: str) -> float:
     return time.process_time() - start
 
 
+def _cpu(worker) -> float:
+    """CPU seconds (user + system) a worker process has used so far (Linux /proc; nan elsewhere)."""
+    try:
+        with open(f"/proc/{worker.process.pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, AttributeError, IndexError, ValueError):
+        return float("nan")
+
+
 def _wait(workers, until, timeout=600.0) -> list:
     messages, start = [], time.perf_counter()
     while not until(messages):
@@ -58,8 +68,8 @@ def _wait(workers, until, timeout=600.0) -> list:
 
 
 def pipeline(name: str, method: str, warm: bool) -> dict:
-    """The panel's pipeline: the deriver sends the numbers, the general part and then the page;
-    the typesetter typesets the numbers' formulas, the general part's and then the page's, in page order."""
+    """The panel's pipeline: the deriver sends the top of the page, the numbers and then the page;
+    the typesetter typesets the top's formulas, the numbers' and then the page's, in page order."""
     from eomlab.gui.equations.equations_render import DEFERRED_CHARS
     from eomlab.gui.equations.equations_workers import Workers
 
@@ -73,30 +83,41 @@ def pipeline(name: str, method: str, warm: bool) -> dict:
     asked = time.perf_counter()
     workers.deriver.submit((1, model, method, None, {"symbols", "numbers"}))
     workers.typesetter.start()
-    ahead: set = set()  # the general part, typeset while the deriver derives (as the panel does)
+    ahead: set = set()  # the top of the page, typeset while the deriver derives (as the panel does)
     done: set = set()  # LaTeX typeset
     answers: list = []  # the page, or the refusal
+    top: list = []  # the top's formulas
+    at: dict = {}  # "top": the top came (the panel shows it), "top typeset": its formulas typeset
+    cpu: dict = {}  # the same moments in CPU seconds of the two workers (deriver, typesetter)
 
-    def answered(got):
+    def mark(what: str) -> None:
+        at[what] = time.perf_counter() - asked
+        cpu[what] = (_cpu(workers.deriver), _cpu(workers.typesetter))
+
+    def took(got) -> None:
         for message in got:
-            if message[0] == "numbers":  # shown while deriving: the panel typesets them first
-                for latex in message[2]["formulas"]:
-                    workers.typesetter.submit(("typeset", 1, "numbers", latex, latex))
-            if message[0] == "general":
-                for latex in message[2]["formulas"]:
-                    if latex not in ahead:
-                        ahead.add(latex)
-                        workers.typesetter.submit(("typeset", 1, "general", latex, latex))
             if message[0] == "svg":
                 done.add(message[2][1])  # jobs are indexed by their LaTeX here
-            if message[0] in ("page", "refused"):
+                if top and "top typeset" not in at and set(top) <= done:
+                    mark("top typeset")
+            elif message[0] == "top":  # shown at once; its formulas typeset first
+                mark("top")
+                top.extend(latex for latex in message[2]["formulas"] if len(latex) <= DEFERRED_CHARS)
+                for latex in top:
+                    if latex not in ahead:
+                        ahead.add(latex)
+                        workers.typesetter.submit(("typeset", 1, "top", latex, latex))
+            elif message[0] == "numbers":  # shown while deriving: the panel typesets them next
+                for latex in message[2]["formulas"]:
+                    workers.typesetter.submit(("typeset", 1, "numbers", latex, latex))
+            elif message[0] in ("page", "refused"):
                 answers.append(message)
         got.clear()  # each message once
-        return bool(answers)
 
-    _wait(workers, answered)
+    _wait(workers, lambda got: took(got) or bool(answers))
     answer = answers[-1]
-    page_at = time.perf_counter() - asked
+    mark("page")
+    page_at = at["page"]
     if answer[0] == "refused":
         workers.stop()
         return {"refused": answer[2], "page": page_at}
@@ -106,20 +127,18 @@ def pipeline(name: str, method: str, warm: bool) -> dict:
         if latex not in ahead:
             workers.typesetter.submit(("typeset", 1, "page", latex, latex))
     first = set(sent[:SCREEN])
-    screen_at = None
 
     def typeset(got):
-        nonlocal screen_at
-        done.update(m[2][1] for m in got if m[0] == "svg")
-        got.clear()
-        if screen_at is None and first <= done:
-            screen_at = time.perf_counter() - asked
+        took(got)
+        if "screen" not in at and first <= done:
+            mark("screen")
         return set(sent) <= done
 
     _wait(workers, typeset)
     workers.stop()
-    return {"ready": ready if warm else None, "page": page_at, "screen": screen_at,
-            "all": time.perf_counter() - asked, "formulas": len(formulas), "deferred": len(formulas) - len(sent)}
+    return {"ready": ready if warm else None, "top": at.get("top"), "top typeset": at.get("top typeset"),
+            "page": page_at, "screen": at["screen"], "all": time.perf_counter() - asked,
+            "formulas": len(formulas), "deferred": len(formulas) - len(sent), "cpu": cpu}
 
 
 def cached(name: str, method: str) -> float:

@@ -77,16 +77,12 @@ def model_head(model_name: str, coordinates) -> list:
     return blocks
 
 
-#: the linearized view's page is in deviations from an equilibrium: no top ahead of it
-TOP_EXCLUDED = ("linearized",)
-
-
 def page_top(model, method: str) -> Page | None:
     """The blocks `method`'s page for `model` starts with, before any derivation (None for a
     formulation without an explanation): the panel shows and typesets them while sympy loads
     and derives. The derived page (`page.build_page`) begins with exactly these blocks."""
     about = about_of(method)
-    if about is None or method in TOP_EXCLUDED:
+    if about is None:
         return None
     return Page(about.name, method, model.name, general_blocks(about) + model_head(model.name, model.coordinate_names))
 
