@@ -3,20 +3,28 @@
 Each case runs in a fresh process, through the panel's own two worker processes
 (gui/equations/equations_workers.py: the deriver and the typesetter, spawned as the panel spawns them):
   ready    the workers' start (spawn, sympy and the fonts loaded); 0 when prewarmed,
+  top      asking → the top of the page back from the deriver (the general form, the model's
+           coordinates: written before sympy loads; the panel shows it at once, above the numbers),
+  top typeset  asking → the top's formulas typeset,
   page     asking → the symbolic page back from the deriver (derivation and LaTeX of every formula),
-  screen   asking → the first SCREEN formulas typeset (what the panel shows first, its top),
+  screen   asking → the first SCREEN formulas of the page typeset,
   all      asking → every formula typeset except the longest, which wait for a click;
 "cold" spawns the workers when asked (a window whose panel is opened at once), "warm" asks after
 they are ready (the window starts them a few seconds after it opens); "cached" is the panel shown
 again on a model and formulation it has derived (measured in the GUI, Qt's offscreen platform).
-Times are wall clock; the CPU seconds of the derivation (in the deriver) are in "derive CPU".
+Times are wall clock; the CPU seconds of the derivation (in the deriver) are in "derive CPU", and
+the deriver's CPU seconds from its spawn to the top and to the page (a cold run) beside them: on a
+loaded machine the workers, at nice 5, wait for a core, and the CPU seconds say what an idle one
+would take. The numbers are asked at the model's start, as a window with no run yet asks them.
 
-    python bench/bench_equations.py [--quick | --chains]   # the four-bar only | the chains only
+    python bench/bench_equations.py [--quick | --chains] [--runs 5] [--cold]
+        # the four-bar only | the chains only; medians of 5 runs; the cold columns only
 """
 from __future__ import annotations
 
 import json
 import os
+import statistics
 import subprocess
 import sys
 import time
@@ -176,6 +184,19 @@ def _child(*args) -> str:
     return result.stdout.splitlines()[-1]
 
 
+def _median(runs: list[dict], key: str, part: int | None = None) -> float:
+    """The median over the runs of run[key] (run["cpu"][key][part] with `part`: 0 deriver, 1 typesetter)."""
+    values = [run[key] if part is None else run["cpu"][key][part] for run in runs]
+    return statistics.median(float("nan") if v is None else v for v in values)
+
+
+def _cold_columns(runs: list[dict]) -> str:
+    """top shown, top typeset, page, first screen (wall s), and the deriver's CPU s to the top and
+    to the page: medians over the runs."""
+    return (f"{_median(runs, 'top'):.2f} | {_median(runs, 'top typeset'):.2f} | {_median(runs, 'page'):.1f} | "
+            f"{_median(runs, 'screen'):.1f} | {_median(runs, 'top', 0):.2f} / {_median(runs, 'page', 0):.2f}")
+
+
 def main() -> None:
     if len(sys.argv) == 5 and sys.argv[1] == "--pipeline":
         print(json.dumps(pipeline(sys.argv[2], sys.argv[3], sys.argv[4] == "warm")))
@@ -188,23 +209,31 @@ def main() -> None:
         return
     cases = CASES[:len(FORMULATIONS)] if "--quick" in sys.argv else \
         CASES[len(FORMULATIONS):] if "--chains" in sys.argv else CASES
-    print(f"load average at start: {os.getloadavg()[0]:.1f} / {os.getloadavg()[1]:.1f} / {os.getloadavg()[2]:.1f}")
-    print("| model | method | derive CPU s | cold: page s | cold: first screen s | warm: page s | "
-          "warm: first screen s | warm: all typeset s | formulas (deferred) | cached s | load |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    repeats = int(sys.argv[sys.argv.index("--runs") + 1]) if "--runs" in sys.argv else 1
+    cold_only = "--cold" in sys.argv
+    print(f"load average at start: {os.getloadavg()[0]:.1f} / {os.getloadavg()[1]:.1f} / {os.getloadavg()[2]:.1f}; "
+          f"medians of {repeats}")
+    print("| model | method | derive CPU s | cold: top shown s | cold: top typeset s | cold: page s | "
+          "cold: first screen s | cold: deriver CPU s to top / page | warm: page s | warm: first screen s | "
+          "warm: all typeset s | formulas (deferred) | cached s | load |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for name, method in cases:
-        cold = json.loads(_child("--pipeline", name, method, "cold"))
-        if "refused" in cold:
-            print(f"| {name} | {method} | refused in {cold['page']:.2f} s: {cold['refused']} |||||||| "
+        cold = [json.loads(_child("--pipeline", name, method, "cold")) for _ in range(repeats)]
+        if "refused" in cold[0]:
+            print(f"| {name} | {method} | refused in {cold[0]['page']:.2f} s: {cold[0]['refused']} ||||||||||| "
                   f"{os.getloadavg()[0]:.1f} |", flush=True)
             continue
-        cpu = float(_child("--derive", name, method))
-        warm = json.loads(_child("--pipeline", name, method, "warm"))
-        again = float(_child("--cached", name, method)) if name == "four_bar" and method in METHODS \
-            else float("nan")  # the window's method box offers the registry's formulations
-        print(f"| {name} | {method} | {cpu:.2f} | {cold['page']:.1f} | {cold['screen']:.1f} | {warm['page']:.1f} | "
-              f"{warm['screen']:.1f} | {warm['all']:.1f} | {warm['formulas']} ({warm['deferred']}) | {again:.3f} | "
-              f"{os.getloadavg()[0]:.1f} |", flush=True)
+        if cold_only:
+            print(f"| {name} | {method} | – | {_cold_columns(cold)} | – | – | – | {cold[0]['formulas']} "
+                  f"({cold[0]['deferred']}) | – | {os.getloadavg()[0]:.1f} |", flush=True)
+            continue
+        cpu = statistics.median(float(_child("--derive", name, method)) for _ in range(repeats))
+        warm = [json.loads(_child("--pipeline", name, method, "warm")) for _ in range(repeats)]
+        again = statistics.median(float(_child("--cached", name, method)) for _ in range(repeats)) \
+            if name == "four_bar" and method in METHODS else float("nan")  # the window's method box: the registry's
+        print(f"| {name} | {method} | {cpu:.2f} | {_cold_columns(cold)} | {_median(warm, 'page'):.1f} | "
+              f"{_median(warm, 'screen'):.1f} | {_median(warm, 'all'):.1f} | {warm[0]['formulas']} "
+              f"({warm[0]['deferred']}) | {again:.3f} | {os.getloadavg()[0]:.1f} |", flush=True)
 
 
 if __name__ == "__main__":
