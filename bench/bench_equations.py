@@ -17,8 +17,9 @@ the deriver's CPU seconds from its spawn to the top and to the page (a cold run)
 loaded machine the workers, at nice 5, wait for a core, and the CPU seconds say what an idle one
 would take. The numbers are asked at the model's start, as a window with no run yet asks them.
 
-    python bench/bench_equations.py [--quick | --chains] [--runs 5] [--cold]
-        # the four-bar only | the chains only; medians of 5 runs; the cold columns only
+    python bench/bench_equations.py [--quick | --chains] [--runs 5] [--cold] [--methods kane,maggi]
+        # the four-bar only | the chains only; medians of 5 runs; the cold columns only (each cold
+        # run ends at the first screen); these formulations only
 """
 from __future__ import annotations
 
@@ -75,9 +76,10 @@ def _wait(workers, until, timeout=600.0) -> list:
     return messages
 
 
-def pipeline(name: str, method: str, warm: bool) -> dict:
+def pipeline(name: str, method: str, warm: bool, to_screen: bool = False) -> dict:
     """The panel's pipeline: the deriver sends the top of the page, the numbers and then the page;
-    the typesetter typesets the top's formulas, the numbers' and then the page's, in page order."""
+    the typesetter typesets the top's formulas, the numbers' and then the page's, in page order
+    (`to_screen`: up to the first screen; "all" is then that moment)."""
     from eomlab.gui.equations.equations_render import DEFERRED_CHARS
     from eomlab.gui.equations.equations_workers import Workers
 
@@ -140,7 +142,7 @@ def pipeline(name: str, method: str, warm: bool) -> dict:
         took(got)
         if "screen" not in at and first <= done:
             mark("screen")
-        return set(sent) <= done
+        return set(sent) <= done or (to_screen and "screen" in at)
 
     _wait(workers, typeset)
     workers.stop()
@@ -198,8 +200,8 @@ def _cold_columns(runs: list[dict]) -> str:
 
 
 def main() -> None:
-    if len(sys.argv) == 5 and sys.argv[1] == "--pipeline":
-        print(json.dumps(pipeline(sys.argv[2], sys.argv[3], sys.argv[4] == "warm")))
+    if len(sys.argv) in (5, 6) and sys.argv[1] == "--pipeline":
+        print(json.dumps(pipeline(sys.argv[2], sys.argv[3], sys.argv[4] == "warm", "screen" in sys.argv[5:])))
         return
     if len(sys.argv) == 4 and sys.argv[1] == "--derive":
         print(json.dumps(derive_cpu(sys.argv[2], sys.argv[3])))
@@ -210,7 +212,10 @@ def main() -> None:
     cases = CASES[:len(FORMULATIONS)] if "--quick" in sys.argv else \
         CASES[len(FORMULATIONS):] if "--chains" in sys.argv else CASES
     repeats = int(sys.argv[sys.argv.index("--runs") + 1]) if "--runs" in sys.argv else 1
-    cold_only = "--cold" in sys.argv
+    cold_only = "--cold" in sys.argv  # and each cold run ends at the first screen
+    if "--methods" in sys.argv:
+        chosen = sys.argv[sys.argv.index("--methods") + 1].split(",")
+        cases = [(name, method) for name, method in cases if method in chosen]
     print(f"load average at start: {os.getloadavg()[0]:.1f} / {os.getloadavg()[1]:.1f} / {os.getloadavg()[2]:.1f}; "
           f"medians of {repeats}")
     print("| model | method | derive CPU s | cold: top shown s | cold: top typeset s | cold: page s | "
@@ -218,7 +223,8 @@ def main() -> None:
           "warm: all typeset s | formulas (deferred) | cached s | load |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for name, method in cases:
-        cold = [json.loads(_child("--pipeline", name, method, "cold")) for _ in range(repeats)]
+        cold = [json.loads(_child("--pipeline", name, method, "cold", *(["screen"] if cold_only else [])))
+                for _ in range(repeats)]
         if "refused" in cold[0]:
             print(f"| {name} | {method} | refused in {cold[0]['page']:.2f} s: {cold[0]['refused']} ||||||||||| "
                   f"{os.getloadavg()[0]:.1f} |", flush=True)
