@@ -12,9 +12,8 @@ import re
 import sympy as sp
 
 from eomlab.engine.symbolic.errors import operation_count
+from eomlab.engine.symbolic.names_latex import subscript, symbol_latex, text_latex  # noqa: F401  (text_latex: for page and render)
 
-GREEK = ("alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa", "lambda",
-         "mu", "nu", "xi", "pi", "rho", "sigma", "tau", "upsilon", "phi", "chi", "psi", "omega")
 #: a matrix whose LaTeX is longer than this is shown entry by entry
 MATRIX_CHARS = 900
 #: a sum whose LaTeX is longer than this is broken into lines of about this length
@@ -23,40 +22,6 @@ LINE_CHARS = 330
 EXPRESSION_CHARS = 12000
 
 _FUNCTION_ARGUMENT = re.compile(r"\{\\left\(((?:(?!\\left|\\right).)*?) \\right\)\}")
-
-
-def text_latex(text: str) -> str:
-    """Plain text for \\mathrm{…}: LaTeX's special characters escaped."""
-    for char, escaped in (("\\", ""), ("_", r"\_"), ("&", r"\&"), ("%", r"\%"), ("#", r"\#"),
-                          ("{", ""), ("}", ""), ("^", ""), ("$", "")):
-        text = text.replace(char, escaped)
-    return text
-
-
-def _head_and_tags(name: str) -> tuple[str, list[str]]:
-    """'upper_theta' -> (r'\\theta', ['upper']); 'top_wx' -> (r'\\omega', ['x', 'top'])."""
-    parts = name.split("_")
-    for i, part in enumerate(parts):
-        if part in GREEK:
-            return "\\" + part, parts[:i] + parts[i + 1:]
-    if len(parts) >= 2 and parts[-1] in ("wx", "wy", "wz"):
-        return r"\omega", [parts[-1][1], "_".join(parts[:-1])]
-    if len(parts[-1]) == 1:
-        return parts[-1], parts[:-1]
-    return rf"\mathrm{{{text_latex(parts[-1])}}}", parts[:-1]
-
-
-def _subscript(tags: list[str]) -> str:
-    if not tags:
-        return ""
-    return "_{" + ",".join(rf"\mathrm{{{text_latex(t)}}}" for t in tags) + "}"
-
-
-def symbol_latex(base: str, order: int = 0) -> str:
-    """A coordinate or speed name as LaTeX, dotted `order` times: θ̇_crank = \\dot{\\theta}_{\\mathrm{crank}}."""
-    head, tags = _head_and_tags(base)
-    accent = ("", r"\dot", r"\ddot")[order]
-    return (rf"{accent}{{{head}}}" if accent else head) + _subscript(tags)
 
 
 def symbol_names(coordinates, speeds, constraint_names=()) -> dict[sp.Symbol, str]:
@@ -71,7 +36,7 @@ def symbol_names(coordinates, speeds, constraint_names=()) -> dict[sp.Symbol, st
         for order, name in enumerate((s, f"{s}_dot")):
             names.setdefault(sp.Symbol(name, real=True), symbol_latex(s, order))
     for name in constraint_names:
-        names[sp.Symbol(f"lambda_{name}", real=True)] = rf"\lambda{_subscript([name])}"
+        names[sp.Symbol(f"lambda_{name}", real=True)] = rf"\lambda{subscript([name])}"
     return names
 
 

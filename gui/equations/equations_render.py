@@ -7,7 +7,8 @@ happens to allocate: sympy and ziamath allocate a lot, and a collection on a wor
 frees a closed window's Qt objects deadlocks against the GUI thread. A process also makes
 cancelling a derivation immediate: it is terminated.
 
-Two processes, so that the two cores work at once: the deriver sends the numbers at the current
+Two processes, so that the two cores work at once: the deriver sends the top of the page (what
+no derivation changes: the general form, the model's coordinates), the numbers at the current
 state (a page of numeric matrices) and then the symbolic page (LaTeX only); the typesetter typesets
 the formulas the panel sends it, one by one, in the order asked, and forgets those of a page the
 panel no longer wants. Each imports its libraries as it starts (the window may start them early).
@@ -94,15 +95,22 @@ def typeset(latex: str) -> bytes:
 # --- the deriver ----------------------------------------------------------------------------
 
 def numeric_snapshot(model: Model, method: str, state):
-    """The numbers at `state` ((columns, row) of the window's run, or None: the start) as a page."""
+    """The numbers at `state` ((columns, row) of the window's run, or None: the start) as a page.
+    At a run's state only the system and the formulation are built (`RunQuantities`: no
+    integrator, so neither scipy.integrate nor a compiled kernel loads, 0.4–0.5 CPU s less); the
+    start needs a Simulation (its consistent initial state, limits and contacts at t = 0)."""
     import numpy as np
 
-    from eomlab.engine import symbolic  # the symbolic entry point (sympy: loaded here, in the worker)
+    from eomlab.engine import symbolic
     from eomlab.engine.methods import METHODS, label
-    from eomlab.engine.simulation import Simulation
+    from eomlab.engine.simulation import RunQuantities, Simulation
 
-    simulation = Simulation(model, method=method if method in METHODS else "lagrange")  # a view: Lagrange's numbers
-    columns, row = (simulation.columns, simulation.samples()[0]) if state is None else state
+    own = method if method in METHODS else "lagrange"  # a view: Lagrange's numbers
+    if state is None:
+        simulation = Simulation(model, method=own)
+        columns, row = simulation.columns, simulation.samples()[0]
+    else:
+        simulation, (columns, row) = RunQuantities(model, method=own), state
     value = dict(zip(columns, np.asarray(row, float)))
     system, formulation = simulation.system, simulation.formulation
     t = float(value["t"])
@@ -125,10 +133,16 @@ def symbolic_page(model: Model, method: str):
 
 
 def derive_answer(request, results) -> None:
-    """(generation, model, method, state, what) with `what` ⊆ {"numbers", "symbols"}: the numbers
-    page first, then the page's general part (no model in it), then the symbolic page and its HTML
-    export, or the reason it is refused."""
+    """(generation, model, method, state, what) with `what` ⊆ {"numbers", "symbols"}: the top of
+    the page (its general part, the model's heading and coordinates: written before sympy loads),
+    then the numbers page, then the symbolic page and its HTML export, or the reason it is refused."""
     generation, model, method, state, what = request
+    from eomlab.engine import symbolic  # the package's names load on first use (page_top: no sympy)
+
+    if "symbols" in what:
+        top = symbolic.page_top(model, method)
+        if top is not None:  # shown and typeset while sympy loads and derives
+            results.put(("top", generation, symbolic.page_data(top, html=False)))
     if "numbers" in what:
         try:
             numbers = numeric_snapshot(model, method, state)
@@ -138,11 +152,6 @@ def derive_answer(request, results) -> None:
             results.put(("numbers", generation, numbers))
     if "symbols" not in what:
         return
-    from eomlab.engine import symbolic
-
-    general = symbolic.general_page(method)
-    if general is not None:  # typeset while sympy derives: the top of the page
-        results.put(("general", generation, symbolic.page_data(general)))
     try:
         page = symbolic_page(model, method)
     except ModelError as error:  # SymbolicTooLarge among them: its message says why
@@ -164,17 +173,32 @@ def _lower_priority() -> None:
         pass
 
 
-def serve_derivations(requests, results) -> None:
-    """The deriver process: requests in, (kind, generation, value) out; None ends it."""
-    _lower_priority()
-    from eomlab.engine import simulation, symbolic  # noqa: F401 - loaded before the first request
+def _load_derivation_libraries() -> None:
+    from eomlab.engine import simulation, symbolic  # noqa: F401 - simulation: the numbers' engine
 
-    results.put(("ready", 0, "deriver"))
-    while True:
+    symbolic.load()  # sympy and every formulation
+
+
+#: how long a deriver just started looks for a request already sent (the panel opened at once) (s)
+ASKED_AT_START_S = 0.02
+
+
+def serve_derivations(requests, results) -> None:
+    """The deriver process: requests in, (kind, generation, value) out; None ends it. Started
+    early (`Workers.prewarm`) it loads its libraries before the first request; started by a
+    request it answers at once, the top of the page before sympy has loaded."""
+    import queue
+
+    _lower_priority()
+    try:
+        request = requests.get(timeout=ASKED_AT_START_S)
+    except queue.Empty:
+        _load_derivation_libraries()
+        results.put(("ready", 0, "deriver"))
         request = requests.get()
-        if request is None:
-            return
+    while request is not None:
         derive_answer(request, results)
+        request = requests.get()
 
 
 # --- the typesetter --------------------------------------------------------------------------

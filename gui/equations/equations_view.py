@@ -1,9 +1,11 @@
 """The equations panel: the window's model in its formulation, typeset, and two formulations side by side.
 
 Two worker processes (`equations_workers`) derive and typeset; the panel polls them with a timer,
-so the GUI thread never waits. The deriver first sends the numbers at the current state (shown at
-once), then the symbolic page; the panel sends each page's formulas it has not typeset before to
-the typesetter, which works while the deriver derives, the formulas on screen first. Finished
+so the GUI thread never waits. The deriver first sends the top of the page (its general form and
+the model's coordinates, written before sympy loads) and the numbers at the current state, both
+shown at once, one above the other, then the symbolic page, which begins with that top; the panel
+sends each page's formulas it has not typeset before to the typesetter, which works while the
+deriver derives, the formulas on screen first. Finished
 pages are cached per model and formulation (the same model shown again is instant); a change of
 model or formulation ends the unfinished work (a running derivation's process is terminated:
 sympy cannot be interrupted otherwise). The panel derives only while it is shown; it can float
@@ -68,10 +70,11 @@ class EquationsView(QObject):
         self.pending: dict[int, tuple] = {}  # generation -> (model, method), while deriving or typesetting
         self.deriving: set[int] = set()  # generations the deriver has not answered yet
         self.waiting: dict[int, set] = {}  # generation -> (kind, formula index) sent to the typesetter
-        self.ahead: dict[int, set] = {}  # generation -> LaTeX of the general part being typeset ahead
+        self.ahead: dict[int, set] = {}  # generation -> LaTeX of the page's top being typeset ahead
         self.generation = 0
         self.cancelled: list[tuple] = []  # keys whose derivation was ended (for tests and the record)
         self.numbers = None  # (key, page, svgs, generation): the numbers while the symbols are derived
+        self.top = None  # (key, page, svgs, generation): the top of the page while the rest is derived
         self.priority_timer = QTimer(self)
         self.priority_timer.setSingleShot(True)
         self.priority_timer.setInterval(PRIORITY_MS)
@@ -165,7 +168,7 @@ class EquationsView(QObject):
         self.cache[key] = Entry()
         what = {"symbols", "numbers"} if numbers else {"symbols"}
         model, method = key
-        self.numbers = None
+        self.numbers = self.top = None
         self.workers.deriver.submit((self.generation, model, method, self._state(), what))
         self.workers.typesetter.start()
         self.poll_timer.start()
@@ -212,8 +215,10 @@ class EquationsView(QObject):
                 self._send(generation, "numbers", value, self.numbers[2])
                 changed = True
                 continue
-            if kind == "general":
+            if kind == "top":
+                self.top = (key, value, {}, generation)
                 self._typeset_ahead(generation, value)
+                changed = True
                 continue
             if kind == "page":  # the deriver goes on to its HTML export (still deriving)
                 entry.page = value
@@ -251,25 +256,33 @@ class EquationsView(QObject):
                 if latex not in ahead:  # else it comes as the general part's
                     self.workers.typesetter.submit(("typeset", generation, kind, index, latex))
 
-    def _typeset_ahead(self, generation: int, general: dict) -> None:
-        """The general part of the page (no model in it) goes to the typesetter while the deriver
-        derives; its SVGs wait in the cache for the page."""
+    def _typeset_ahead(self, generation: int, top: dict) -> None:
+        """The top of the page goes to the typesetter while the deriver derives: its SVGs are
+        shown above the numbers and wait in the cache for the page."""
         self.ahead[generation] = ahead = set()
-        for index, latex in enumerate(general["formulas"]):
-            if latex not in self.svg_cache and len(latex) <= DEFERRED_CHARS and latex not in ahead:
+        for index, latex in enumerate(top["formulas"]):
+            if latex in self.svg_cache:
+                self.top[2][index] = (self.svg_cache[latex], "")
+            elif len(latex) <= DEFERRED_CHARS and latex not in ahead:
                 ahead.add(latex)
-                self.workers.typesetter.submit(("typeset", generation, "general", (index, latex), latex))
+                self.workers.typesetter.submit(("typeset", generation, "top", (index, latex), latex))
 
     def _took_ahead(self, generation: int, key, entry: Entry, latex: str, svg, note) -> None:
         self.ahead.get(generation, set()).discard(latex)
         if svg is not None and len(self.svg_cache) < SVG_CACHE_SIZE:
             self.svg_cache[latex] = svg
+        if self.top is not None and self.top[3] == generation:
+            for index, formula in enumerate(self.top[1]["formulas"]):
+                if formula == latex:
+                    self.top[2][index] = (svg, note)
+                    if self.shown is None and self.panel.tabs.currentIndex() == 0:
+                        self.panel.scratch.set_svg("top", index, svg, note)
         for index, formula in enumerate(entry.page["formulas"] if entry.page else ()):
             if formula == latex:
                 self._take_svg(generation, key, entry, "page", index, svg, note)
 
     def _take_svg(self, generation: int, key, entry: Entry, part: str, index, svg, note) -> None:
-        if part == "general":
+        if part == "top":
             return self._took_ahead(generation, key, entry, index[1], svg, note)
         jobs = self.waiting.get(generation, set())
         if (part, index) not in jobs:
@@ -318,7 +331,8 @@ class EquationsView(QObject):
         entry = self.cache.get(key)
         shown = (key, id(entry.page) if entry else None, bool(entry and entry.refused))
         numbers = self.numbers is not None and self.numbers[0] == key and entry is not None
-        if shown == self.shown and not (numbers and entry.page is None):
+        top = self.top is not None and self.top[0] == key and entry is not None
+        if shown == self.shown and not ((numbers or top) and entry.page is None):
             self._busy_state(entry)
             return
         scratch = self.panel.scratch
@@ -333,11 +347,24 @@ class EquationsView(QObject):
         elif entry.page is not None:
             self.panel.show_view(self._view_of(entry))
             self.shown = shown
-        elif numbers:
-            scratch.add_page(self.numbers[1], "numbers")
+        else:
+            self._show_meanwhile(scratch, top, numbers)
+        self._busy_state(entry)
+
+    def _show_meanwhile(self, scratch: PageView, top: bool, numbers: bool) -> None:
+        """While the symbols are derived: the top of the page, and below it the numbers (under the
+        page's title, which the top has shown)."""
+        if top:
+            scratch.add_page(self.top[1], "top")
+            for index, (svg, note) in self.top[2].items():
+                scratch.set_svg("top", index, svg, note)
+        if numbers:
+            page = self.numbers[1]
+            if top:
+                page = {**page, "blocks": [b for b in page["blocks"] if b[:1] != ("heading",) or b[2] != 1]}
+            scratch.add_page(page, "numbers")
             for index, (svg, note) in self.numbers[2].items():
                 scratch.set_svg("numbers", index, svg, note)
-        self._busy_state(entry)
 
     def _view_of(self, entry: Entry) -> PageView:
         """The entry's page laid out, once: shown again it is only swapped in."""

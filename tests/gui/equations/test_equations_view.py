@@ -45,6 +45,28 @@ def test_numbers_first_then_the_typeset_page(qtbot, make_window):
     assert copied.startswith("% ") and "\\begin{document}" in copied and "\\[" in copied
 
 
+def test_the_top_of_the_page_first_then_the_whole_page_that_begins_with_it(qtbot, make_window):
+    """The deriver sends the top of the page (general form, the model's coordinates) before sympy
+    loads; the panel shows it above the numbers while the rest is derived. The page that replaces
+    it begins with the same blocks and shows the same typeset formulas there."""
+    window = make_window(preset("simple_pendulum").with_settings(method="maggi"))
+    view = window.equations_view
+    view.show()
+    qtbot.waitUntil(lambda: "top" in view.panel.scratch.slots or view.shown is not None, timeout=60000)
+    if view.shown is None:  # the page has not come yet (it comes seconds later): the top is shown alone
+        shown_top = shown_text(view.panel.scratch)
+        assert any(t.startswith("Maggi") for t in shown_top) and any("Coordinates" in t for t in shown_top)
+    top = view.top[1]
+    settled(qtbot, view)
+    page = view.current_page()
+    n = len(top["formulas"])
+    assert n >= 5 and page["blocks"][:len(top["blocks"])] == top["blocks"] and page["formulas"][:n] == top["formulas"]
+    slots = view.panel.page.slots["page"]
+    assert all(slots[i].formula is not None and slots[i].formula.svg == view.svg_cache[top["formulas"][i]]
+               for i in range(n))
+    assert not [t for t in shown_text(view.panel.page) if MARKUP.search(t)]
+
+
 def test_side_by_side_marks_corresponding_terms(qtbot, make_window):
     window = make_window(preset("four_bar").with_settings(method="lagrange"))
     view = window.equations_view
