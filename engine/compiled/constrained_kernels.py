@@ -168,7 +168,7 @@ def constrained_derivative(tree, pjoint, plocal, rows, lengths, method, sel, dep
     for j in range(n):
         out[j] = u[j]
     if method == LAGRANGE:
-        ok = solves.lagrange(M, f, A, b, u_dot)
+        ok = solves.lagrange(M, f, A, b, u_dot, tolerances[0])
     elif method == UDWADIA_KALABA:
         ok = solves.udwadia_kalaba(M, f, A, b, u_dot, tolerances[0], tolerances[1])
     elif method == MAGGI and not reduced:

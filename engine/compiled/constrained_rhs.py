@@ -2,11 +2,13 @@
 (engine.compiled.constrained_kernels) for the models that kernel holds, the numpy path for everything else.
 
 Held: joint coordinates on a FlatTree (one revolute or prismatic joint per speed, a free joint's translation
-as three slides, no armature; engine.compiled.kernel_model), every constraint a coincident or distance
-closure, a rolling disk or a knife edge (kernel_model's rows), no force element acting, Lagrange,
+as three slides, no armature; engine.compiled.kernel_model), and planar models in absolute coordinates (each
+body's planar joint to the ground is two slides and a turn, its revolute joints coincident rows), every
+constraint a coincident or distance closure, a rolling disk, a knife edge or a planar pin (kernel_model's rows), no force element acting, Lagrange,
 Udwadia–Kalaba, Kane, Gibbs–Appell and Maggi with its orthonormal basis, the reduced ones on the partition
 their numpy path chose (Kane's and Gibbs–Appell's with at least one row eliminated). Anything else (body-rate
-speeds, absolute coordinates, expression rows), a call before numba's kernels are compiled (in the background
+speeds, among them 3-D absolute coordinates; a joint other than a planar revolute in absolute coordinates;
+expression rows), a call before numba's kernels are compiled (in the background
 thread of engine.compiled.compiled_step) and any state where the kernel
 reports a branch it does not take (engine.compiled.constrained_solves) goes through the formulation's own
 `checked_derivative`, so the compiled path gives what the numpy one gives and is never worse.

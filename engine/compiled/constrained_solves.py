@@ -171,15 +171,17 @@ def apply_q(V, beta, x):
 
 
 @njit(**JIT)
-def lagrange(M, f, A, b, u_dot) -> bool:
+def lagrange(M, f, A, b, u_dot, singular_rtol) -> bool:
     """Lagrange's equations with multipliers, THEORY.md (2.6)–(2.7) and (4.5): the saddle-point system
-    [[M, Aᵀ], [A, 0]] [u̇; −λ] = [f; b] by block elimination where M = L Lᵀ is regular and the Schur complement
-    A M⁻¹ Aᵀ well conditioned: (A M⁻¹ Aᵀ) λ = b − A M⁻¹ f, u̇ = M⁻¹ (f + Aᵀλ); else by LU with partial
-    pivoting of the whole matrix (numpy's solve; engine.formulations.lagrange). False when it is singular or
-    the solution is not finite."""
+    [[M, Aᵀ], [A, 0]] [u̇; −λ] = [f; b] by block elimination where M = L Lᵀ is regular (its smallest pivot² at
+    least singular_rtol × max diag M, Udwadia–Kalaba's test) and the Schur complement A M⁻¹ Aᵀ well
+    conditioned: (A M⁻¹ Aᵀ) λ = b − A M⁻¹ f, u̇ = M⁻¹ (f + Aᵀλ); else by LU with partial pivoting of the whole
+    matrix (numpy's solve; engine.formulations.lagrange). A point mass in absolute coordinates has M singular
+    up to rounding: a pivot of 1e-16 passed a bare positivity test, and its noise shrank the steps without
+    end. False when the whole matrix is singular or the solution is not finite."""
     n, k = M.shape[0], A.shape[0]
     L = np.empty((n, n))
-    if cholesky(M, L, 0.0):
+    if cholesky(M, L, singular_rtol):
         X = A.copy()
         forward_rows(L, X)  # X = A L⁻ᵀ: A M⁻¹ Aᵀ = X Xᵀ
         Lh = np.empty((k, k))

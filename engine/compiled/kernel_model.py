@@ -15,6 +15,9 @@ point a, axis) with a length:
 - rolling disk (2): point b the disk's mass centre C, point a the point C + â (â its unit axis), so the
   world axis is P_a − P_b; `axis` 2 for the contact row (holonomic), 0 and 1 for the slip rows
   (first order, x and y); length = the radius;
+- planar pins (a planar model's revolute joints in absolute coordinates, engine.constraints.joint_rows.PlanarPins):
+  per pin two coincident rows, x and y, point b the child's origin and point a the pin in the parent's frame
+  (on the ground: in the world);
 - knife edge (3): point b the edge point, point a the edge point + n̂ (n̂ the unit edge normal), so the
   world normal is P_a − P_b; one first-order row; length unused.
 """
@@ -24,6 +27,7 @@ import numpy as np
 
 from eomlab.engine.compiled.tree_backend import _FLAT_KINDS, FlatTree
 from eomlab.engine.constraints.geometric import CoincidentRows, DistanceRows, KnifeEdgeRows, RollingDiskRows
+from eomlab.engine.constraints.joint_rows import PlanarPins
 
 COINCIDENT, DISTANCE, ROLLING, KNIFE = range(4)
 #: pinocchio's three-speed translation joint, which the kernel takes as three slides
@@ -110,6 +114,11 @@ def kernel_rows(kinds, backend, flat_index):
             b, a = slot(k.body, centre), slot(k.body, centre + k.axis)
             table += [(ROLLING, b, a, axis) for axis in (2, 0, 1)]  # the kind's row order: contact, slip x, slip y
             lengths += [k.radius] * 3
+        elif kind is PlanarPins:  # pin k: the child's origin at the parent's point (the ground's: a world point)
+            for child, parent, at in zip(k.child_body, k.parent_body, k.at):
+                b, a = slot(child, np.zeros(3)), slot(parent, np.array([at[0], at[1], 0.0]))
+                table += [(COINCIDENT, b, a, 0), (COINCIDENT, b, a, 1)]
+                lengths += [0.0, 0.0]
         elif kind is KnifeEdgeRows:
             table.append((KNIFE, slot(k.body, k.point), slot(k.body, k.point + k.direction), 0))
             lengths.append(0.0)

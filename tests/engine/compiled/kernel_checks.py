@@ -6,11 +6,11 @@ from eomlab.engine.compiled.constrained_rhs import constrained_kernel
 from eomlab.engine.simulation import Simulation
 
 
-def formulations(model, method, monkeypatch, stabilization=None):
-    """(compiled, numpy) formulations of `model` in joint coordinates."""
-    fast = Simulation(model, method=method, coordinates="joint", stabilization=stabilization).formulation
+def formulations(model, method, monkeypatch, stabilization=None, coordinates="joint"):
+    """(compiled, numpy) formulations of `model` in `coordinates`."""
+    fast = Simulation(model, method=method, coordinates=coordinates, stabilization=stabilization).formulation
     monkeypatch.setenv("EOMLAB_FAST_PATH", "0")
-    slow = Simulation(model, method=method, coordinates="joint", stabilization=stabilization).formulation
+    slow = Simulation(model, method=method, coordinates=coordinates, stabilization=stabilization).formulation
     monkeypatch.delenv("EOMLAB_FAST_PATH")
     return fast, slow
 

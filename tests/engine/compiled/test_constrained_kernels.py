@@ -85,11 +85,12 @@ def test_what_the_kernel_does_not_hold_takes_the_numpy_path(method, kernels, mon
     assert np.max(np.abs(fast.derivative(0.0, y) - reference)) <= 1e-12 * float(np.max(np.abs(reference)))
 
 
-@pytest.mark.parametrize("coordinates", ["absolute"])
-def test_absolute_coordinates_stay_on_the_numpy_formulations(coordinates):
+def test_spatial_absolute_coordinates_stay_on_the_numpy_formulations():
+    """3-D absolute coordinates (Euler parameters and body rates per body) are not held: the numpy path's
+    derivative (planar models in absolute coordinates are: test_absolute_kernels)."""
     pytest.importorskip("pinocchio")
     for method in METHODS:
-        formulation = Simulation(preset("four_bar"), method=method, coordinates=coordinates).formulation
+        formulation = Simulation(preset("spatial_chain", n=2), method=method, coordinates="absolute").formulation
         assert constrained_kernel(formulation) is None
 
 
