@@ -230,7 +230,7 @@ class PageView(QWidget):
         widget.show()
 
     def add_page(self, page: dict, kind: str) -> None:
-        """Lay out a page (`engine.symbolic.page_data`): headings, prose, and a slot per formula."""
+        """Lay out a page (`engine.symbolic.page_blocks.page_data`): headings, prose, and a slot per formula."""
         slots = self.slots.setdefault(kind, [])
         for block in page["blocks"]:
             if block[0] == "heading":
