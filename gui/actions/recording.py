@@ -15,6 +15,7 @@ MP4 action stays in the menu and says why when hovered or chosen.
 from __future__ import annotations
 
 import math
+import time
 import os
 
 from PySide6.QtCore import QEvent, QObject, QRect, QRectF
@@ -25,6 +26,9 @@ from eomlab.gui.actions.video import DEFAULT_FPS, FRAME_RATES, FrameRecorder, Gi
 
 #: frames a recording grabs per redraw tick at most (a run ahead of it waits in `pending`)
 GRABS_PER_TICK = 4
+#: seconds of grabbing a tick may spend beyond its first frame (the 3-D view in software GL at
+#: full size took seconds a frame on a loaded machine, and four of them held the window 17 s)
+GRAB_BUDGET_S = 0.05
 #: what a recording shows: the mechanism view, or the window without its status bar
 TARGETS = {"view": "The mechanism view", "window": "The whole window"}
 FPS_KEY, TARGET_KEY = "recording/fps", "recording/target"
@@ -189,10 +193,15 @@ class Recording(QObject):
                     self.pending.setdefault(k, {})[i] = frame
 
     def _catch_up(self) -> None:
-        """Before a tick's picture: draw and grab every frame whose poses every run has sent."""
+        """Before a tick's picture: draw and grab the frames whose poses every run has sent, as many as
+        the tick's budget and the encoder's queue allow (the rest at the next ticks: a recording holds
+        every instant, and the window never waits for the encoder)."""
         runs = self.session.runs
-        for _ in range(GRABS_PER_TICK):
-            if not self.recording:
+        started = time.monotonic()
+        for grabbed in range(GRABS_PER_TICK):
+            if not self.recording or not self.recorder.has_room:  # the encoder behind: the instants wait
+                return
+            if grabbed and time.monotonic() - started > GRAB_BUDGET_S:
                 return
             poses = self.pending.get(self.next_frame) if self.next_frame is not None else None
             if poses is None or len(poses) < len(runs):

@@ -24,8 +24,9 @@ from PySide6.QtGui import QImage
 #: frame rates offered; the default
 FRAME_RATES = (10, 15, 20, 25, 30, 50)
 DEFAULT_FPS = 25
-#: pictures waiting for the encoder at most (then the GUI thread waits for it)
-QUEUE_FRAMES = 64
+#: pictures waiting for the encoder at most (a 1920×1080 picture holds 6 MB): while they are
+#: waiting the window grabs no more (`has_room`) and the frames' instants wait their turn
+QUEUE_FRAMES = 16
 #: seconds `FrameRecorder.stop` waits for the encoder to finish the file before it gives up on it
 STOP_WAIT = 20.0
 #: milliseconds between looks at an encoder finishing its file while the window goes on
@@ -166,6 +167,11 @@ class FrameRecorder(QObject):
     def wanted(self) -> bool:
         """Whether it takes another frame."""
         return self._active and (self.limit is None or self.frames < self.limit)
+
+    @property
+    def has_room(self) -> bool:
+        """Whether a picture can be handed to the encoder without waiting for it."""
+        return not self._queue.full()
 
     def start(self) -> None:
         self._thread.start()

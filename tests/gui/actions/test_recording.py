@@ -238,3 +238,46 @@ def test_stopping_from_the_menu_lets_the_window_go_on_while_ffmpeg_finishes(qtbo
     next(reader)
     assert sum(1 for _ in reader) == recording.recorder.frames
     assert "Wrote" in window.statusBar().currentMessage()
+
+
+def test_a_slow_encoder_never_holds_the_window_and_every_instant_is_recorded(qtbot, make_window, tmp_path,
+                                                                           monkeypatch):
+    """Issue 31's soak and monkey: with the encoder behind (ffmpeg on a loaded machine) the GUI
+    thread waited in the queue's put for 7.5 s, and grabbing four 3-D frames a tick held it 17 s.
+    The window now grabs only while the encoder's queue has room and within a tick's budget; the
+    instants wait, so the file still has one frame per 1/fps of simulated time."""
+    import threading
+
+    from eomlab.gui.actions import video
+
+    release = threading.Event()
+    written = []
+
+    class HeldWriter:
+        path, size = str(tmp_path / "held.gif"), None
+
+        def write(self, rgb, repeats):
+            release.wait(60)
+            written.append(rgb.shape)
+
+        def close(self):
+            pass
+
+    window = make_window(preset("double_compound_pendulum").with_settings(t_end=1e5), run=True)
+    window.set_speed(AS_FAST_AS_POSSIBLE)
+    recording = window.recording
+    recording.set_fps(20)
+    recording._ask_path = lambda *_a: HeldWriter.path
+    import eomlab.gui.actions.recording as recording_module
+
+    monkeypatch.setattr(recording_module, "GifWriter", lambda path, fps: HeldWriter())
+    assert recording.start("gif", duration=2.0)
+    # the encoder takes one picture and holds it: the queue fills, then the window grabs no more
+    full = video.QUEUE_FRAMES + 1  # one in the encoder's hands, the queue full
+    qtbot.waitUntil(lambda: not recording.recorder.has_room and recording.recorder.frames == full, timeout=30000)
+    for _ in range(10):
+        window.redraw.tick()  # returns: no put waits for the encoder
+    assert recording.recorder.frames == full
+    release.set()
+    qtbot.waitUntil(lambda: not recording.busy, timeout=60000)
+    assert recording.recorder.frames == 40 and len(written) == 40 and not recording.recorder.error
