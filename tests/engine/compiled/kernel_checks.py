@@ -1,9 +1,21 @@
 """Helpers of the constrained kernel's tests (test_constrained_kernels, test_rolling_kernels): a model's
 formulations on both paths, the kernel's own answer without the fallback, and the states compared."""
 import numpy as np
+import pytest
 
+from eomlab.engine.compiled import compiled_step
 from eomlab.engine.compiled.constrained_rhs import constrained_kernel
 from eomlab.engine.simulation import Simulation
+
+
+def loaded_constrained_kernels():
+    """numba's constrained kernels (the disk cache after the first run); a cold cache compiles every
+    kernel family under the shared lock, so the wait stays below pytest-timeout's 300 s."""
+    pytest.importorskip("pinocchio")
+    pytest.importorskip("numba")
+    loaded = compiled_step.wait_until_compiled(timeout=280, constrained=True)
+    assert loaded is not None, compiled_step._loading["error"]
+    return loaded
 
 
 def formulations(model, method, monkeypatch, stabilization=None, coordinates="joint"):

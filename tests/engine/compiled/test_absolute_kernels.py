@@ -11,14 +11,13 @@ import pytest
 
 from project_paths import MODELS
 
-from eomlab.engine.compiled import compiled_step
 from eomlab.engine.compiled.constrained_rhs import ConstrainedStep, constrained_kernel
 from eomlab.engine.methods import METHODS
 from eomlab.engine.modelfile import load_model
 from eomlab.engine.presets import preset
 from eomlab.engine.simulation import Simulation
 
-from kernel_checks import formulations as _formulations, kernel_derivative as _kernel_derivative, states as _states
+from kernel_checks import loaded_constrained_kernels, formulations as _formulations, kernel_derivative as _kernel_derivative, states as _states
 
 ABSOLUTE = {
     "four_bar": lambda: preset("four_bar"),
@@ -33,10 +32,7 @@ DRIFT = 1e-8  # max |E − E₀| / |E₀| over the run's samples
 
 @pytest.fixture(scope="module")
 def kernels():
-    pytest.importorskip("pinocchio")
-    pytest.importorskip("numba")
-    loaded = compiled_step.wait_until_compiled(timeout=280, constrained=True)  # the disk cache after the first run
-    assert loaded is not None, compiled_step._loading["error"]
+    loaded = loaded_constrained_kernels()
     return loaded
 
 

@@ -8,7 +8,6 @@ arithmetic do), so it gets 2e-11."""
 import numpy as np
 import pytest
 
-from eomlab.engine.compiled import compiled_step
 from eomlab.engine.compiled.constrained_rhs import constrained_kernel
 from eomlab.engine.methods import METHODS
 from eomlab.engine.model import ModelError, Stabilization
@@ -16,7 +15,7 @@ from eomlab.engine.presets import preset
 from eomlab.engine.simulation import Simulation
 
 from four_bar_chain import four_bar_chain, four_bar_chain_data
-from kernel_checks import formulations as _formulations, kernel_derivative as _kernel_derivative, states as _states
+from kernel_checks import loaded_constrained_kernels, formulations as _formulations, kernel_derivative as _kernel_derivative, states as _states
 
 MODELS = {
     "four_bar": lambda: preset("four_bar"),
@@ -28,10 +27,7 @@ REL = {"four_bar": 1e-12, "chain_of_10_four_bars": 2e-11, "cartesian_pendulum": 
 
 @pytest.fixture(scope="module")
 def kernels():
-    pytest.importorskip("pinocchio")
-    pytest.importorskip("numba")
-    loaded = compiled_step.wait_until_compiled(timeout=600, constrained=True)  # the disk cache after the first run
-    assert loaded is not None, compiled_step._loading["error"]
+    loaded = loaded_constrained_kernels()
     return loaded
 
 

@@ -8,14 +8,13 @@ Tolerance: 1e-12 relative to max |ẏ| of the numpy path (the same equations in 
 import numpy as np
 import pytest
 
-from eomlab.engine.compiled import compiled_step
 from eomlab.engine.compiled.constrained_rhs import constrained_kernel
 from eomlab.engine.methods import METHODS
 from eomlab.engine.model import Stabilization
 from eomlab.engine.presets import preset
 from eomlab.engine.simulation import Simulation
 
-from kernel_checks import formulations, kernel_derivative as _kernel_derivative, states as _states
+from kernel_checks import loaded_constrained_kernels, formulations, kernel_derivative as _kernel_derivative, states as _states
 
 MODELS = ("benchmark_bicycle", "knife_edge", "chaplygin_sleigh")
 REL = 1e-12
@@ -23,10 +22,7 @@ REL = 1e-12
 
 @pytest.fixture(scope="module")
 def kernels():
-    pytest.importorskip("pinocchio")
-    pytest.importorskip("numba")
-    loaded = compiled_step.wait_until_compiled(timeout=600, constrained=True)
-    assert loaded is not None, compiled_step._loading["error"]
+    loaded = loaded_constrained_kernels()
     WARMED.extend(len(f.signatures) for f in _entry_points(loaded))  # what the background warm-up compiled
     return loaded
 
