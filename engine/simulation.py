@@ -16,14 +16,13 @@ Simulation's too (`sim.set_parameter`, `sim.drag_to`, `sim.constraint_forces`, .
 from __future__ import annotations
 
 import math
-import sys
 import time
 from dataclasses import replace
 from operator import attrgetter
 
 import numpy as np
-from threadpoolctl import ThreadpoolController
 
+from eomlab.engine.blas_threads import one_blas_thread
 from eomlab.engine.formulations import ConstraintFailure, make_formulation
 from eomlab.engine.run.frames import DenseInstants, Frame, PoseMap, assembled_frame, frame_at, initial_frame  # noqa: F401  (PoseMap, initial_frame, assembled_frame: for the window)
 from eomlab.engine.run.integrate import Stepper
@@ -48,24 +47,6 @@ from eomlab.engine.mechanics.system import SingularMassMatrix, build_system
 from eomlab.engine.unilateral import Unilateral, clamped_start
 from eomlab.engine.unilateral.events import CutStep
 
-class _BlasController:
-    """threadpoolctl's view of the loaded BLAS libraries: inspecting them costs milliseconds, so it is
-    done once, and again once scipy.linalg has loaded (on first use, engine.lazy_imports: its
-    OpenBLAS is not numpy's, and a library loaded after the inspection would keep all its threads)."""
-
-    def __init__(self):
-        self._controller: ThreadpoolController | None = None
-        self._with_scipy = False
-
-    def one_thread(self):
-        """A context in which every loaded BLAS runs on one thread."""
-        with_scipy = "scipy.linalg._flapack" in sys.modules
-        if self._controller is None or with_scipy != self._with_scipy:
-            self._controller, self._with_scipy = ThreadpoolController(), with_scipy
-        return self._controller.limit(limits=1)
-
-
-_BLAS = _BlasController()
 BLOW_UP = 1e12  # a state component beyond this is taken as a blow-up
 
 
@@ -179,7 +160,7 @@ class Simulation:
 
     def reset(self):
         """Back to t = 0 (initial conditions projected again)."""
-        with _BLAS.one_thread():
+        with one_blas_thread():
             self._reset()
 
     def column_index(self, name: str) -> int:
@@ -313,7 +294,7 @@ class Simulation:
         first = len(self._samples)
         t_stop = min(t_stop, self.settings.t_end)
         # non-finite values are caught and named below: numpy's warnings would only add noise
-        with _BLAS.one_thread(), np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        with one_blas_thread(), np.errstate(invalid="ignore", divide="ignore", over="ignore"):
             while self.failure is None and self.t < t_stop - 1e-12:
                 self._one_step()
                 if wall_budget is not None and time.perf_counter() - start > wall_budget:

@@ -17,6 +17,7 @@ from PySide6.QtCore import QPoint, QRect, QSettings, QSize, Qt, QTimer, Slot
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMessageBox, QSizePolicy, QStackedWidget, QToolBar, QWidget
 
+from eomlab.engine.blas_threads import one_blas_thread_for_good
 from eomlab.engine.model import Model, is_planar
 from eomlab.engine.simulation import assembled_frame
 from eomlab.gui.editing import recovery
@@ -31,7 +32,6 @@ from eomlab.gui.style.plot_style import configure_pyqtgraph
 from eomlab.gui.redraw import Redraw
 from eomlab.gui.runs.stall_watch import StallWatch
 from eomlab.gui.runs.heap_trim import HeapTrimmer
-from eomlab.gui.runs.blas_threads import one_blas_thread
 from eomlab.gui.runs.first_paint import after_first_paint
 from eomlab.gui.runs.warm_up import WARM_UP_MS, WarmUp
 from eomlab.gui.runs.ring_buffer import DEFAULT_CAPACITY
@@ -105,7 +105,7 @@ class MainWindow(QMainWindow):
         self._show_model(model, None)
         # the runs' modules load once the window has painted its first frame (the mechanism), before
         # any run forks (gui/runs/warm_up.py); a later window of the process finds them loaded
-        one_blas_thread()  # before any fork of a run (gui/runs/blas_threads.py)
+        one_blas_thread_for_good()  # before any fork of a run (engine/blas_threads.py)
         warm_up = WarmUp.if_needed()
         # the plots (no samples yet: empty axes) paint on the frame after the mechanism's first
         self.plots.setUpdatesEnabled(False)

@@ -16,7 +16,7 @@ CONFIG = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 CONTRACTS = {c["id"]: c for c in CONFIG["tool"]["importlinter"]["contracts"]}
 #: what the window may import from the engine (tests/test_layers checks the contract forbids the rest)
 WINDOW_ENTRY_POINTS = {"model", "modelfile", "presets", "methods", "simulation", "sample_files", "symbolic", "sweep",
-                       "robot_formats", "linearize"}
+                       "robot_formats", "linearize", "blas_threads"}
 #: the engine modules that may use sympy at import (everything else is the numeric path)
 SYMBOLIC_SIDE = {"symbolic", "expressions"}
 

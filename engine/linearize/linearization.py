@@ -15,8 +15,8 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
+from eomlab.engine.blas_threads import one_blas_thread
 from eomlab.engine.methods import METHODS
 from eomlab.engine.model import Model, ModelError
 from eomlab.engine.linearize.chart import Chart, Systems, with_rate_speeds
@@ -117,7 +117,7 @@ def linearize(model: Model, about: str = "initial", method: str | None = None, c
                          "equations do not depend on time")
     systems = Systems()
     model = with_rate_speeds(model, systems)
-    with threadpool_limits(1):  # small matrices: BLAS threads only wait for each other (as in a run)
+    with one_blas_thread():  # small matrices: BLAS threads only wait for each other (as in a run)
         chart = Chart(model, method, coordinates, systems, independent=independent)
         if about == "equilibrium":
             chart = _equilibrium(model, method, coordinates, chart, independent, systems)

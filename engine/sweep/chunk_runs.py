@@ -14,8 +14,8 @@ import time
 from collections import defaultdict
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
+from eomlab.engine.blas_threads import one_blas_thread
 from eomlab.engine.model import ModelError
 
 from eomlab.engine.sweep.compiled_members import FlatTrees, compiled_reason, kernels, run_compiled
@@ -60,7 +60,7 @@ def run_chunk(sweep, start: int, stop: int, batched: bool = True, compiled: bool
         else:
             singles.append(i)
             fallback[why] += 1
-    with threadpool_limits(limits=1):  # small matrices: BLAS threads only cost
+    with one_blas_thread():  # small matrices: BLAS threads only cost
         if on_compiled:
             _store(results, on_compiled, n, *run_compiled(sweep, [runs[i] for i in on_compiled], trees, kern))
             for i in on_compiled:

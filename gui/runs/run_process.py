@@ -19,6 +19,7 @@ import threading
 import time
 import traceback
 
+from eomlab.engine.blas_threads import one_blas_thread_for_good
 from eomlab.gui.runs.run_messages import End
 from eomlab.gui.runs.warm_up import FORK_LOCK
 
@@ -126,10 +127,7 @@ class ChildProcess:
     def _child_work(self, conn) -> None:
         """The child's whole work: the integration, its messages, and End."""
         gc.freeze()  # what we inherited (Qt objects among it) is never collected here
-        # a BLAS first loaded here (scipy.linalg loads on first use) reads these as it loads;
-        # threadpool_limits reaches only the libraries loaded already
-        for variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-            os.environ[variable] = "1"
+        one_blas_thread_for_good()  # a BLAS first loaded here (scipy.linalg, on first use) too
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C is the window's to handle
         os.nice(RUN_NICENESS)
         if self._conn is not None:

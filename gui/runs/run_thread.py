@@ -29,8 +29,8 @@ from dataclasses import dataclass
 
 import numpy as np
 from PySide6.QtCore import QThread, Signal
-from threadpoolctl import threadpool_limits
 
+from eomlab.engine.blas_threads import one_blas_thread
 from eomlab.engine.model import ModelError
 from eomlab.engine.simulation import read_quantity
 from eomlab.gui.runs import run_messages as msg
@@ -229,7 +229,7 @@ class RunThread(PacedSending, ChildProcess, QThread):
         """The run itself: on the worker thread, or in the child process."""
         try:
             # small dense solves: extra BLAS threads only fight the GUI thread for 2 cores
-            with threadpool_limits(limits=1):
+            with one_blas_thread():
                 self._integrate()
         except ModelError as error:  # the model cannot be run as it stands (e.g. inconsistent constraints)
             self._emit(msg.Failed(str(error)))

@@ -1,4 +1,4 @@
-"""The window's process keeps BLAS on one thread (gui/runs/blas_threads.py): OpenBLAS's pool,
+"""The window's process keeps BLAS on one thread (engine/blas_threads.py): OpenBLAS's pool,
 shut down at every fork of a run, froze a LAPACK call of the GUI thread (issue 31's monkey)."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import os
 from threadpoolctl import threadpool_info
 
 from eomlab.engine.presets import preset
-from eomlab.gui.runs.blas_threads import THREAD_VARIABLES
+from eomlab.engine.blas_threads import THREAD_VARIABLES
 
 
 def test_a_window_keeps_every_blas_library_on_one_thread(make_window):
