@@ -424,3 +424,13 @@ class Simulation:
         y_new = f.state_changed(st.t, y)
         if y_new is not None:
             st.replace_state(y_new)
+
+
+def prefetch_compiled_kernels(timeout: float = 60.0) -> bool:
+    """The compiled kernels loaded into this process from numba's cache, for a process that forks runs: its
+    runs inherit them instead of each loading them (engine.compiled.compiled_step.load_cached_kernels; never
+    compiles). False when the fast path is off or the cache is not complete."""
+    from eomlab.engine.compiled.compiled_step import load_cached_kernels
+    from eomlab.engine.compiled.tree_backend import fast_path_wanted
+
+    return fast_path_wanted() and load_cached_kernels(timeout)

@@ -100,7 +100,30 @@ def _compile() -> None:
         _loading.update(error=f"sweep kernel: {type(err).__name__}: {err}", busy=False)
         return
     _loading.update(sweep=sweep_kernels, busy=False)
+    _mark_complete(numba)
     _prune_other_caches(numba)
+
+
+def load_cached_kernels(timeout: float) -> bool:
+    """Every kernel loaded into this process from numba's cache, waiting up to `timeout` s, when the cache holds
+    them all (a complete load marked it): a process that forks runs (the window) calls it so that they inherit
+    the kernels instead of each loading them again (~1.3 CPU s and ~150 MB a run process, five at once in
+    compare mode). Never compiles: False, and nothing started, when the cache is not complete or numba is
+    missing; True once every kernel is loaded."""
+    if _loading["sweep"] is not None:
+        return True
+    if not numba_installed():
+        return False
+    import numba
+
+    _cache_by_source(numba)
+    if not os.path.exists(_complete_marker(numba)) or _another_process_loading():
+        return False  # a waiting caller (the window, FORK_LOCK held) would wait on it
+    start_compiling()
+    thread = _loading["thread"]
+    if thread is not None and thread is not threading.current_thread():
+        thread.join(timeout)
+    return _loading["sweep"] is not None
 
 
 #: the directory numba caches the kernels in, after their sources' hash (`_cache_by_source`)
@@ -130,6 +153,24 @@ def _cache_by_source(numba) -> None:
     numba.config.CACHE_DIR = os.path.join(base, f"{CACHE_PREFIX}{digest.hexdigest()[:16]}")
 
 
+def _complete_marker(numba) -> str:
+    """The file that says this cache holds every kernel for this numba and this source folder ('' where numba
+    keeps the cache in its own place)."""
+    if not os.path.basename(numba.config.CACHE_DIR).startswith(CACHE_PREFIX):
+        return ""
+    folder = hashlib.sha256(os.path.dirname(os.path.abspath(__file__)).encode()).hexdigest()[:12]
+    return os.path.join(numba.config.CACHE_DIR, f"complete-numba-{numba.__version__}-{folder}")
+
+
+def _mark_complete(numba) -> None:
+    marker = _complete_marker(numba)
+    if marker:
+        try:
+            open(marker, "a").close()
+        except OSError:
+            pass  # a read-only cache: processes load their own kernels
+
+
 def _prune_other_caches(numba) -> None:
     """Remove the caches of other versions of the kernels' sources beside this one's (about 7 MB each),
     once this one's kernels are loaded; best effort (a process of another version compiles again)."""
@@ -147,6 +188,30 @@ def _prune_other_caches(numba) -> None:
             shutil.rmtree(path, ignore_errors=True)
 
 
+def _lock_path() -> str:
+    """The compile lock of this cache directory (processes of other checkouts or versions compile into
+    another directory and need not wait)."""
+    import numba
+
+    cache = hashlib.sha256(str(numba.config.CACHE_DIR).encode()).hexdigest()[:12]
+    return os.path.join(tempfile.gettempdir(), f"eomlab-numba-compile-{os.getuid()}-{cache}.lock")
+
+
+def _another_process_loading() -> bool:
+    """Whether another process holds this cache's compile lock now."""
+    try:
+        import fcntl
+    except ImportError:
+        return False
+    with open(_lock_path(), "a") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return True
+        fcntl.flock(lock, fcntl.LOCK_UN)
+    return False
+
+
 @contextmanager
 def _one_process_at_a_time():
     """Compile in one process at a time (a file lock): the window's runs in compare mode start five
@@ -157,8 +222,7 @@ def _one_process_at_a_time():
     except ImportError:  # not POSIX: no lock
         yield
         return
-    path = os.path.join(tempfile.gettempdir(), f"eomlab-numba-compile-{os.getuid()}.lock")
-    with open(path, "a") as lock:
+    with open(_lock_path(), "a") as lock:
         _loading["busy"] = False  # waiting for another process: nothing to share the time with
         fcntl.flock(lock, fcntl.LOCK_EX)
         _loading["busy"] = True

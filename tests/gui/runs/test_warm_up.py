@@ -54,11 +54,12 @@ def test_runs_wait_for_the_warm_up_and_a_stop_while_waiting_ends_them(qtbot, mak
 
 def test_the_first_window_of_a_process_loads_the_run_modules_before_its_runs_fork(tmp_path):
     """In a fresh process: no scipy.linalg before the window, then the window's warm-up loads it and the
-    run forks and sends samples."""
+    run forks and sends samples; then it loads the compiled kernels for the later runs (when numba's cache
+    holds them all: never a compilation) and lets the fork lock go."""
     import os
     import subprocess
 
-    code = ("import sys\n"
+    code = ("import os, sys\n"
             "from PySide6.QtWidgets import QApplication\n"
             "from PySide6.QtCore import QSettings\n"
             "from PySide6.QtTest import QTest\n"
@@ -76,9 +77,21 @@ def test_the_first_window_of_a_process_loads_the_run_modules_before_its_runs_for
             "    QTest.qWait(100)\n"
             "    if len(w.samples()[1]) > 2:\n"
             "        break\n"
-            "print(before, held, warm_up.warm_modules_loaded(), warm_up.FORK_LOCK.locked(), len(w.samples()[1]) > 2)\n"
-            "import os; os._exit(0)\n")
+            "moving = len(w.samples()[1]) > 2\n"
+            "import threading  # then the kernels load (a complete cache) with the lock held, and let it go\n"
+            "for thread in threading.enumerate():\n"
+            "    if thread.name == 'eomlab-warm-up':\n"
+            "        thread.join(60)\n"
+            "from eomlab.engine.compiled import compiled_step\n"
+            "import numba\n"
+            "complete = os.path.exists(compiled_step._complete_marker(numba))\n"
+            "print(before, held, warm_up.warm_modules_loaded(), moving, warm_up.FORK_LOCK.locked(),\n"
+            "      compiled_step.compiled_sweep() is not None, complete)\n"
+            "os._exit(0)\n")
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
     done = subprocess.run([sys.executable, "-c", code, str(tmp_path / "s.ini")], capture_output=True, text=True,
                           env=env, timeout=120)
-    assert done.stdout.split() == ["False", "True", "True", "False", "True"], done.stdout + done.stderr[-2000:]
+    printed = done.stdout.split()
+    assert printed[:5] == ["False", "True", "True", "True", "False"], done.stdout + done.stderr[-2000:]
+    kernels_loaded, cache_complete = printed[5:]
+    assert kernels_loaded == cache_complete, "the window loads the kernels exactly when the cache holds them all"
