@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-all bench docs docs-check clean
+.PHONY: run test test-all test-reference bench docs docs-check clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -26,6 +26,13 @@ test: $(STAMP)
 	@if [ -z "$$DISPLAY" ] && command -v xvfb-run >/dev/null; then \
 		xvfb-run -a -s "-screen 0 1600x1000x24" $(PYTEST); \
 	else $(PYTEST); fi
+
+# the suite on the numpy reference path (EOMLAB_FAST_PATH=0: no pinocchio, no numba kernels); the tests whose
+# subject is the compiled path set the variable per case or skip, saying why
+test-reference: $(STAMP)
+	@if [ -z "$$DISPLAY" ] && command -v xvfb-run >/dev/null; then \
+		EOMLAB_FAST_PATH=0 xvfb-run -a -s "-screen 0 1600x1000x24" $(PYTEST); \
+	else EOMLAB_FAST_PATH=0 $(PYTEST); fi
 
 # everything, the slow checks too (10^6 integrator steps with a memory bound: several minutes)
 test-all: $(STAMP)

@@ -11,6 +11,7 @@ import os
 import shutil
 import tempfile
 
+import pytest
 from hypothesis import settings
 
 settings.register_profile("repeatable", derandomize=True, print_blob=True)
@@ -29,9 +30,20 @@ LONGEST_FILES = ("test_equations_page.py", "test_symbolic.py", "test_layout_repo
                  "test_tree_backend_runs.py", "test_run.py", "test_recording.py", "test_presentation.py")
 
 
+#: why a test marked `compiled_path` is skipped in a run on the numpy reference path (`make test-reference`)
+COMPILED_PATH_OFF = "its subject is the compiled path, which EOMLAB_FAST_PATH=0 switches off"
+
+
 def pytest_collection_modifyitems(config, items):
-    """Under pytest-xdist only (a worker's collection; a run in one process keeps pytest's order):
-    the longest files first, every file's own tests in their order."""
+    """With the compiled path switched off for the run, the tests marked `compiled_path` are skipped (those
+    comparing both paths set the variable per case and run). Under pytest-xdist only (a worker's collection; a
+    run in one process keeps pytest's order): the longest files first, every file's own tests in their order."""
+    from eomlab.engine.compiled.tree_backend import fast_path_wanted
+
+    if not fast_path_wanted():
+        for item in items:
+            if item.get_closest_marker("compiled_path"):
+                item.add_marker(pytest.mark.skip(reason=COMPILED_PATH_OFF))
     if not os.environ.get("PYTEST_XDIST_WORKER"):
         return
     rank = {name: i for i, name in enumerate(LONGEST_FILES)}

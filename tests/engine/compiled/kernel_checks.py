@@ -19,7 +19,8 @@ def loaded_constrained_kernels():
 
 
 def formulations(model, method, monkeypatch, stabilization=None, coordinates="joint"):
-    """(compiled, numpy) formulations of `model` in `coordinates`."""
+    """(compiled, numpy) formulations of `model` in `coordinates`, whatever the run's environment says."""
+    monkeypatch.setenv("EOMLAB_FAST_PATH", "1")
     fast = Simulation(model, method=method, coordinates=coordinates, stabilization=stabilization).formulation
     monkeypatch.setenv("EOMLAB_FAST_PATH", "0")
     slow = Simulation(model, method=method, coordinates=coordinates, stabilization=stabilization).formulation

@@ -101,6 +101,7 @@ def test_a_run_on_the_kernel_follows_the_numpy_run(kernels, monkeypatch):
     assert np.max(np.abs(runs["1"] - runs["0"])) <= 1e-7
 
 
+@pytest.mark.compiled_path
 @pytest.mark.parametrize("method", METHODS)
 def test_the_compiled_step_takes_scipys_steps(method, kernels):
     """The four-bar for 0.5 s (DOP853, rtol = atol = 1e-10) with every step attempt in one numba call, against
@@ -119,6 +120,7 @@ def test_the_compiled_step_takes_scipys_steps(method, kernels):
     assert np.max(np.abs(fast - plain) / scale) <= 1e-12
 
 
+@pytest.mark.compiled_path
 def test_a_run_compiles_nothing_the_background_warm_up_did_not(kernels):
     """The warm-up passes the argument types a run passes: no constrained kernel compiles on the stepping thread."""
     entry_points = (kernels.constrained_derivative, kernels.dop853_attempt, kernels.dop853_extra_stages)

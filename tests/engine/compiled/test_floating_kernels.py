@@ -127,6 +127,7 @@ def test_sampled_energy_holds_the_armature(monkeypatch):
     energy holds the rotors' only in part), to 1e-12 relative."""
     model = ball_chain()
     rng = np.random.default_rng(3)
+    monkeypatch.setenv(FAST_PATH_VARIABLE, "1")
     fast = build_system(model)
     monkeypatch.setenv(FAST_PATH_VARIABLE, "0")
     reference = build_system(model)

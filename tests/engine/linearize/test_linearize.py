@@ -200,6 +200,7 @@ def test_the_jacobian_equals_the_symbolic_one(name, about):
     np.testing.assert_allclose(lin.A_full, exact, rtol=0, atol=1e-9 * np.max(np.abs(exact)))
 
 
+@pytest.mark.compiled_path
 @pytest.mark.parametrize("name", ["double_compound_pendulum", "spatial_chain", "sleeping_top"])
 def test_a_free_tree_is_differentiated_exactly(name):
     """Free trees on the compiled path take pinocchio's analytic derivatives of ABA (every formulation whose

@@ -106,14 +106,11 @@ def test_the_status_bar_says_which_tree_dynamics_path_runs(qtbot, make_window):
     assert text.removeprefix("Tree dynamics: ").startswith(expected)
 
 
+@pytest.mark.compiled_path
 def test_the_status_bar_says_when_the_compiled_step_takes_over(qtbot, make_window):
     """An unconstrained chain runs scipy's step until numba's kernels are loaded (about 1.4 s with a
     warm cache), then the compiled step: the status bar follows the run's own account of its path."""
     pytest.importorskip("numba")
-    from eomlab.engine.compiled.tree_backend import fast_path_wanted
-
-    if not fast_path_wanted():
-        pytest.skip("the compiled path is switched off")
     window = make_window(chain_from_dialog(2).with_settings(t_end=1e5))
     run_fast(window)
     # with a cold cache the kernels compile first, under a lock other processes of the suite may hold
