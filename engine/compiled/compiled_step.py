@@ -109,21 +109,30 @@ def load_cached_kernels(timeout: float) -> bool:
     them all (a complete load marked it): a process that forks runs (the window) calls it so that they inherit
     the kernels instead of each loading them again (~1.3 CPU s and ~150 MB a run process, five at once in
     compare mode). Never compiles: False, and nothing started, when the cache is not complete or numba is
-    missing; True once every kernel is loaded."""
+    missing; True once every kernel is loaded. PREFETCH["outcome"] says which."""
     if _loading["sweep"] is not None:
+        PREFETCH["outcome"] = "loaded"
         return True
     if not numba_installed():
+        PREFETCH["outcome"] = "no numba"
         return False
     import numba
 
     _cache_by_source(numba)
-    if not os.path.exists(_complete_marker(numba)) or _another_process_loading():
-        return False  # a waiting caller (the window, FORK_LOCK held) would wait on it
-    start_compiling()
+    if not _cache_complete(numba):
+        PREFETCH["outcome"] = "cache not complete"
+        return False
+    start_compiling()  # a complete cache loads without the compile lock: no other process can hold this one up
     thread = _loading["thread"]
     if thread is not None and thread is not threading.current_thread():
         thread.join(timeout)
-    return _loading["sweep"] is not None
+    loaded = _loading["sweep"] is not None
+    PREFETCH["outcome"] = "loaded" if loaded else ("failed" if _loading["error"] else "timed out")
+    return loaded
+
+
+#: what the last load_cached_kernels did: "loaded", "no numba", "cache not complete", "failed" or "timed out"
+PREFETCH = {"outcome": None}
 
 
 #: the directory numba caches the kernels in, after their sources' hash (`_cache_by_source`)
@@ -154,12 +163,24 @@ def _cache_by_source(numba) -> None:
 
 
 def _complete_marker(numba) -> str:
-    """The file that says this cache holds every kernel for this numba and this source folder ('' where numba
-    keeps the cache in its own place)."""
+    """The file that says this cache holds every kernel for this numba, this source folder and these sources'
+    time stamps ('' where numba keeps the cache in its own place). numba checks a cached function against its
+    file's time stamp: a touched source (a checkout) recompiles, so it must not count as complete."""
     if not os.path.basename(numba.config.CACHE_DIR).startswith(CACHE_PREFIX):
         return ""
-    folder = hashlib.sha256(os.path.dirname(os.path.abspath(__file__)).encode()).hexdigest()[:12]
-    return os.path.join(numba.config.CACHE_DIR, f"complete-numba-{numba.__version__}-{folder}")
+    here = os.path.dirname(os.path.abspath(__file__))
+    key = hashlib.sha256(here.encode())
+    for name in KERNEL_SOURCES:
+        try:
+            key.update(str(os.stat(os.path.join(here, name)).st_mtime_ns).encode())
+        except OSError:
+            return ""
+    return os.path.join(numba.config.CACHE_DIR, f"complete-numba-{numba.__version__}-{key.hexdigest()[:12]}")
+
+
+def _cache_complete(numba) -> bool:
+    marker = _complete_marker(numba)
+    return bool(marker) and os.path.exists(marker)
 
 
 def _mark_complete(numba) -> None:
@@ -197,21 +218,6 @@ def _lock_path() -> str:
     return os.path.join(tempfile.gettempdir(), f"eomlab-numba-compile-{os.getuid()}-{cache}.lock")
 
 
-def _another_process_loading() -> bool:
-    """Whether another process holds this cache's compile lock now."""
-    try:
-        import fcntl
-    except ImportError:
-        return False
-    with open(_lock_path(), "a") as lock:
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            return True
-        fcntl.flock(lock, fcntl.LOCK_UN)
-    return False
-
-
 @contextmanager
 def _one_process_at_a_time():
     """Compile in one process at a time (a file lock): the window's runs in compare mode start five
@@ -220,6 +226,11 @@ def _one_process_at_a_time():
     try:
         import fcntl
     except ImportError:  # not POSIX: no lock
+        yield
+        return
+    import numba
+
+    if _cache_complete(numba):  # loading only reads the cache: processes need not take turns
         yield
         return
     with open(_lock_path(), "a") as lock:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 
 import numpy as np
 from PySide6.QtCore import Qt
@@ -44,6 +45,20 @@ def wait_for_samples(qtbot, window, count: int, timeout: int = 20000) -> np.ndar
     qtbot.waitUntil(lambda: len(main_samples(window)) >= count or bool(window.last_error), timeout=timeout)
     assert not window.last_error, window.last_error
     return main_samples(window)
+
+
+def settled_sample_count(qtbot, window, quiet_ms: int = 300, timeout_s: float = 10.0) -> int:
+    """The window's sample count once it has not changed for `quiet_ms` (batches already on their way from a
+    run process arrive late on a loaded machine); fails if it keeps changing for `timeout_s`."""
+    deadline = time.monotonic() + timeout_s
+    count = len(window.samples()[1])
+    while time.monotonic() < deadline:
+        qtbot.wait(quiet_ms)
+        now = len(window.samples()[1])
+        if now == count:
+            return count
+        count = now
+    raise AssertionError(f"the sample count still changed after {timeout_s} s ({count})")
 
 
 def run_fast(window) -> None:

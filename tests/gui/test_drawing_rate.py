@@ -22,7 +22,7 @@ from eomlab.gui.runs.ring_buffer import RingBuffer
 from eomlab.gui.runs.run_process import ChildProcess
 from eomlab.gui.runs.run_thread import PROCESS_WORKERS, AS_FAST_AS_POSSIBLE, RunInfo, RunThread
 
-from gui_helpers import run_fast, wait_for_samples
+from gui_helpers import run_fast, settled_sample_count, wait_for_samples
 
 needs_fork = pytest.mark.skipif(not PROCESS_WORKERS, reason="runs go to child processes only where fork exists")
 
@@ -40,16 +40,11 @@ def test_window_runs_in_a_child_process_with_pause_step_and_stop(qtbot, make_win
     assert thread.process and thread.child_pid not in (None, os.getpid())
     assert np.all(np.diff(rows[:, 0]) > 0)
     window.pause()
-    qtbot.wait(200)  # batches on their way arrive; then nothing more
-    paused = len(window.samples()[1])
-    qtbot.wait(200)
-    assert len(window.samples()[1]) == paused
+    paused = settled_sample_count(qtbot, window)  # batches on their way arrive; then nothing more
     window.step()  # one output interval on from where the integrator is: a few samples at most
     qtbot.waitUntil(lambda: len(window.samples()[1]) > paused, timeout=5000)
-    qtbot.wait(200)
-    stepped = len(window.samples()[1])
-    qtbot.wait(200)
-    assert len(window.samples()[1]) == stepped and window.state == "paused"
+    settled_sample_count(qtbot, window)
+    assert window.state == "paused"
     window.stop_runs()
     assert thread.isFinished() and thread.exitcode == 0
 

@@ -16,6 +16,7 @@ import traceback
 import warnings
 
 from gui_monkey import HANG_S, STALL_S, Outcome
+from thread_time import run_queue_wait
 
 WATCH_S = 0.05  # the watchdog looks at the GUI thread this often
 
@@ -41,7 +42,7 @@ class Watch:
         self.stalled = 0.0
         self.stall_cpu = 0.0  # the GUI thread's CPU seconds within that stall
         self.cpu = time.thread_time()  # tick runs on the GUI thread: its CPU time
-        self.queued = _run_queue_wait()  # and its seconds waiting for a core
+        self.queued = run_queue_wait()  # and its seconds waiting for a core
         self.stall_gap = self.stall_queued = 0.0
         self.gui_thread = threading.get_native_id()  # made on the GUI thread
         self.states = {"runnable": 0, "asleep": 0}  # the watchdog's looks at the GUI thread since the last tick
@@ -99,7 +100,7 @@ class Watch:
     def tick(self) -> None:
         now = time.monotonic()
         gap = now - self.beat
-        cpu, queued = time.thread_time(), _run_queue_wait()
+        cpu, queued = time.thread_time(), run_queue_wait()
         # the seconds the GUI thread stood ready in the kernel's run queue with no core free (other
         # processes' load, counted exactly) are the machine's, not the program's
         waited = queued - self.queued
@@ -119,16 +120,6 @@ class Watch:
                 f"core (not counted); it computed {self.stall_cpu:.2f} s; the watchdog saw it runnable (computing "
                 f"or waiting for a core) for about {runnable:.2f} s and asleep (a lock, a process, the X server) "
                 f"for about {self.stall_states['asleep'] * WATCH_S:.2f} s")
-
-
-def _run_queue_wait() -> float:
-    """The calling thread's seconds spent ready to run while no core was free (the kernel's
-    schedstat); 0 where the kernel does not say."""
-    try:
-        with open("/proc/thread-self/schedstat") as fh:
-            return int(fh.read().split()[1]) * 1e-9
-    except (OSError, IndexError, ValueError):
-        return 0.0
 
 
 def _thread_state(tid: int) -> str:

@@ -68,6 +68,10 @@ def test_the_first_window_of_a_process_loads_the_run_modules_before_its_runs_for
             "from eomlab.gui.runs import warm_up\n"
             "from eomlab.engine.presets import preset\n"
             "before = 'scipy.linalg._flapack' in sys.modules\n"
+            "import numba\n"
+            "from eomlab.engine.compiled import compiled_step\n"
+            "compiled_step._cache_by_source(numba)\n"
+            "complete = compiled_step._cache_complete(numba)  # before the window: nothing else decides it\n"
             "w = MainWindow(preset('double_compound_pendulum'), None, run=True,\n"
             "               settings=QSettings(sys.argv[1], QSettings.IniFormat))\n"
             "held = warm_up.FORK_LOCK.locked()\n"
@@ -82,16 +86,16 @@ def test_the_first_window_of_a_process_loads_the_run_modules_before_its_runs_for
             "for thread in threading.enumerate():\n"
             "    if thread.name == 'eomlab-warm-up':\n"
             "        thread.join(60)\n"
-            "from eomlab.engine.compiled import compiled_step\n"
-            "import numba\n"
-            "complete = os.path.exists(compiled_step._complete_marker(numba))\n"
             "print(before, held, warm_up.warm_modules_loaded(), moving, warm_up.FORK_LOCK.locked(),\n"
-            "      compiled_step.compiled_sweep() is not None, complete)\n"
+            "      compiled_step.compiled_sweep() is not None, complete, compiled_step.PREFETCH['outcome'])\n"
             "os._exit(0)\n")
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
     done = subprocess.run([sys.executable, "-c", code, str(tmp_path / "s.ini")], capture_output=True, text=True,
                           env=env, timeout=120)
     printed = done.stdout.split()
     assert printed[:5] == ["False", "True", "True", "True", "False"], done.stdout + done.stderr[-2000:]
-    kernels_loaded, cache_complete = printed[5:]
-    assert kernels_loaded == cache_complete, "the window loads the kernels exactly when the cache holds them all"
+    kernels_loaded, cache_complete, outcome = printed[5:]
+    # a complete cache loads whatever other processes do (it takes no lock); an incomplete one is never compiled
+    # by the window, though another process (a parallel test worker) may complete it meanwhile
+    assert outcome in (("loaded",) if cache_complete == "True" else ("loaded", "cache not complete")), done.stdout
+    assert kernels_loaded == str(outcome == "loaded"), done.stdout
