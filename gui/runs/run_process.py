@@ -21,7 +21,7 @@ import traceback
 
 from eomlab.engine.blas_threads import one_blas_thread_for_good
 from eomlab.gui.runs.run_messages import End
-from eomlab.gui.runs.warm_up import FORK_LOCK, RUN_FORKED
+from eomlab.gui.runs.warm_up import FORK_LOCK, RUN_MOVING
 
 #: a run's child process yields to the window: on two cores a run as fast as possible and the GUI
 #: thread each want one, and the frames should not be the ones to wait
@@ -70,7 +70,6 @@ class ChildProcess:
             return
         finally:
             FORK_LOCK.release()
-        RUN_FORKED.set()
         theirs.close()
         self.child_pid = child.pid
         ended = False
@@ -91,6 +90,7 @@ class ChildProcess:
                         break
                     if stop_seen is None:  # after a stop the window wants nothing more
                         self._signal(message)
+                        RUN_MOVING.set()
                 elif not child.is_alive() and not ours.poll(0):
                     break
         finally:

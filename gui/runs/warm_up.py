@@ -10,7 +10,8 @@ the GIL from that paint), has loaded them; a run forks only
 with FORK_LOCK held (gui/runs/run_process.py). The lock also keeps a fork from happening while that
 thread is inside an import, which would leave the child a module lock nobody in it can release.
 
-Then, once the first run has forked (its process loads its own), the same thread loads the compiled
+Then, once the first run's first samples have arrived (its process loads its own kernels; the window's load
+beside it on two cores put the first motion 0.3 s later), the same thread loads the compiled
 kernels from numba's cache, FORK_LOCK held again, so that every later run inherits them: each run
 process loaded them itself, ~1.3 CPU s and ~150 MB each, five at once at every compare-mode restart
 (the soak's memory swung with them). Only from a complete cache (engine.simulation.
@@ -29,12 +30,12 @@ FORK_LOCK = threading.Lock()
 WARM_MODULES = ("scipy.linalg", "eomlab.engine.compiled.compiled_dop853", "pinocchio")
 #: the imports start at `go()`, or after this many seconds whatever happens
 GO_WAIT_S = 3.0
-#: the kernels load once the first run has forked, or this many seconds after the modules
-KERNELS_AFTER_S = 2.0
+#: the kernels load once the first run's first samples have arrived, or this many seconds after the modules
+KERNELS_AFTER_S = 3.0
 #: the longest the kernels' loading may hold FORK_LOCK (a complete cache loads in ~1.3 CPU s)
 KERNELS_WAIT_S = 15.0
-#: set by every fork of a run (gui/runs/run_process.py)
-RUN_FORKED = threading.Event()
+#: set when a run process's first message arrives (gui/runs/run_process.py)
+RUN_MOVING = threading.Event()
 _exiting = threading.Event()
 #: `go()` comes just after the window's first paint (gui/runs/first_paint.py), or this many ms after the
 #: window is made if it has not painted by then
@@ -82,7 +83,7 @@ class WarmUp:
         finally:
             WarmUp.pending = False
             FORK_LOCK.release()
-        RUN_FORKED.wait(KERNELS_AFTER_S)
+        RUN_MOVING.wait(KERNELS_AFTER_S)
         with FORK_LOCK:
             if not _exiting.is_set():
                 from eomlab.engine.simulation import prefetch_compiled_kernels
@@ -95,6 +96,6 @@ def _let_the_kernels_load_before_exit() -> None:
     """A process that ends while its kernels load waits for them: numba's and LLVM's state must not be
     torn down under the loading thread."""
     _exiting.set()
-    RUN_FORKED.set()
+    RUN_MOVING.set()
     if FORK_LOCK.acquire(timeout=KERNELS_WAIT_S):
         FORK_LOCK.release()
