@@ -19,6 +19,7 @@ ROOT = os.path.dirname(HERE)
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
+from eomlab.engine.blas_threads import one_blas_thread  # noqa: E402
 from eomlab.engine.methods import METHODS  # noqa: E402, F401  (bench_constrained runs each)
 from eomlab.engine.presets import preset  # noqa: E402
 from eomlab.engine.simulation import Simulation  # noqa: E402
@@ -29,8 +30,10 @@ BLAS = ThreadpoolController()
 
 
 def one_thread():
-    """BLAS limited to one thread (as Simulation.advance runs)."""
-    return BLAS.limit(limits=1)
+    """BLAS limited to one thread, as Simulation.advance runs: the engine's own limit, which also reaches
+    scipy.linalg's OpenBLAS when it loads after BLAS above was inspected (BLAS.limit did not: its threads
+    spun beside every call, user CPU 27 s in 15 s of bench_constrained and bimodal 6/28 µs figures)."""
+    return one_blas_thread()
 
 GRAVITY = 9.81
 

@@ -34,7 +34,7 @@ ROOT = os.path.dirname(HERE)
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-from bench_common import BLAS, chain_model, fmt_time, table  # noqa: E402
+from bench_common import one_thread, chain_model, fmt_time, table  # noqa: E402
 from eomlab.engine.modelfile import save_model  # noqa: E402
 from eomlab.engine.robot_formats import export_mjcf  # noqa: E402
 from eomlab.engine.simulation import Simulation  # noqa: E402
@@ -90,7 +90,7 @@ def rhs_section(sizes, rounds: int) -> list[list[str]]:
         fns["mj_forward"] = lambda: mujoco.mj_forward(m, d)
         calls = max(50, 4000 // n)
         times = {k: [] for k in fns}
-        with BLAS.limit(limits=1):
+        with one_thread():
             for fn in fns.values():
                 fn()
             for _ in range(rounds):
@@ -166,7 +166,7 @@ def accuracy_section(sizes, t_end: float, rounds: int) -> list[list[str]]:
     (the first is the search's own); the ratio is taken inside each round."""
     rows = []
     for n in sizes:
-        with BLAS.limit(limits=1):
+        with one_thread():
             os.environ[FAST_PATH_VARIABLE] = "0"
             tol_n, wall_n, drift_n, why_n = eomlab_at_bound(n, t_end)
             os.environ[FAST_PATH_VARIABLE] = "1"
@@ -190,7 +190,7 @@ def accuracy_section(sizes, t_end: float, rounds: int) -> list[list[str]]:
 def big_chain_section(n: int, t_end: float) -> list[list[str]]:
     rows = []
     for method in ("kane", "lagrange"):
-        with BLAS.limit(limits=1):
+        with one_thread():
             sim = Simulation(chain_model(n), method=method, integrator="DOP853", rtol=1e-8, atol=1e-8, t_end=t_end)
             sim.advance(t_end)
         st = sim.stats
@@ -215,7 +215,7 @@ def drift_floor_section(n: int, t_end: float) -> tuple[list[list[str]], str]:
     """One run per tolerance in FINE_TOLERANCES on the compiled path, all of them (a floor would show
     as the drift ceasing to fall); the summary names the loosest meeting FINE_DRIFT_BOUND."""
     rows, loosest = [], None
-    with BLAS.limit(limits=1):
+    with one_thread():
         os.environ[FAST_PATH_VARIABLE] = "1"
         for tol in FINE_TOLERANCES:
             sim, drift = eomlab_simulation(n, t_end, tol, wall_budget=4 * WALL_BUDGET)
@@ -299,7 +299,7 @@ def compiled_step_section(rounds: int, quick: bool) -> list[list[str]]:
     for n, tol, t_end in STEP_CASES:
         t_end = min(t_end, 3.0) if quick else t_end
         on, off = [], []
-        with BLAS.limit(limits=1):
+        with one_thread():
             for _ in range(rounds):
                 on.append(step_run(n, tol, t_end, True))
                 off.append(step_run(n, tol, t_end, False))

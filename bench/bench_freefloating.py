@@ -39,7 +39,7 @@ ROOT = os.path.dirname(HERE)
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-from bench_common import BLAS, fmt_time, table  # noqa: E402
+from bench_common import one_thread, fmt_time, table  # noqa: E402
 from eomlab.engine.modelfile import load_model  # noqa: E402
 from eomlab.engine.simulation import Simulation  # noqa: E402
 
@@ -172,7 +172,7 @@ def rhs_section(model, rounds: int) -> list[list[str]]:
         fns = {"eomlab, in the compiled DOP853 step": in_the_step,
                "eomlab, the kernel called from Python": lambda: kernels.state_derivative(step.arrays, y, out, work), **fns}
     times = {k: [] for k in fns}
-    with BLAS.limit(limits=1):
+    with one_thread():
         for _ in range(rounds):
             for k, fn in fns.items():
                 calls, evaluations = 2000, 0
@@ -189,7 +189,7 @@ def eomlab_run(model, tol: float):
     """(wall s, drift, finished, steps, RHS, dynamics path, CPU s) of one kane DOP853 run to T_END, samples every
     10 ms."""
     sim = Simulation(model, method="kane", integrator="DOP853", rtol=tol, atol=tol, t_end=T_END, dt_out=0.01)
-    with BLAS.limit(limits=1):
+    with one_thread():
         cpu = time.process_time()
         sim.advance(T_END, wall_budget=WALL_BUDGET)
         cpu = time.process_time() - cpu
@@ -243,7 +243,7 @@ def accuracy_section(model, rounds: int) -> list[list[str]]:
     for _ in range(rounds):
         run = eomlab_run(model, found[0])
         runs_e.append((run[0], run[6]))
-        with BLAS.limit(limits=1):
+        with one_thread():
             run = mujoco_run(model, dt)
         runs_m.append((run[0], run[2]))
     walls_e, walls_m = np.array(runs_e), np.array(runs_m)
