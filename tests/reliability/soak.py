@@ -4,13 +4,13 @@ On a cycle of one period (a minute unless `--period`): File ▸ Record MP4 start
 compare mode on, compare mode off, the recording stopped (the file checked, then deleted), and every
 third cycle Run ▸ Reset then Run ▸ Run. With a period of 30 s or more, the chain must have advanced
 from compare mode's end to the next cycle. Every period / 6 the memory of the window's process
-(resident, VmRSS, and its proportional share, PSS) and of each of its descendants (the run
-processes, ffmpeg: their PSS, as forked runs share pages with the window) is sampled; a line per
+(resident, VmRSS) and of each of its descendants (the run processes, ffmpeg: their private pages, as
+forked runs share the rest with the window) is sampled; a line per
 period is printed, and the JSON report (per-period memory, cycles, recordings written, every exception, message and stall) is
 rewritten each period, so a run cut short still leaves its figures.
 
 It fails (exit 1) when the last period's mean memory, of the window's process (resident) or of the
-window with its descendants (the sum of their PSS), is more than MEMORY_GROWTH above the first period's
+window with its descendants (its resident memory and their private memory), is more than MEMORY_GROWTH above the first period's
 (in a run of VERDICT_PERIODS periods or more; the clock starts once the chain runs); on any exception reaching
 sys.excepthook (or threading's, or the unraisable hook), any warning or error through Qt's message
 handler or Python's warnings, any message box the window shows, a recording that fails or writes no
@@ -64,10 +64,12 @@ def descendants(pid: int) -> list[int]:
     return found
 
 
-def resident_mb(pid: int) -> tuple[str, float, float]:
-    """(command name, resident memory, proportional share) of a process in MB; ('', 0, 0) when it
-    has ended. The share (PSS) counts a page shared by n processes (a forked run and the window)
-    as 1/n in each, so that the shares of several processes add up to the memory they take."""
+def resident_mb(pid: int) -> tuple[str, float, float, float]:
+    """(command name, resident memory, proportional share, private memory) of a process in MB; ('', 0, 0, 0)
+    when it has ended. The share (PSS) counts a page shared by n processes as 1/n in each — any n processes,
+    unrelated ones mapping the same libraries included, so it moves with whatever else runs (a soak beside
+    nine GUI monkeys of the same checkout: the window's share 150 MB, 287 MB once they ended, its resident
+    memory 458 MB throughout); the private pages (USS) are the process's own."""
     name, rss = "", 0.0
     try:
         with open(f"/proc/{pid}/status") as fh:
@@ -77,26 +79,29 @@ def resident_mb(pid: int) -> tuple[str, float, float]:
                 elif line.startswith("VmRSS:"):
                     rss = float(line.split()[1]) / 1024.0
     except (OSError, ValueError, IndexError):
-        return "", 0.0, 0.0
-    pss = rss
+        return "", 0.0, 0.0, 0.0
+    pss = private = rss
     try:
         with open(f"/proc/{pid}/smaps_rollup") as fh:
-            pss = next(float(line.split()[1]) for line in fh if line.startswith("Pss:")) / 1024.0
-    except (OSError, ValueError, IndexError, StopIteration):
+            fields = {line.split()[0]: float(line.split()[1]) / 1024.0 for line in fh if line.split()[-1] == "kB"}
+        pss, private = fields["Pss:"], fields["Private_Clean:"] + fields["Private_Dirty:"]
+    except (OSError, ValueError, IndexError, KeyError):
         pass  # no smaps_rollup (kernel before 4.14): the resident memory
-    return name, rss, pss
+    return name, rss, pss, private
 
 
 def sample(pid: int) -> dict:
-    """The window's process and its descendants, now: the window's resident memory, and the
-    proportional shares of the window and of its descendants (their sum: what they take)."""
-    _name, window_rss, window_pss = resident_mb(pid)
+    """The window's process and its descendants, now: the window's resident memory and share, the
+    descendants' private memory and shares; what the family takes (total_mb): the window's resident pages
+    (those it shares with its forked runs among them) and each descendant's own pages."""
+    _name, window_rss, window_pss, _private = resident_mb(pid)
     children = [resident_mb(child) for child in descendants(pid)]
     children = [child for child in children if child[0]]
-    shares = sum(pss for _n, _rss, pss in children)
-    return {"window_mb": round(window_rss, 1), "window_pss_mb": round(window_pss, 1), "children_mb": round(shares, 1),
-            "total_mb": round(window_pss + shares, 1), "processes": len(children),
-            "names": sorted({name for name, _rss, _pss in children})}
+    private = sum(own for _n, _rss, _pss, own in children)
+    return {"window_mb": round(window_rss, 1), "window_pss_mb": round(window_pss, 1), "children_mb": round(private, 1),
+            "children_pss_mb": round(sum(pss for _n, _rss, pss, _own in children), 1),
+            "total_mb": round(window_rss + private, 1), "processes": len(children),
+            "names": sorted({name for name, *_sizes in children})}
 
 
 def period_summary(index: int, samples: list[dict]) -> dict:
@@ -104,8 +109,8 @@ def period_summary(index: int, samples: list[dict]) -> dict:
         return round(sum(s[key] for s in samples) / len(samples), 1)
 
     return {"period": index, "samples": len(samples), "window_mb": mean("window_mb"),
-            "window_pss_mb": mean("window_pss_mb"), "children_mb": mean("children_mb"), "total_mb": mean("total_mb"),
-            "window_mb_max": max(s["window_mb"] for s in samples), "total_mb_max": max(s["total_mb"] for s in samples),
+            "window_pss_mb": mean("window_pss_mb"), "children_mb": mean("children_mb"),
+            "children_pss_mb": mean("children_pss_mb"), "total_mb": mean("total_mb"), "window_mb_max": max(s["window_mb"] for s in samples), "total_mb_max": max(s["total_mb"] for s in samples),
             "processes_max": max(s["processes"] for s in samples),
             "names": sorted({n for s in samples for n in s["names"]})}
 
@@ -117,7 +122,7 @@ def memory_verdict(periods: list[dict]) -> str:
         return ""
     first, last = periods[0], periods[-1]
     for key, what in (("window_mb", "the window's process"),
-                      ("total_mb", "the window with its run processes (proportional shares)")):
+                      ("total_mb", "the window with its run processes (its resident and their private memory)")):
         if last[key] > (1.0 + MEMORY_GROWTH) * first[key]:
             return (f"memory: {what} holds {last[key]:.0f} MB in the last period against {first[key]:.0f} MB in the "
                     f"first (+{100 * (last[key] / first[key] - 1):.0f} %, at most +{100 * MEMORY_GROWTH:.0f} %)")

@@ -93,7 +93,7 @@ class Soak:
                     self.periods.append(summary)
                 first = self.periods[0]
                 print(f"[{time.monotonic() - t0:7.0f} s] period {summary['period']:3d}: window {summary['window_mb']:7.1f} MB"
-                      f" (first {first['window_mb']:.1f}), with children (PSS) {summary['total_mb']:7.1f} MB (first "
+                      f" (first {first['window_mb']:.1f}), with its runs' own pages {summary['total_mb']:7.1f} MB (first "
                       f"{first['total_mb']:.1f}), {summary['processes_max']} child processes; cycles {self.cycles}, "
                       f"recordings {self.recordings}, resets {self.resets}, problems {self.problem_count}, "
                       f"longest stall {self.longest_stall:.2f} s", flush=True)
