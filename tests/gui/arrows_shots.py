@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 
 from PySide6.QtCore import QCoreApplication, Qt, QTimer
 from PySide6.QtWidgets import QApplication
 
-#: wall time the model runs before the picture
+#: wall time the model runs before the picture, from its first samples (the first run forks once the window's
+#: run modules are loaded: seconds on a loaded machine, where a clock from the start saw no sample and no arrow)
 RUN_MS = 2500
+START_WAIT_S = 60.0
 
 
 def main(preset_name: str, path: str, kinds: list[str], run_ms: int = RUN_MS) -> None:
@@ -44,7 +47,15 @@ def main(preset_name: str, path: str, kinds: list[str], run_ms: int = RUN_MS) ->
         window.close()
         app.quit()
 
-    QTimer.singleShot(run_ms, shot)
+    waited = time.monotonic()
+
+    def start_when_running() -> None:
+        if len(window.samples()[1]) >= 2 or time.monotonic() - waited > START_WAIT_S:
+            QTimer.singleShot(run_ms, shot)
+        else:
+            QTimer.singleShot(50, start_when_running)
+
+    start_when_running()
     app.exec()
 
 
