@@ -16,6 +16,7 @@ threads (gui/runs/run_thread.py, gui/runs/lock_step.py); nothing is drawn.
 """
 from __future__ import annotations
 
+import itertools
 import time
 
 import numpy as np
@@ -42,17 +43,35 @@ def common_instant(runs: list[Run], bound: float) -> float:
     """The latest instant up to `bound` at which every run has a pose of its own: the runs' dense-output
     instants differ (each paces itself), so the slowest run's latest may fall between another's poses,
     which would then show an earlier instant (compare mode: 1.2333 s beside 1.24 s). The sample grid is
-    common to all, so such an instant is never far back; `bound` itself when none is kept."""
+    common to all, so such an instant is never far back: each run's RECENT_INSTANTS latest instants up to
+    `bound` are looked at first (every run's whole history, 256 poses each, at every batch held compare
+    mode's GUI thread ~1 s in the soak), all of them only when those share none; `bound` itself when none
+    is kept."""
     if len(runs) < 2:
         return bound
+    for count in (RECENT_INSTANTS, None):
+        first = _instants(runs[0], bound, count)
+        common = set(first).intersection(*(_instants(run, bound, count) for run in runs[1:]))
+        if common:
+            return first[max(common)]
+    return bound
 
-    def instants(run: Run) -> dict[int, float]:
-        frames = list(run.frames) + ([run.latest_frame] if run.latest_frame is not None else [])
-        return {round(f.t / _EPS): float(f.t) for f in frames if f.t <= bound + _EPS}  # one instant within _EPS
 
-    first = instants(runs[0])
-    common = set(first).intersection(*(instants(run) for run in runs[1:]))
-    return first[max(common)] if common else bound
+#: how many of a run's latest instants common_instant looks at first
+RECENT_INSTANTS = 16
+
+
+def _instants(run: Run, bound: float, count: int | None) -> dict[int, float]:
+    """A run's latest `count` (None: all) instants up to `bound`, newest first: {their key to within _EPS: t}.
+    A run's poses are kept in time order, so its latest instants are the largest."""
+    found: dict[int, float] = {}
+    newest = [run.latest_frame] if run.latest_frame is not None else []
+    for frame in itertools.chain(newest, reversed(run.frames)):
+        if frame.t <= bound + _EPS:
+            found.setdefault(round(frame.t / _EPS), float(frame.t))
+            if count is not None and len(found) >= count:
+                break
+    return found
 
 
 class Session(QObject):

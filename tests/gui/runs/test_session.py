@@ -56,3 +56,37 @@ def test_states_from_idle_through_running_paused_and_ended(qtbot, session):
         assert session.cursor_time() == pytest.approx(0.3)
     finally:
         session.stop()
+
+
+def _common_instant_over_whole_histories(runs, bound):
+    """The rule common_instant keeps, on every kept pose of every run."""
+    from eomlab.gui.runs.session import _EPS
+
+    def instants(run):
+        frames = list(run.frames) + ([run.latest_frame] if run.latest_frame is not None else [])
+        return {round(f.t / _EPS): f.t for f in frames if f.t <= bound + _EPS}
+
+    first = instants(runs[0])
+    common = set(first).intersection(*(instants(run) for run in runs[1:]))
+    return first[max(common)] if common else bound
+
+
+def test_the_common_instant_looks_at_the_latest_poses_first_and_agrees_with_the_whole_histories():
+    """Compare mode's runs pace themselves, so their dense-output instants differ between samples; the
+    common instant is taken from each run's latest poses first (the whole 256-pose histories, at every batch
+    of five runs, held the soak's GUI thread ~1 s), from the whole histories when those share none."""
+    from eomlab.gui.runs.session import RECENT_INSTANTS, common_instant
+
+    rng = np.random.default_rng(7)
+    grid = np.round(np.arange(0.0, 6.0, 0.01), 10)  # the common sample grid
+    for _ in range(300):
+        runs = []
+        for method in ("lagrange", "maggi", "kane", "udwadia_kalaba", "gibbs_appell"):
+            times = np.concatenate([grid[: rng.integers(50, 600)], rng.uniform(0.0, 6.0, rng.integers(0, 400))])
+            runs.append(run_with_samples(method, np.sort(times)[-256:]))
+        bound = min(run.latest_frame.t for run in runs)
+        assert common_instant(runs, bound) == _common_instant_over_whole_histories(runs, bound)
+    # the common instant far back: only the grid's 0.5 s is shared, each run having many instants of its own after it
+    runs = [run_with_samples(m, np.concatenate([[0.5], 0.5 + np.arange(1, 3 * RECENT_INSTANTS) * shift]))
+            for m, shift in (("kane", 0.0031), ("maggi", 0.0071))]
+    assert common_instant(runs, 0.6) == 0.5 == _common_instant_over_whole_histories(runs, 0.6)
