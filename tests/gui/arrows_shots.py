@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 
-from PySide6.QtCore import QCoreApplication, Qt, QTimer
+from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import QApplication
 
 #: wall time the model runs before the picture, from its first samples (the first run forks once the window's
@@ -26,7 +25,7 @@ def main(preset_name: str, path: str, kinds: list[str], run_ms: int = RUN_MS) ->
     from eomlab.engine.presets import preset
     from eomlab.gui.main_window import MainWindow
 
-    from gui_helpers import isolated_settings
+    from gui_helpers import after_first_samples, isolated_settings
 
     window = MainWindow(preset(preset_name), None, run=True, settings=isolated_settings())
     window.confirm_discard = lambda: True
@@ -47,15 +46,7 @@ def main(preset_name: str, path: str, kinds: list[str], run_ms: int = RUN_MS) ->
         window.close()
         app.quit()
 
-    waited = time.monotonic()
-
-    def start_when_running() -> None:
-        if len(window.samples()[1]) >= 2 or time.monotonic() - waited > START_WAIT_S:
-            QTimer.singleShot(run_ms, shot)
-        else:
-            QTimer.singleShot(50, start_when_running)
-
-    start_when_running()
+    after_first_samples(window, run_ms, shot, START_WAIT_S)
     app.exec()
 
 

@@ -55,7 +55,7 @@ def main() -> None:
     from eomlab.engine.presets import preset
     from eomlab.gui.main_window import MainWindow
 
-    from gui_helpers import isolated_settings
+    from gui_helpers import after_first_samples, isolated_settings
 
     data = model_to_dict(preset("double_compound_pendulum"))
     for body in data["bodies"]:
@@ -99,17 +99,7 @@ def main() -> None:
         window.close()
         app.quit()
 
-    waited = time.monotonic()
-
-    def start_when_running() -> None:
-        # the clock starts with the run's first samples: the window's first runs fork once the
-        # run modules are loaded (gui/runs/warm_up.py), seconds on a loaded machine
-        if len(window.samples()[1]) >= 2 or time.monotonic() - waited > START_WAIT_S:
-            QTimer.singleShot(RUN_MS, heavy_done)
-        else:
-            QTimer.singleShot(50, start_when_running)
-
-    start_when_running()
+    after_first_samples(window, RUN_MS, heavy_done, START_WAIT_S)  # the clock starts with the run's samples
     app.exec()
 
 

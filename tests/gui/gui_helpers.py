@@ -61,6 +61,22 @@ def settled_sample_count(qtbot, window, quiet_ms: int = 300, timeout_s: float = 
     raise AssertionError(f"the sample count still changed after {timeout_s} s ({count})")
 
 
+def after_first_samples(window, delay_ms: int, then, wait_s: float = 60.0) -> None:
+    """Call `then` `delay_ms` after the window's run has its first samples (the first runs fork once the run
+    modules are loaded, gui/runs/warm_up.py: seconds on a loaded machine), or after `wait_s` without them."""
+    from PySide6.QtCore import QTimer
+
+    waited = time.monotonic()
+
+    def check() -> None:
+        if len(window.samples()[1]) >= 2 or time.monotonic() - waited > wait_s:
+            QTimer.singleShot(delay_ms, then)
+        else:
+            QTimer.singleShot(50, check)
+
+    check()
+
+
 def run_fast(window) -> None:
     window.set_speed(AS_FAST_AS_POSSIBLE)
     window.run()
