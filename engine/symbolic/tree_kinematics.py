@@ -12,11 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import sympy as sp
-from sympy.simplify.fu import TR10i
 
 from eomlab.engine.joints import symbolic_joint
 from eomlab.engine.model import GROUND, Model, speed_names
 
+from eomlab.engine.symbolic.angle_sums import fold_angle_sums
 from eomlab.engine.symbolic.errors import SIMPLIFY_DOF_LIMIT, Progress, check_dof, check_operations, operation_count
 from eomlab.engine.symbolic.parameters import Parameters, exact_matrix, exact_vector
 
@@ -116,20 +116,20 @@ def _pythagoras(expr):
     return expr
 
 
-#: sums with more terms are not folded (TR10i's pairing is slow on them)
+#: sums with more terms are not folded (their expansion and Pythagoras' pass cost more than folding saves)
 FOLD_TERM_LIMIT = 24
 
 
 def quick_trigsimp(expr):
     """A cheap trigsimp for tree kinematics: Pythagoras, then products of sines and cosines of
-    angles folded into sines and cosines of sums (fu's TR10i), e.g. cos θ1 cos θ2 − sin θ1 sin θ2
+    angles folded into sines and cosines of sums (`fold_angle_sums`), e.g. cos θ1 cos θ2 − sin θ1 sin θ2
     → cos(θ1 + θ2). Full trigsimp costs seconds per entry on 3-DOF models; this costs little."""
     if not expr.has(sp.sin, sp.cos):
         return expr
     reduced = _pythagoras(sp.expand(expr))
     if len(sp.Add.make_args(reduced)) > FOLD_TERM_LIMIT:
-        return reduced  # TR10i pairs terms: quadratic and slow on long sums
-    folded = TR10i(reduced)
+        return reduced
+    folded = fold_angle_sums(reduced)
     if folded == reduced:  # nothing to fold (about 3 calls in 4): expanding and counting again changes nothing
         return reduced
     folded = sp.expand(folded)
