@@ -101,6 +101,7 @@ class Redraw(QObject):
         window = self.window
         if self.before_draw is not None:
             self.before_draw()
+        self.session.settle_cursor()  # the batches since the last tick move the cursor once
         if self.dirty:
             self.dirty = False
             frames = self.session.frames_at_cursor()

@@ -5,7 +5,9 @@ example into a test).
 Each test process (a pytest-xdist worker, or the one process without -n) and the windows it starts
 in child processes keep their settings (QSettings' default store, recovery files) in a folder of
 their own, not in the user's ~/.config: two workers never write one settings file, and no run of
-the suite reads what an earlier one or the user left there."""
+the suite reads what an earlier one or the user left there. Each test gets an equations page cache
+of its own (EOMLAB_CACHE_DIR, gui/equations/page_cache.py), empty: a page another test derived is
+derived again, as the test expects; the cache's own tests fill theirs."""
 import atexit
 import os
 import shutil
@@ -21,6 +23,15 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 _CONFIG = tempfile.mkdtemp(prefix=f"eomlab-config-{os.environ.get('PYTEST_XDIST_WORKER', 'main')}-")
 os.environ["XDG_CONFIG_HOME"] = _CONFIG
 atexit.register(shutil.rmtree, _CONFIG, True)
+_PAGE_CACHES = tempfile.mkdtemp(prefix=f"eomlab-pages-{os.environ.get('PYTEST_XDIST_WORKER', 'main')}-")
+atexit.register(shutil.rmtree, _PAGE_CACHES, True)
+os.environ["EOMLAB_CACHE_DIR"] = os.path.join(_PAGE_CACHES, "outside-tests")  # never the user's cache
+
+
+@pytest.fixture(autouse=True)
+def own_page_cache(request, monkeypatch):
+    """An empty equations page cache for this test (a folder made only when a page is stored)."""
+    monkeypatch.setenv("EOMLAB_CACHE_DIR", os.path.join(_PAGE_CACHES, str(id(request.node))))
 
 #: The longest test files (tens of seconds each on one core, `pytest --durations`), by file name so that
 #: a file keeps its place wherever it moves. pytest-xdist's --dist loadfile hands out whole files in

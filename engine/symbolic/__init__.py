@@ -25,7 +25,7 @@ _HOMES = {
     "FORMULATIONS": "derive", "SYMBOLIC_METHODS": "derive", "derive": "derive", "symbolic_tree": "derive",
     "DOF_LIMIT": "errors", "DerivationCancelled": "errors", "SymbolicTooLarge": "errors",
     "SymbolicTree": "tree_kinematics",
-    "build_page": "page", "numeric_page": "page",
+    "build_page": "page", "numeric_page": "page_blocks",
     "general_page": "page_blocks", "html_document": "page_blocks", "page_data": "page_blocks",
     "page_top": "page_blocks",
     "display_names": "render", "equations_text": "render", "latex_item": "render", "pretty": "render",

@@ -10,7 +10,6 @@ printer (`latex.py`) or written by hand. The blocks, the writing out and the top
 """
 from __future__ import annotations
 
-import numpy as np
 import sympy as sp
 
 from eomlab.engine.symbolic.about import ABOUTS, ROLES
@@ -19,7 +18,7 @@ from eomlab.engine.symbolic.errors import operation_count
 from eomlab.engine.symbolic.latex import display_latex, expression_latex, symbol_names, text_latex, too_long
 from eomlab.engine.symbolic.page_blocks import (  # noqa: F401  (the page's names, as before the split)
     ROLE_CHARS, ROLE_FORMULAS, Definition, Formula, Heading, Page, Prose, general_blocks, html_document,
-    latex_document, mathml, model_head, of_role, page_data)
+    latex_document, mathml, model_head, numeric_page, of_role, page_data)
 
 
 def _entry_symbol(tex: str) -> str:
@@ -70,25 +69,6 @@ def build_page(eq: Equations, model_name: str = "") -> Page:
 
 
 # --- the numbers at one state, while the symbols are derived ---------------------------------
-
-def _number_matrix(values: np.ndarray) -> str:
-    matrix = sp.Matrix(np.atleast_2d(values).tolist()).applyfunc(lambda v: sp.Float(float(v), 4))
-    return expression_latex(matrix)
-
-
-def numeric_page(title: str, method: str, model_name: str, t: float, M, forcing, A=None, b=None) -> Page:
-    """M, the forcing, A and b as numbers (four digits) at one state."""
-    page = Page(title, method, model_name, [Heading(title, 1), Heading(f"The numbers at t = {t:g} s", 2),
-                                            Prose("The symbolic equations are being derived; meanwhile these are "
-                                                  "the mass matrix, the forcing and the constraint rows at the "
-                                                  "current state, in the velocities the method integrates.")])
-    page.blocks.append(Formula(rf"M = {_number_matrix(M)}", "", "mass"))
-    page.blocks.append(Formula(rf"f = {_number_matrix(np.reshape(forcing, (-1, 1)))}", "", "forcing"))
-    if A is not None and np.size(A):
-        page.blocks.append(Formula(rf"A = {_number_matrix(A)}", "", "constraints"))
-        page.blocks.append(Formula(rf"b = {_number_matrix(np.reshape(b, (-1, 1)))}", "", "constraints"))
-    return page
-
 
 # --- side by side ----------------------------------------------------------------------------
 

@@ -10,6 +10,7 @@ before sympy has loaded (`page.build_page` makes the whole page from a derivatio
 from __future__ import annotations
 
 import html
+import math
 from dataclasses import dataclass, field
 
 from eomlab.engine.symbolic.about import ROLES, about_of
@@ -85,6 +86,39 @@ def page_top(model, method: str) -> Page | None:
     if about is None:
         return None
     return Page(about.name, method, model.name, general_blocks(about) + model_head(model.name, model.coordinate_names))
+
+
+
+def number_latex(value: float) -> str:
+    """A number to four significant digits, powers of ten as · 10^k (the numbers page, without sympy)."""
+    value = float(value)
+    if not math.isfinite(value):
+        return r"\text{NaN}" if math.isnan(value) else ("-" if value < 0 else "") + r"\infty"
+    text = f"{value:.4g}"
+    mantissa, _, exponent = text.partition("e")
+    return rf"{mantissa} \cdot 10^{{{int(exponent)}}}" if exponent else text
+
+
+def number_matrix_latex(values) -> str:
+    """A matrix (or a column: a 1-D array) of numbers in brackets."""
+    rows = values if len(values) and hasattr(values[0], "__len__") else [[v] for v in values]
+    body = r" \\ ".join(" & ".join(number_latex(v) for v in row) for row in rows)
+    return rf"\left[\begin{{matrix}}{body}\end{{matrix}}\right]"
+
+
+def numeric_page(title: str, method: str, model_name: str, t: float, M, forcing, A=None, b=None) -> Page:
+    """M, the forcing, A and b as numbers (four digits) at one state, written without sympy: the panel
+    shows them while sympy loads and derives."""
+    page = Page(title, method, model_name, [Heading(title, 1), Heading(f"The numbers at t = {t:g} s", 2),
+                                            Prose("The symbolic equations are being derived; meanwhile these are "
+                                                  "the mass matrix, the forcing and the constraint rows at the "
+                                                  "current state, in the velocities the method integrates.")])
+    page.blocks.append(Formula(f"M = {number_matrix_latex(M)}", "", "mass"))
+    page.blocks.append(Formula(f"f = {number_matrix_latex(forcing)}", "", "forcing"))
+    if A is not None and len(A) and len(A[0]):
+        page.blocks.append(Formula(f"A = {number_matrix_latex(A)}", "", "constraints"))
+        page.blocks.append(Formula(f"b = {number_matrix_latex(b)}", "", "constraints"))
+    return page
 
 
 # --- side by side ----------------------------------------------------------------------------

@@ -8,10 +8,11 @@ frees a closed window's Qt objects deadlocks against the GUI thread. A process a
 cancelling a derivation immediate: it is terminated.
 
 Two processes, so that the two cores work at once: the deriver sends the top of the page (what
-no derivation changes: the general form, the model's coordinates), the numbers at the current
-state (a page of numeric matrices) and then the symbolic page (LaTeX only); the typesetter typesets
-the formulas the panel sends it, one by one, in the order asked, and forgets those of a page the
-panel no longer wants. Each imports its libraries as it starts (the window may start them early).
+no derivation changes: the general form, the model's coordinates) and then the symbolic page
+(LaTeX only), or a page it derived in an earlier session (gui/equations/page_cache.py); the
+typesetter typesets the formulas the panel sends it, one by one, in the order asked, forgets those
+of a page the panel no longer wants, and between formulas works out the numbers at the current
+state (a page of numeric matrices, shown while the deriver derives). Each imports its libraries as it starts (the window may start them early).
 """
 from __future__ import annotations
 
@@ -132,25 +133,24 @@ def symbolic_page(model: Model, method: str):
 
 
 def derive_answer(request, results) -> None:
-    """(generation, model, method, state, what) with `what` ⊆ {"numbers", "symbols"}: the top of
-    the page (its general part, the model's heading and coordinates: written before sympy loads),
-    then the numbers page, then the symbolic page and its HTML export, or the reason it is refused."""
-    generation, model, method, state, what = request
+    """(generation, model, method): a page derived before (gui/equations/page_cache.py: no sympy, no
+    derivation), or the top of the page (its general part, the model's heading and coordinates:
+    written before sympy loads) and then the symbolic page and its HTML export, or the reason it is
+    refused. The numbers shown meanwhile are the typesetter's (`numbers_answer`): the two cores work
+    at once."""
+    generation, model, method = request
     from eomlab.engine import symbolic  # the package's names load on first use (page_top: no sympy)
+    from eomlab.gui.equations import page_cache
 
-    if "symbols" in what:
-        top = symbolic.page_top(model, method)
-        if top is not None:  # shown and typeset while sympy loads and derives
-            results.put(("top", generation, symbolic.page_data(top, html=False)))
-    if "numbers" in what:
-        try:
-            numbers = numeric_snapshot(model, method, state)
-        except Exception:  # noqa: BLE001 - the numbers are a courtesy while deriving; skip if they fail
-            numbers = None
-        if numbers is not None:
-            results.put(("numbers", generation, numbers))
-    if "symbols" not in what:
+    kept = page_cache.load(model, method)
+    if kept is not None:
+        html = kept.pop("html")
+        results.put(("page", generation, dict(kept, html=None)))
+        results.put(("html", generation, html))
         return
+    top = symbolic.page_top(model, method)
+    if top is not None:  # shown and typeset while sympy loads and derives
+        results.put(("top", generation, symbolic.page_data(top, html=False)))
     try:
         page = symbolic_page(model, method)
     except ModelError as error:  # SymbolicTooLarge among them: its message says why
@@ -161,8 +161,11 @@ def derive_answer(request, results) -> None:
         return
     # the page without its HTML export first: MathML of every formula (0.2 s for the four-bar's
     # Maggi page, 0.4 s for Gibbs–Appell's) would otherwise hold up the first screen
-    results.put(("page", generation, symbolic.page_data(page, html=False)))
-    results.put(("html", generation, symbolic.html_document(page)))
+    data = symbolic.page_data(page, html=False)
+    results.put(("page", generation, data))
+    html = symbolic.html_document(page)
+    page_cache.store(model, method, dict(data, html=html))
+    results.put(("html", generation, html))
 
 
 def _lower_priority() -> None:
@@ -202,6 +205,17 @@ def serve_derivations(requests, results) -> None:
 
 # --- the typesetter --------------------------------------------------------------------------
 
+def numbers_answer(job, results) -> None:
+    """("numbers", generation, model, method, state) → ("numbers", generation, page), or nothing when they
+    cannot be had (they are a courtesy while the deriver derives)."""
+    _, generation, model, method, state = job
+    try:
+        numbers = numeric_snapshot(model, method, state)
+    except Exception:  # noqa: BLE001 - the page comes anyway; the numbers only fill the wait
+        return
+    results.put(("numbers", generation, numbers))
+
+
 def typeset_answer(job, results) -> None:
     """("typeset", generation, kind, index, latex) → ("svg", generation, (kind, index, svg, note))."""
     _, generation, kind, index, latex = job
@@ -212,23 +226,33 @@ def typeset_answer(job, results) -> None:
 
 
 class Jobs:
-    """The typesetter's to-do list: formulas in the order asked; ("drop", generation, kind)
-    forgets a page's formulas (kind None: all of that generation), ("first", generation, kind,
-    indices) moves those formulas to the front (what the panel shows now)."""
+    """The typesetter's to-do list: formulas in the order asked, and the numbers to work out when no
+    formula waits; ("drop", generation, kind) forgets a page's formulas (kind None: all of that
+    generation; "numbers": the numbers too), ("first", generation, kind, indices) moves those formulas
+    to the front (what the panel shows now)."""
 
     def __init__(self):
         self.waiting: deque = deque()
+        self.numbers: deque = deque()
         self.ended = False
+
+    @property
+    def idle(self) -> bool:
+        return not (self.waiting or self.numbers)
 
     def take(self, message) -> None:
         if message is None:
             self.ended = True
         elif message[0] == "typeset":
             self.waiting.append(message)
+        elif message[0] == "numbers":
+            self.numbers.append(message)
         elif message[0] == "drop":
             _, generation, kind = message
             self.waiting = deque(job for job in self.waiting
                                  if not (job[1] == generation and kind in (None, job[2])))
+            if kind in (None, "numbers"):
+                self.numbers = deque(job for job in self.numbers if job[1] != generation)
         elif message[0] == "first":
             _, generation, kind, indices = message
             chosen = {(generation, kind, i) for i in indices}
@@ -237,7 +261,8 @@ class Jobs:
 
 
 def serve_typesetting(requests, results) -> None:
-    """The typesetter process: typesets one formula at a time, reading every new message first."""
+    """The typesetter process: typesets one formula at a time, reading every new message first; works
+    out the numbers when no formula waits."""
     import queue
 
     _lower_priority()
@@ -245,12 +270,16 @@ def serve_typesetting(requests, results) -> None:
     results.put(("ready", 0, "typesetter"))
     jobs = Jobs()
     while not jobs.ended:
-        if not jobs.waiting:
+        if jobs.idle:
             jobs.take(requests.get())
         while True:
             try:
                 jobs.take(requests.get_nowait())
             except queue.Empty:
                 break
-        if jobs.waiting and not jobs.ended:
+        if jobs.ended:
+            break
+        if jobs.waiting:
             typeset_answer(jobs.waiting.popleft(), results)
+        elif jobs.numbers:
+            numbers_answer(jobs.numbers.popleft(), results)

@@ -2,8 +2,9 @@
 
 Two worker processes (`equations_workers`) derive and typeset; the panel polls them with a timer,
 so the GUI thread never waits. The deriver first sends the top of the page (its general form and
-the model's coordinates, written before sympy loads) and the numbers at the current state, both
-shown at once, one above the other, then the symbolic page, which begins with that top; the panel
+the model's coordinates, written before sympy loads), shown at once, then the symbolic page, which
+begins with that top (or at once a page derived in an earlier session); once the top is typeset the
+typesetter works out the numbers at the current state, shown below it until the page comes; the panel
 sends each page's formulas it has not typeset before to the typesetter, which works while the
 deriver derives, the formulas on screen first. Finished
 pages are cached per model and formulation (the same model shown again is instant); a change of
@@ -71,6 +72,7 @@ class EquationsView(QObject):
         self.deriving: set[int] = set()  # generations the deriver has not answered yet
         self.waiting: dict[int, set] = {}  # generation -> (kind, formula index) sent to the typesetter
         self.ahead: dict[int, set] = {}  # generation -> LaTeX of the page's top being typeset ahead
+        self.numbers_wanted: dict[int, tuple] = {}  # generation -> the numbers job, sent when the top comes
         self.generation = 0
         self.cancelled: list[tuple] = []  # keys whose derivation was ended (for tests and the record)
         self.numbers = None  # (key, page, svgs, generation): the numbers while the symbols are derived
@@ -166,10 +168,11 @@ class EquationsView(QObject):
         self.deriving.add(self.generation)
         self.waiting[self.generation] = set()
         self.cache[key] = Entry()
-        what = {"symbols", "numbers"} if numbers else {"symbols"}
         model, method = key
         self.numbers = self.top = None
-        self.workers.deriver.submit((self.generation, model, method, self._state(), what))
+        if numbers:  # asked of the typesetter once the top is typeset (gui/equations/equations_render.py)
+            self.numbers_wanted[self.generation] = ("numbers", self.generation, model, method, self._state())
+        self.workers.deriver.submit((self.generation, model, method))
         self.workers.typesetter.start()
         self.poll_timer.start()
 
@@ -196,6 +199,7 @@ class EquationsView(QObject):
         self.deriving.clear()
         self.waiting.clear()
         self.ahead.clear()
+        self.numbers_wanted.clear()
         self.panel.set_busy(False, "derivation cancelled")
 
     # --- results ---------------------------------------------------------------------------
@@ -218,6 +222,9 @@ class EquationsView(QObject):
             if kind == "top":
                 self.top = (key, value, {}, generation)
                 self._typeset_ahead(generation, value)
+                numbers = self.numbers_wanted.pop(generation, None)
+                if numbers is not None:  # the typesetter works them out after the top's formulas
+                    self.workers.typesetter.submit(numbers)
                 changed = True
                 continue
             if kind == "page":  # the deriver goes on to its HTML export (still deriving)
@@ -309,6 +316,7 @@ class EquationsView(QObject):
         self.pending.pop(generation, None)
         self.waiting.pop(generation, None)
         self.ahead.pop(generation, None)
+        self.numbers_wanted.pop(generation, None)
         self._show()  # the state line and the buttons (the page itself is unchanged)
 
     def _on_screen_first(self) -> None:

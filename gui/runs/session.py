@@ -8,7 +8,9 @@ A `Session` owns
   ring buffer, its latest poses);
 - the time cursor: the instant the window shows. It follows the slowest run (the latest instant
   every run has reached), so all methods are drawn at the same simulated time; `set_cursor`
-  holds it at a chosen earlier instant (a time scrubber) until `follow_latest`.
+  holds it at a chosen earlier instant (a time scrubber) until `follow_latest`. A batch only marks
+  it stale: the cursor follows when it is read (`cursor_time`, `frames_at_cursor`, `settle_cursor`,
+  which the redraw calls once a tick), not at each of compare mode's ~170 batches a second.
 
 Views never reach into each other: they connect to the signals below and read `runs`,
 `cursor_time()` and `frames_at_cursor()`. The only Qt here is QObject/Signal and the worker
@@ -117,6 +119,7 @@ class Session(QObject):
         self.next_run_id = 1
         self._following = True
         self._cursor = 0.0
+        self._cursor_stale = False  # batches came since the cursor last followed them
         self._t_end_said = False
         self._run_next_model = False
 
@@ -346,7 +349,14 @@ class Session(QObject):
 
     def cursor_time(self) -> float:
         """The instant the window shows."""
+        self.settle_cursor()
         return self._cursor
+
+    def settle_cursor(self) -> None:
+        """Move a following cursor to the latest common instant when batches came since it last moved."""
+        if self._cursor_stale:
+            self._cursor_stale = False
+            self._update_cursor()
 
     @property
     def following(self) -> bool:
@@ -365,7 +375,7 @@ class Session(QObject):
     def frames_at_cursor(self) -> list[tuple[Run, object]]:
         """(run, its pose at the cursor) for every run; a held cursor (the timeline) poses the kept
         sample itself."""
-        t = self._cursor
+        t = self.cursor_time()
         if self._following:
             return [(run, run.frame_at(t)) for run in self.runs]
         rows = self.rows_at(t)
@@ -417,7 +427,7 @@ class Session(QObject):
         if frames:
             run.frames.extend(frames)
             run.latest_frame = frames[-1]
-        self._update_cursor()
+        self._cursor_stale = True  # the cursor follows when it is next read (once a frame)
         self.advanced.emit()
 
     @Slot(int, float, object)

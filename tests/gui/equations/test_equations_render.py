@@ -32,3 +32,29 @@ def test_the_numbers_at_the_start_load_no_integrator():
              "print('scipy.integrate' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert out.stdout.strip() == "False", out.stderr
+
+
+def test_the_typesetter_works_out_the_numbers_when_no_formula_waits():
+    """The top's formulas first, then the numbers; a page that came (drop "numbers") takes them away."""
+    from eomlab.gui.equations.equations_render import Jobs
+
+    jobs = Jobs()
+    model = load_model(FOUR_BAR)
+    jobs.take(("numbers", 1, model, "kane", None))
+    jobs.take(("typeset", 1, "top", (0, "x"), "x"))
+    assert not jobs.idle and [job[0] for job in jobs.waiting] == ["typeset"]  # served before the numbers
+    jobs.take(("numbers", 2, model, "kane", None))
+    jobs.take(("drop", 1, "numbers"))
+    assert [job[1] for job in jobs.numbers] == [2] and len(jobs.waiting) == 1
+    jobs.take(("drop", 2, None))
+    jobs.take(("drop", 1, None))
+    assert jobs.idle
+
+
+def test_the_typesetter_sends_the_numbers_page():
+    from eomlab.gui.equations.equations_render import numbers_answer
+
+    sent = []
+    numbers_answer(("numbers", 4, load_model(FOUR_BAR), "maggi", None), type("R", (), {"put": lambda _s, m: sent.append(m)})())
+    assert [(kind, generation) for kind, generation, _page in sent] == [("numbers", 4)]
+    assert sent[0][2]["formulas"][0].startswith("M = \\left[\\begin{matrix}")

@@ -171,7 +171,7 @@ def test_the_deriver_sends_the_page_then_its_unchanged_html_export(qtbot, make_w
         def put(self, message):
             sent.append(message)
 
-    equations_render.derive_answer((7, model, "lagrange", None, {"symbols"}), Results())
+    equations_render.derive_answer((7, model, "lagrange"), Results())
     kinds = [kind for kind, _generation, _value in sent]
     assert kinds[-2:] == ["page", "html"] and all(generation == 7 for _k, generation, _v in sent), kinds
     page, html = sent[-2][2], sent[-1][2]
