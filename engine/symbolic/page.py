@@ -10,12 +10,11 @@ printer (`latex.py`) or written by hand. The blocks, the writing out and the top
 """
 from __future__ import annotations
 
-import sympy as sp
 
 from eomlab.engine.symbolic.about import ABOUTS, ROLES
 from eomlab.engine.symbolic.derived_equations import Equations, Item, Tex
 from eomlab.engine.symbolic.errors import operation_count
-from eomlab.engine.symbolic.latex import display_latex, expression_latex, symbol_names, text_latex, too_long
+from eomlab.engine.symbolic.latex import display_latex, symbol_names, text_latex, too_long
 from eomlab.engine.symbolic.page_blocks import (  # noqa: F401  (the page's names, as before the split)
     ROLE_CHARS, ROLE_FORMULAS, Definition, Formula, Heading, Page, Prose, general_blocks, html_document,
     latex_document, mathml, model_head, numeric_page, of_role, page_data)

@@ -104,8 +104,7 @@ def numeric_snapshot(model: Model, method: str, state):
 
     from eomlab.engine import symbolic
     from eomlab.engine.methods import METHODS, label
-    from eomlab.engine.run.start_checks import consistent_initial_state
-    from eomlab.engine.simulation import RunQuantities
+    from eomlab.engine.simulation import RunQuantities, consistent_initial_state
 
     own = method if method in METHODS else "lagrange"  # a view: Lagrange's numbers
     quantities = RunQuantities(model, method=own)
