@@ -302,7 +302,7 @@ def _warm_up(kernels) -> None:
     argument types a run passes: compiles (or loads) every kernel a run calls, so none compiles on the
     stepping thread."""
     from eomlab.engine.compiled.compiled_dop853 import CompiledDOP853
-    from eomlab.engine.compiled.tree_backend import FlatTree
+    from eomlab.engine.compiled.flat_tree import FlatTree
 
     tree = FlatTree(parents=np.array([-1], dtype=np.int64), kinds=np.zeros(1, dtype=np.int64),
                     place_R=np.eye(3).reshape(1, 3, 3), place_p=np.zeros((1, 3)),

@@ -8,7 +8,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from eomlab.engine.compiled.tree_backend import FlatTree
+from eomlab.engine.compiled.flat_tree import FlatTree
 
 #: pinocchio's joints by kind in the floating kernels: 0 revolute, 1 prismatic, 2 spherical (their codes)
 _ONE_SPEED = {**dict.fromkeys(("JointModelRX", "JointModelRY", "JointModelRZ", "JointModelRevoluteUnaligned"), 0),

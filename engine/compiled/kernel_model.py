@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from eomlab.engine.compiled.tree_backend import _FLAT_KINDS, FlatTree
+from eomlab.engine.compiled.flat_tree import FLAT_KINDS, FlatTree
 from eomlab.engine.constraints.geometric import CoincidentRows, DistanceRows, KnifeEdgeRows, RollingDiskRows
 from eomlab.engine.constraints.joint_rows import PlanarPins
 
@@ -49,10 +49,10 @@ def kernel_tree(backend):
         name = joint.shortname()
         if name == _TRANSLATION:
             parts = [(1, _SLIDES[k]) for k in range(3)]
-        elif name in _FLAT_KINDS:
+        elif name in FLAT_KINDS:
             data = joint.createData()
             joint.calc(data, np.zeros(1))
-            parts = [(_FLAT_KINDS[name], np.asarray(data.S).ravel())]
+            parts = [(FLAT_KINDS[name], np.asarray(data.S).ravel())]
         else:
             return None
         parent = last[model.parents[jid]]

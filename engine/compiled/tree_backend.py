@@ -22,11 +22,12 @@ from __future__ import annotations
 import math
 import os
 from functools import cached_property
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from eomlab.engine.compiled.compiled_step import call_kernel, compiled_floating, compiled_kernels
+from eomlab.engine.compiled.flat_tree import FlatTree, flat_tree  # noqa: F401  (FlatTree: its old home, named in the kernels' docstrings)
 from eomlab.engine.joints import joint_type
 
 if TYPE_CHECKING:
@@ -338,38 +339,15 @@ class PinocchioTree:
     def flat_tree(self) -> FlatTree | None:
         """The tree as flat arrays for engine.compiled.numba_kernels, when `free_state_derivative` binds
         pinocchio's `aba` straight to y (one revolute or prismatic joint per speed, eomlab's order):
-        else None. Read from the pinocchio model, so the joint mapping stays in one place."""
-        model = self.model
+        else None (engine.compiled.flat_tree)."""
         if not (self._same and not self._permuted) or self.has_armature:  # the kernels' ABA has no armature
             return None
-        kinds = []
-        for joint in model.joints[1:]:
-            kind = _FLAT_KINDS.get(joint.shortname())
-            if kind is None:  # planar and Euler-rate joints map onto these too; nothing else does
-                return None
-            kinds.append(kind)
-        n = len(kinds)
-        S = np.empty((n, 6))
-        for i, joint in enumerate(model.joints[1:]):  # motion subspace: pinocchio's, at q = 0
-            joint_data = joint.createData()
-            joint.calc(joint_data, np.zeros(1))
-            S[i] = np.asarray(joint_data.S).ravel()
-        placements, inertias = list(model.jointPlacements)[1:], list(model.inertias)[1:]
-        return FlatTree(
-            parents=np.array(model.parents[1:], dtype=np.int64) - 1,
-            kinds=np.array(kinds, dtype=np.int64),
-            place_R=np.ascontiguousarray([M.rotation for M in placements], dtype=float).reshape(n, 3, 3),
-            place_p=np.ascontiguousarray([M.translation for M in placements], dtype=float).reshape(n, 3),
-            S=S,
-            mass=np.array([I.mass for I in inertias], dtype=float),
-            lever=np.ascontiguousarray([I.lever for I in inertias], dtype=float).reshape(n, 3),
-            rot_inertia=np.ascontiguousarray([I.inertia for I in inertias], dtype=float).reshape(n, 3, 3),
-            gravity=np.array(model.gravity.linear, dtype=float))
+        return flat_tree(self.model)
 
     def floating_tree(self) -> FloatingTree | None:
         """The tree as engine.compiled.floating_kernels takes it (spherical and free joints in Euler parameters,
         armature, any speed order), or None (Euler-angle joints with body rates, or a joint it does not take)."""
-        from eomlab.engine.compiled.floating_tree import floating_tree  # (it reads FlatTree from here)
+        from eomlab.engine.compiled.floating_tree import floating_tree
 
         return floating_tree(self.model, self._q_gather, self._v_gather)
 
@@ -452,28 +430,6 @@ class PinocchioTree:
         pin.updateFramePlacements(model, data)
         com = np.array([placement.translation for placement in data.oMf])[self._first_centre:]
         return T, float(data.potential_energy), com
-
-
-class FlatTree(NamedTuple):
-    """A tree of revolute and prismatic joints as engine.compiled.numba_kernels takes it (pinocchio's
-    joint order, parents −1 at the ground; joint frames' placements in their parents', motion
-    subspaces (linear, angular) in the joint frame; each joint's bodies' mass, mass centre
-    (lever) and rotational inertia about it, in the joint frame; gravity)."""
-
-    parents: np.ndarray
-    kinds: np.ndarray
-    place_R: np.ndarray
-    place_p: np.ndarray
-    S: np.ndarray
-    mass: np.ndarray
-    lever: np.ndarray
-    rot_inertia: np.ndarray
-    gravity: np.ndarray
-
-
-#: pinocchio's one-speed joints the compiled step takes: 0 revolute, 1 prismatic (numba_kernels)
-_FLAT_KINDS = {**dict.fromkeys(("JointModelRX", "JointModelRY", "JointModelRZ", "JointModelRevoluteUnaligned"), 0),
-               **dict.fromkeys(("JointModelPX", "JointModelPY", "JointModelPZ", "JointModelPrismaticUnaligned"), 1)}
 
 
 def _depth_first(parent) -> list[int]:
