@@ -21,22 +21,26 @@ from eomlab.gui.runs.run_messages import Batch
 #: poses per wall second taken from the dense output: twice the window's 60 Hz redraw, so every
 #: tick finds a new one (at 60 Hz the two clocks would beat and some ticks show a pose again)
 FRAME_RATE = 120.0
+#: a comparison's runs send every pose they take (the window draws the latest instant all of them posed):
+#: one per redraw is enough, and five runs sending 120 a second each kept two cores busy
+COMPARE_FRAME_RATE = 60.0
 #: a window's run goes on past t_end until paused: it may go as far as this many output intervals
 #: (1e6 × 0.01 s: 2.8 hours; a Simulation refuses runs of more than 1e7 samples)
 WINDOW_RUN_SAMPLES = 1e6
 
 
-def instant_spacing(speed: float, running: bool, fps: float | None = None) -> float | None:
-    """Simulated seconds between two poses of a paced run (None: no poses between the samples, as
-    fast as possible or paused). With `fps` (a recording) the instants include every k / fps."""
+def instant_spacing(speed: float, running: bool, fps: float | None = None, rate: float = FRAME_RATE) -> float | None:
+    """Simulated seconds between two poses of a paced run, `rate` of them per wall second (None: no poses
+    between the samples, as fast as possible or paused). With `fps` (a recording) the instants include
+    every k / fps."""
     if fps:
         per_frame = 1.0 / fps
         if not running or math.isinf(speed):
             return per_frame
-        return per_frame / max(1, math.ceil(per_frame * FRAME_RATE / speed))
+        return per_frame / max(1, math.ceil(per_frame * rate / speed))
     if not running or math.isinf(speed) or not speed > 0:
         return None
-    return speed / FRAME_RATE
+    return speed / rate
 
 
 def window_run_length(settings) -> float:

@@ -36,7 +36,8 @@ from eomlab.engine.simulation import read_quantity
 from eomlab.gui.runs import run_messages as msg
 from eomlab.gui.runs.sent_quantities import Refused
 from eomlab.gui.runs.run_process import PROCESS_WORKERS, ChildProcess  # noqa: F401  (PROCESS_WORKERS: for the session)
-from eomlab.gui.runs.pacing import Clock, HeldBack, PacedSending, instant_spacing, window_run_length
+from eomlab.gui.runs.pacing import (COMPARE_FRAME_RATE, FRAME_RATE, Clock, HeldBack, PacedSending, instant_spacing,
+                                    window_run_length)
 # imported here, on the GUI thread at start-up: a first import on the worker (sympy and all) would
 # hold the import lock and the GIL for a second while the window tries to draw
 from eomlab.engine.simulation import Frame, Simulation  # noqa: F401  (Frame: what the scenes draw)
@@ -307,7 +308,8 @@ class RunThread(PacedSending, ChildProcess, QThread):
                 self._settle(sim, held, q_slice)
                 self._wait(0.05)
                 continue
-            self._watch(sim, instant_spacing(speed, running, record and record[0]),
+            self._watch(sim, instant_spacing(speed, running, record and record[0],
+                                             COMPARE_FRAME_RATE if self.frames_per_sample else FRAME_RATE),
                         record[1] if record is not None else 0.0)
             now = time.perf_counter()
             if reanchor:

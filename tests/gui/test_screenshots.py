@@ -45,7 +45,7 @@ def test_run_gui_on_every_asset_model(tmp_path, models):
         args += [model, str(tmp_path / (os.path.basename(model) + ".png"))]
     env = dict(os.environ)
     env.pop("QT_QPA_PLATFORM", None)  # a real display, not offscreen
-    command = x_display_command() + [sys.executable, "-c", SCRIPT.format(run_for=1.0), *args]
+    command = x_display_command() + [sys.executable, "-c", SCRIPT.format(run_for=0.3), *args]
     done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "QThread: Destroyed" not in done.stderr
