@@ -15,7 +15,7 @@ import numpy as np
 import shiboken6
 from PySide6.QtCore import QPoint, QRect, QSettings, QSize, Qt, QTimer, Slot
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMessageBox, QSizePolicy, QStackedWidget, QToolBar, QWidget
+from PySide6.QtWidgets import QApplication, QDockWidget, QLabel, QMainWindow, QMessageBox, QSizePolicy, QStackedWidget, QToolBar, QWidget
 
 from eomlab.engine.blas_threads import one_blas_thread_for_good
 from eomlab.engine.model import Model, is_planar
@@ -366,6 +366,10 @@ class MainWindow(QMainWindow):
                 event.acceptProposedAction()
                 return
 
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        QApplication.instance().installEventFilter(self.keyboard)  # again, for a window shown after a close
+
     def closeEvent(self, event) -> None:
         if not self.confirm_discard():
             event.ignore()
@@ -376,6 +380,9 @@ class MainWindow(QMainWindow):
         self.redraw.stop()
         self.session.stop(join=True, at_once=True)  # nothing the runs would still send is wanted
         self.presentation.restore_application()
+        # the key router filters every event of the application: a closed window's would go on filtering
+        # (a window closed, not deleted: one more Python call per event for each window ever opened)
+        QApplication.instance().removeEventFilter(self.keyboard)
         for box in list(self.message_boxes):
             box.close()
         event.accept()
