@@ -175,6 +175,9 @@ class MainWindow(QMainWindow):
         self.addDockWidget(area, dock)
         return dock
 
+    modes_panel = property(lambda self: self.analysis.modes, doc="Analyze ▸ Modes (built when first asked for)")
+    stability_panel = property(lambda self: self.analysis.stability, doc="Analyze ▸ Stability (built when first asked for)")
+
     def action(self, text: str, slot, shortcut=None, tip: str = "") -> QAction:
         """A QAction of this window (the parts make theirs with it)."""
         action = QAction(text, self)
@@ -214,7 +217,7 @@ class MainWindow(QMainWindow):
         view_menu.addMenu(self.arrows.menu)
         from eomlab.gui.analysis import fill_menu as fill_analysis
 
-        fill_analysis(self, menu.addMenu("&Analyze"))  # Modes, Stability (engine.linearize)
+        self.analysis = fill_analysis(self, menu.addMenu("&Analyze"))  # Modes, Stability (engine.linearize)
 
     def _build_teaching_tools(self) -> None:
         """Compare mode, the equations panel, presentation mode, recordings and the keyboard
