@@ -371,7 +371,9 @@ class MainWindow(QMainWindow):
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
-        QApplication.instance().installEventFilter(self.keyboard)  # again, for a window shown after a close
+        if self.keyboard.closed:  # shown again after a close: its keys come back (installed once otherwise, so
+            self.keyboard.closed = False  # that the other application filters keep their order)
+            QApplication.instance().installEventFilter(self.keyboard)
 
     def closeEvent(self, event) -> None:
         if not self.confirm_discard():
@@ -386,6 +388,7 @@ class MainWindow(QMainWindow):
         # the key router filters every event of the application: a closed window's would go on filtering
         # (a window closed, not deleted: one more Python call per event for each window ever opened)
         QApplication.instance().removeEventFilter(self.keyboard)
+        self.keyboard.closed = True
         for box in list(self.message_boxes):
             box.close()
         event.accept()

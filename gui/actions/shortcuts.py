@@ -105,6 +105,7 @@ class KeyRouter(QObject):
     def __init__(self, window, bindings=BINDINGS):
         super().__init__(window)
         self.window = window
+        self.closed = False  # its window was closed: taken off the application's filters
         self.keys: list[tuple[QKeySequence, Binding]] = [
             (QKeySequence(k), b) for b in bindings if b.scope in (EVERYWHERE, OUTSIDE_TEXT) for k in b.keys]
 
