@@ -85,7 +85,7 @@ def _curve(pen, connect: str, finite: bool = True) -> SceneCurve:
 
 class Scene2D(pg.PlotWidget):
     def __init__(self, parent=None):
-        super().__init__(parent)
+        super().__init__(parent, enableMenu=False)  # no right-click menu on the mechanism (none built)
         self.setObjectName("scene2d")
         self.model = None
         self.project = Projection(True)

@@ -56,3 +56,20 @@ def test_a_label_takes_the_longest_form_that_fits(axis, short, room, expect):
     label = axis.labelString().replace("<br>", " ")
     assert expect in label and "(rad/s)" in label  # the units always whole
     assert isinstance(axis, WholeLabelAxis)
+
+
+def test_a_plots_right_click_menu_is_built_at_the_first_right_click(qtbot):
+    """Not with the plot (~13 ms of each of a window's nine plots); the same pyqtgraph menu once asked for, and
+    none for a plot whose menu is switched off."""
+    from pyqtgraph.graphicsItems.ViewBox.ViewBoxMenu import ViewBoxMenu
+
+    widget = plot_widget()
+    qtbot.addWidget(widget)
+    view = widget.getPlotItem().getViewBox()
+    assert view.menu is None and view.menuEnabled()
+    assert isinstance(view.getMenu(None), ViewBoxMenu) and view.getContextMenus(None)
+    other = plot_widget()
+    qtbot.addWidget(other)
+    other.getPlotItem().setMenuEnabled(False)
+    assert other.getPlotItem().getViewBox().getMenu(None) is None
+    assert other.getPlotItem().getViewBox().getContextMenus(None) == []
