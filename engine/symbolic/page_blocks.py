@@ -99,10 +99,17 @@ def number_latex(value: float) -> str:
     return rf"{mantissa} \cdot 10^{{{int(exponent)}}}" if exponent else text
 
 
+#: entries this small beside the matrix's largest are rounding left over, shown as 0 (4.441·10⁻¹⁶ beside 4)
+ROUNDING = 1e-12
+
+
 def number_matrix_latex(values) -> str:
     """A matrix (or a column: a 1-D array) of numbers in brackets."""
     rows = values if len(values) and hasattr(values[0], "__len__") else [[v] for v in values]
-    body = r" \\ ".join(" & ".join(number_latex(v) for v in row) for row in rows)
+    finite = [abs(float(v)) for row in rows for v in row if math.isfinite(float(v))]
+    floor = ROUNDING * max(finite, default=0.0)
+    body = r" \\ ".join(" & ".join(number_latex(0.0 if abs(float(v)) <= floor else v) for v in row)
+                          for row in rows)
     return rf"\left[\begin{{matrix}}{body}\end{{matrix}}\right]"
 
 

@@ -58,3 +58,15 @@ def test_the_typesetter_sends_the_numbers_page():
     numbers_answer(("numbers", 4, load_model(FOUR_BAR), "maggi", None), type("R", (), {"put": lambda _s, m: sent.append(m)})())
     assert [(kind, generation) for kind, generation, _page in sent] == [("numbers", 4)]
     assert sent[0][2]["formulas"][0].startswith("M = \\left[\\begin{matrix}")
+
+
+def test_the_numbers_show_rounding_left_over_as_zero():
+    """The four-bar's A at the start held 4.441·10⁻¹⁶ beside −1.5 and −4: shown as 0; a matrix of small
+    numbers keeps them."""
+    import numpy as np
+
+    from eomlab.engine.symbolic.page_blocks import number_matrix_latex
+
+    assert number_matrix_latex(np.array([[4.441e-16, -1.5], [-4.0, -0.2864]])) == \
+        r"\left[\begin{matrix}0 & -1.5 \\ -4 & -0.2864\end{matrix}\right]"
+    assert number_matrix_latex(np.array([1e-20, 2e-20])) == r"\left[\begin{matrix}1 \cdot 10^{-20} \\ 2 \cdot 10^{-20}\end{matrix}\right]"
