@@ -27,6 +27,7 @@ from urllib.parse import unquote, urlsplit
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = {"index.html": "home.png", "tutorials/first-lecture.html": "tutorial.png",
                "explanations/formulations.html": "formulations.png"}
+CODE = re.compile(r"^(```|~~~).*?^\1|`[^`\n]*`", re.M | re.S)  # fenced blocks and inline code spans
 RAW_LATEX = re.compile(r"\\(frac|begin|mathbf|mathrm|dot|ddot|left|right|sum|alpha|lambda|omega)\b|\$\$")
 
 PAGE_SCRIPT = r"""(() => {
@@ -163,6 +164,11 @@ class Browser:
         shutil.rmtree(self.profile, ignore_errors=True)
 
 
+def has_formulas(markdown: str) -> bool:
+    """Whether a page's source holds dollar maths: a `$` outside code (`$EOMLAB_CACHE_DIR` in backticks is not)."""
+    return "$" in CODE.sub("", markdown)
+
+
 def page_problems(browser: Browser, html: Path, page: Path, shots: Path) -> list[str]:
     name = page.relative_to(html).as_posix()
     problems = [f"{name}: console: {e}" for e in browser.open(page.as_uri())]
@@ -172,7 +178,7 @@ def page_problems(browser: Browser, html: Path, page: Path, shots: Path) -> list
     if raw:
         problems.append(f"{name}: raw LaTeX in the text: …{found['text'][max(0, raw.start() - 40):raw.end() + 20]}…")
     source = ROOT / "docs" / Path(name).with_suffix(".md")
-    if source.is_file() and "$" in source.read_text(encoding="utf-8") and found["maths"] == 0:
+    if source.is_file() and has_formulas(source.read_text(encoding="utf-8")) and found["maths"] == 0:
         problems.append(f"{name}: the page has formulas but no MathML")
     if name in SCREENSHOTS:  # at the first displayed formula, if the page has one
         browser.evaluate("(() => { const m = document.querySelector('div.math-block'); "
