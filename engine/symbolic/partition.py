@@ -2,7 +2,8 @@
 
 Which variables become dependent is decided numerically at one state (the model's initial
 state, or a fixed pseudo-random one when that is singular) by QR with column pivoting: the
-best-conditioned k columns of A are solved for, the other l = n − k stay independent. Then
+best-conditioned k columns of A are solved for, the other l = n − k stay independent (`pivoted_columns`:
+LAPACK's xGEQP3 rule in numpy, so that the deriver does not load scipy for it). Then
 
     v̇_d = −A_d⁻¹ A_i v̇_i + A_d⁻¹ b,   C = [I; −A_d⁻¹ A_i] (in the variables' order),  A C = 0
 
@@ -13,7 +14,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.linalg
 import sympy as sp
 
 from eomlab.engine.model import ModelError
@@ -54,16 +54,39 @@ def numeric(matrix: sp.Matrix, state: dict, parameters: dict) -> np.ndarray | No
     return values if np.all(np.isfinite(values)) else None
 
 
+#: norms this close count as equal: a column and its negative can differ in the last bits after projections
+TIE = 1e-12
+
+
+def pivoted_columns(values: np.ndarray, count: int) -> tuple[list[int], list[float]]:
+    """The first `count` column pivots of QR with column pivoting, and |R|'s diagonal there: each
+    step takes the column of largest norm left, the first of equals in LAPACK's order (a pivot
+    swaps places with the column at its step), and removes its direction from the others."""
+    rest = np.array(values, dtype=float)
+    order = list(range(rest.shape[1]))  # the columns' places after the swaps
+    diagonal: list[float] = []
+    for step in range(min(count, *rest.shape)):
+        norms = np.linalg.norm(rest[:, order[step:]], axis=0)
+        place = step + int(np.argmax(norms >= norms.max() * (1.0 - TIE)))
+        order[step], order[place] = order[place], order[step]
+        column = order[step]
+        diagonal.append(float(norms[place - step]))
+        if diagonal[-1] == 0.0:
+            break
+        direction = rest[:, column] / diagonal[-1]
+        rest -= np.outer(direction, direction @ rest)
+    return order[:len(diagonal)], diagonal
+
+
 def choose_dependent(tree: SymbolicTree, A: sp.Matrix) -> list[int]:
     k = A.rows
     for state in sample_state(tree):
         values = numeric(A, state, tree.params.substitution())
         if values is None:
             continue
-        _, R, pivots = scipy.linalg.qr(values, pivoting=True)
-        diagonal = np.abs(np.diag(R))
+        pivots, diagonal = pivoted_columns(values, k)
         if len(diagonal) >= k and diagonal[k - 1] > 1e-9 * max(1.0, diagonal[0]):
-            return sorted(int(p) for p in pivots[:k])
+            return sorted(pivots)
     raise ModelError("constraints", f"the {k} constraint rows are dependent (A has no full row rank); "
                      "remove redundant constraints for the symbolic view")
 

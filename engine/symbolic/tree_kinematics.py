@@ -100,6 +100,13 @@ def euler_body_rate_matrix(sequence: str, theta: sp.Expr, phi: sp.Expr) -> sp.Ma
     return sp.Matrix.hstack(rc.T * rb.T * UNIT[a], rc.T * UNIT[b], UNIT[c])
 
 
+def expanded(expr):
+    """Products and integer powers of sums multiplied out (sympy's `expand` with only its `mul` and
+    `multinomial` hints: the kinematics hold no logarithms, and sympy distributes integer powers over
+    products itself)."""
+    return sp.expand(expr, power_base=False, power_exp=False, log=False, basic=False)
+
+
 def _pythagoras(expr):
     """sin(x)**n -> sin(x)**(n-2) (1 - cos(x)**2): removes sin² + cos² = 1 by plain expansion."""
     def is_sine_power(e):
@@ -109,10 +116,10 @@ def _pythagoras(expr):
         return e.base ** (e.exp - 2) * (1 - sp.cos(e.base.args[0]) ** 2)
 
     for _ in range(8):
-        replaced = sp.expand(expr.replace(is_sine_power, lowered))
-        if replaced == expr:
+        replaced = expr.replace(is_sine_power, lowered)
+        if replaced == expr:  # no sine power left (most calls): expanding again would change nothing
             break
-        expr = replaced
+        expr = expanded(replaced)
     return expr
 
 
@@ -124,15 +131,18 @@ def quick_trigsimp(expr):
     """A cheap trigsimp for tree kinematics: Pythagoras, then products of sines and cosines of
     angles folded into sines and cosines of sums (`fold_angle_sums`), e.g. cos θ1 cos θ2 − sin θ1 sin θ2
     → cos(θ1 + θ2). Full trigsimp costs seconds per entry on 3-DOF models; this costs little."""
-    if not expr.has(sp.sin, sp.cos):
-        return expr
-    reduced = _pythagoras(sp.expand(expr))
+    return _trigsimp_expanded(expanded(expr)) if expr.has(sp.sin, sp.cos) else expr
+
+
+def _trigsimp_expanded(expr):
+    """quick_trigsimp of an expression already expanded."""
+    reduced = _pythagoras(expr)
     if len(sp.Add.make_args(reduced)) > FOLD_TERM_LIMIT:
         return reduced
     folded = fold_angle_sums(reduced)
     if folded == reduced:  # nothing to fold (about 3 calls in 4): expanding and counting again changes nothing
         return reduced
-    folded = sp.expand(folded)
+    folded = expanded(folded)
     return folded if sp.count_ops(folded) <= sp.count_ops(reduced) else reduced
 
 
@@ -235,10 +245,10 @@ class SymbolicTree:
 
     @staticmethod
     def _simplified_form(expr):
-        expr = sp.expand(expr)
+        expr = expanded(expr)
         if expr == 0 or not expr.has(sp.sin, sp.cos):
             return expr
-        return quick_trigsimp(expr)
+        return _trigsimp_expanded(expr)
 
     # --- building the tree -----------------------------------------------------------------
 

@@ -93,7 +93,7 @@ def typeset(latex: str) -> bytes:
     return svg.encode("utf-8")
 
 
-# --- the deriver ----------------------------------------------------------------------------
+# --- the numbers (worked out by the typesetter) -----------------------------------------------
 
 def numeric_snapshot(model: Model, method: str, state):
     """The numbers at `state` ((columns, row) of the window's run, or None: the start) as a page.
@@ -122,6 +122,8 @@ def numeric_snapshot(model: Model, method: str, state):
         label(method), method, model.name, t, evaluation.dynamics.M, evaluation.dynamics.forcing,
         None if rows is None else rows.A, None if rows is None else rows.b))
 
+
+# --- the deriver ----------------------------------------------------------------------------
 
 def symbolic_page(model: Model, method: str):
     """Derive and lay out (`engine.symbolic.page.Page`); raises SymbolicTooLarge (a ModelError)
@@ -175,7 +177,7 @@ def _lower_priority() -> None:
 
 
 def _load_derivation_libraries() -> None:
-    from eomlab.engine import simulation, symbolic  # noqa: F401 - simulation: the numbers' engine
+    from eomlab.engine import symbolic
 
     symbolic.load()  # sympy and every formulation
 
@@ -266,6 +268,8 @@ def serve_typesetting(requests, results) -> None:
 
     _lower_priority()
     typeset("x")  # loads the fonts before the first request
+    from eomlab.engine import simulation  # noqa: F401 - the numbers' engine (`numeric_snapshot`)
+
     results.put(("ready", 0, "typesetter"))
     jobs = Jobs()
     while not jobs.ended:
