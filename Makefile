@@ -20,7 +20,10 @@ run: $(STAMP)
 # -n auto: one worker per core (pytest-xdist); --dist loadfile keeps each test file on one worker, so a
 # module's cached derivations and windows are built once; --no-loadscope-reorder keeps the order of
 # tests/conftest.py (the longest files first) instead of xdist's (the files with most tests first)
-PYTEST := $(BIN)/python -m pytest -q -n auto --dist loadfile --no-loadscope-reorder
+# env -u PYTHONDONTWRITEBYTECODE: where the variable is set (this kind of machine sets it), every process the
+# suite starts (each run's process, the equations panel's, each CLI call) would compile eomlab's sources again,
+# and pytest would rewrite every test file's assertions again in each worker
+PYTEST := env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -q -n auto --dist loadfile --no-loadscope-reorder
 
 test: $(STAMP)
 	@if [ -z "$$DISPLAY" ] && command -v xvfb-run >/dev/null; then \
