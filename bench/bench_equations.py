@@ -14,7 +14,8 @@ they are ready (the window starts them a few seconds after it opens); "cached" i
 again on a model and formulation it has derived (measured in the GUI, Qt's offscreen platform);
 "cold, derived before" is a cold run whose page was derived in an earlier session (the disk cache,
 gui/equations/page_cache.py). Every other run starts with an empty disk cache: the page is derived.
-Times are wall clock; the CPU seconds of the derivation (in the deriver) are in "derive CPU", and
+Every process reads its byte code from one folder filled by an untimed run first (as an installed
+eomlab has its .pyc files). Times are wall clock; the CPU seconds of the derivation (in the deriver) are in "derive CPU", and
 the deriver's CPU seconds from its spawn to the top and to the page (a cold run) beside them: on a
 loaded machine the workers, at nice 5, wait for a core, and the CPU seconds say what an idle one
 would take. The numbers are asked at the model's start, as a window with no run yet asks them.
@@ -25,8 +26,10 @@ would take. The numbers are asked at the model's start, as a window with no run 
 """
 from __future__ import annotations
 
+import atexit
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -185,11 +188,20 @@ def cached(name: str, method: str) -> float:
     return seconds
 
 
+#: the children's byte code: one folder for the whole bench, filled by an untimed run first (`main`)
+BYTECODE = os.environ.get("PYTHONPYCACHEPREFIX") or tempfile.mkdtemp(prefix="eomlab-bench-pycache-")
+if "PYTHONPYCACHEPREFIX" not in os.environ:
+    atexit.register(shutil.rmtree, BYTECODE, ignore_errors=True)
+
+
 def _child(*args, pages: str | None = None) -> str:
     """This script in a fresh process; its equations page cache (gui/equations/page_cache.py) is `pages`,
-    else a new empty folder: the page is derived, as the first time ever."""
+    else a new empty folder: the page is derived, as the first time ever. Its byte code is read from and
+    written to BYTECODE, as an installed eomlab has its .pyc files (PYTHONDONTWRITEBYTECODE, which this
+    kind of machine sets, would have every process, the workers too, compile eomlab's sources again)."""
     with tempfile.TemporaryDirectory(prefix="eomlab-bench-pages-") as empty:
-        env = dict(os.environ, EOMLAB_CACHE_DIR=pages or empty)
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        env.update(EOMLAB_CACHE_DIR=pages or empty, PYTHONPYCACHEPREFIX=BYTECODE)
         result = subprocess.run([sys.executable, __file__, *args], capture_output=True, text=True, check=True, env=env)
     return result.stdout.splitlines()[-1]
 
@@ -238,6 +250,7 @@ def main() -> None:
     if "--methods" in sys.argv:
         chosen = sys.argv[sys.argv.index("--methods") + 1].split(",")
         cases = [(name, method) for name, method in cases if method in chosen]
+    _child("--pipeline", "four_bar", "kane", "cold", "screen")  # untimed: fills BYTECODE
     print(f"load average at start: {os.getloadavg()[0]:.1f} / {os.getloadavg()[1]:.1f} / {os.getloadavg()[2]:.1f}; "
           f"medians of {repeats}")
     print("| model | method | derive CPU s | cold: top shown s | cold: top typeset s | cold: page s | "
