@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import gc
 import multiprocessing
 import os
 import pstats
@@ -26,6 +27,7 @@ def _burn(stop) -> None:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--model", default="double_compound_pendulum")
+    parser.add_argument("--links", type=int, default=0, help="a planar chain of this many links instead of --model")
     parser.add_argument("--load", type=int, default=1)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--profile", action="store_true")
@@ -38,14 +40,17 @@ def main(argv=None) -> int:
     from PySide6.QtTest import QTest
     from PySide6.QtWidgets import QApplication
 
-    from eomlab.engine.presets import preset
-    from eomlab.gui.app import keep_painting_on_the_gui_thread
+    from eomlab.engine.presets import planar_chain, preset
+    from eomlab.gui.app import collect_garbage_on_the_gui_thread, keep_painting_on_the_gui_thread
     from eomlab.gui.main_window import MainWindow
 
     keep_painting_on_the_gui_thread()
-    app = QApplication.instance() or QApplication(sys.argv[:1])  # noqa: F841 - lives as long as the window
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    collect_garbage_on_the_gui_thread(app)  # as `eomlab gui` sets the window up (gui/app.py run_gui)
     settings = QSettings(os.path.join(os.environ.get("TMPDIR", "/tmp"), "bench_compare_stall.ini"), QSettings.IniFormat)
-    window = MainWindow(preset(args.model), None, run=True, settings=settings)
+    model = planar_chain(args.links) if args.links else preset(args.model)
+    window = MainWindow(model, None, run=True, settings=settings)
+    gc.freeze()
     window.confirm_discard = lambda: True
     window.show()
     QTest.qWait(3000)
@@ -86,7 +91,7 @@ def main(argv=None) -> int:
         at_edit.append(measure(edit))
         window.set_compare(False)
         QTest.qWait(2000)
-    print(f"{args.model}, {args.load} busy processes beside: longest GUI-thread stall at Ctrl+M "
+    print(f"{model.name}, {args.load} busy processes beside: longest GUI-thread stall at Ctrl+M "
           f"{max(at_ctrl_m):.2f} s (each: {', '.join(f'{v:.2f}' for v in at_ctrl_m)}); at a settings edit while "
           f"comparing {max(at_edit):.2f} s (each: {', '.join(f'{v:.2f}' for v in at_edit)})")
     if profiler:

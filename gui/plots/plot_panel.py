@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (QComboBox, QGraphicsItem, QGridLayout, QHBoxLayou
 from eomlab.gui.plots.decimate import _finite_range, on_new_pixels, pixel_decimate
 from eomlab.gui.plots import plot_export
 from eomlab.gui.style.widget_pixels import scene_rect
+from eomlab.gui.plots.curve_pool import CurvePool
 from eomlab.gui.plots.energy_bars import EnergyBars
 from eomlab.gui.style.method_styles import PALETTE
 from eomlab.gui.plots.plot_data import (curve_values, energy_reference, has_constraint_rows, moving_first,
@@ -137,6 +138,7 @@ class PlotPanel(QWidget):
             self.plots[key] = plot
         self.energy_bars = EnergyBars(self.plots["energy_bars"])
         self.spin_axis = SpinAxis(self.plots["motion"])
+        self.curve_pool = CurvePool(self.plots)
         self.ranges = PlotRanges(self.plots, LOG_PLOTS, TIME_PLOTS)
         self._label_axes()
         self.shown: list[str] = []
@@ -303,8 +305,7 @@ class PlotPanel(QWidget):
 
     def _rebuild_curves(self) -> None:
         self.spin_axis.clear()
-        for plot in self.plots.values():
-            plot.getPlotItem().clear()
+        self.curve_pool.begin()
         self.energy_bars.attach()
         for s in self.series:
             s.curves = {}
@@ -313,6 +314,7 @@ class PlotPanel(QWidget):
         self.legend_entries["energy_bars"] = []
         self._set_titles()
         if not self.series:
+            self.curve_pool.end()
             return
         main = self.series[0]
         compare = len(self.series) > 1
@@ -335,11 +337,9 @@ class PlotPanel(QWidget):
             segments = pen.widthF() > 1 and style == Qt.SolidLine
             if segments:  # flat ends: square ones overlap their neighbours and thicken the line
                 pen.setCapStyle(Qt.FlatCap)
-            s.curves[curve_key] = curve = self.plots[key].getPlotItem().plot([], [], pen=pen)
-            if segments:
-                # as separate segments: Qt strokes a wide antialiased polyline many times slower than
-                # the same points as segments (a dashed pen needs the polyline)
-                curve.curve.setSegmentedLineMode("on")
+            # as separate segments: Qt strokes a wide antialiased polyline many times slower than the
+            # same points as segments (a dashed pen needs the polyline)
+            s.curves[curve_key] = self.curve_pool.take(key, pen, segmented=segments)
             if keyed:
                 self.legend_entries[key].append((name, color, style))
 
@@ -365,6 +365,7 @@ class PlotPanel(QWidget):
             if first:
                 for i, name in enumerate(multiplier_columns(s.info)[:MAX_MULTIPLIER_CURVES]):
                     add(s, "multipliers", f"lam:{name}", name[len("lambda_"):], PALETTE[i % len(PALETTE)])
+        self.curve_pool.end()
         self._set_titles()
         self.refresh()
 
