@@ -38,8 +38,7 @@ class PlotMarks(QObject):
         plots.time_limit = lambda: session.cursor_time() if session.following else None
         plots.shown_time = session.cursor_time  # the energy bars: the instant itself, held or not
         session.runs_started.connect(self.clear_changes)
-        # once a frame: the plots clear their items when they rebuild their curves (new runs, another
-        # coordinate, presentation mode), so the marks go back; the cursor line follows the cursor
+        # once a frame: a mark no longer in its plot goes back; the cursor line follows the cursor
         drawn.connect(self.restore)
         drawn.connect(self.show_cursor)
 
@@ -59,7 +58,8 @@ class PlotMarks(QObject):
                     line.setPen(pg.mkPen(self.plots.ink, width=2))
 
     def restore(self) -> None:
-        """Put the marks back after the plots rebuilt their curves (which clears every item)."""
+        """Put back any mark that is not in its plot (the plots keep them across rebuilds of their curves,
+        gui/plots/curve_pool.py; this makes sure)."""
         for key, line in [*self.cursor_lines.items(), *self.change_lines]:
             self._keep(key, line)
 
