@@ -12,10 +12,13 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
+# the window, its runs' and its equations panel's processes read byte code written once (see PYTEST below)
+EOMLAB := env -u PYTHONDONTWRITEBYTECODE $(BIN)/eomlab
+
 run: $(STAMP)
 	@if [ -z "$$DISPLAY" ] && [ -z "$$WAYLAND_DISPLAY" ] && command -v xvfb-run >/dev/null; then \
-		echo "no display: running under xvfb-run"; xvfb-run -a $(BIN)/eomlab; \
-	else $(BIN)/eomlab; fi
+		echo "no display: running under xvfb-run"; xvfb-run -a $(EOMLAB); \
+	else $(EOMLAB); fi
 
 # -n auto: one worker per core (pytest-xdist); --dist loadfile keeps each test file on one worker, so a
 # module's cached derivations and windows are built once; --no-loadscope-reorder keeps the order of
