@@ -128,14 +128,10 @@ FOLD_TERM_LIMIT = 24
 
 
 def quick_trigsimp(expr):
-    """A cheap trigsimp for tree kinematics: Pythagoras, then products of sines and cosines of
-    angles folded into sines and cosines of sums (`fold_angle_sums`), e.g. cos θ1 cos θ2 − sin θ1 sin θ2
-    → cos(θ1 + θ2). Full trigsimp costs seconds per entry on 3-DOF models; this costs little."""
-    return _trigsimp_expanded(expanded(expr)) if expr.has(sp.sin, sp.cos) else expr
-
-
-def _trigsimp_expanded(expr):
-    """quick_trigsimp of an expression already expanded."""
+    """A cheap trigsimp for tree kinematics, of an expression already expanded (`expanded`): Pythagoras,
+    then products of sines and cosines of angles folded into sines and cosines of sums (`fold_angle_sums`),
+    e.g. cos θ1 cos θ2 − sin θ1 sin θ2 → cos(θ1 + θ2). Full trigsimp costs seconds per entry on 3-DOF
+    models; this costs little."""
     reduced = _pythagoras(expr)
     if len(sp.Add.make_args(reduced)) > FOLD_TERM_LIMIT:
         return reduced
@@ -248,7 +244,7 @@ class SymbolicTree:
         expr = expanded(expr)
         if expr == 0 or not expr.has(sp.sin, sp.cos):
             return expr
-        return _trigsimp_expanded(expr)
+        return quick_trigsimp(expr)
 
     # --- building the tree -----------------------------------------------------------------
 
