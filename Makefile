@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-all test-reference bench docs docs-check clean
+.PHONY: run test test-all test-reference prepare bench docs docs-check clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -12,10 +12,18 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
+# what an installed eomlab has before its first use: its byte code, and numba's compiled kernels in their on-disk
+# cache (engine/compiled/prepare_kernels.py: about 45 s on 2 cores the first time, after a change to a kernel's
+# source again; 0.4 s when the cache holds them all). Without them the first runs take scipy's slower step while a
+# core compiles, and a sweep or a test that needs the kernels waits for them.
+prepare: $(STAMP)
+	@env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m compileall -q -j 0 eomlab engine gui
+	@env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m eomlab.engine.compiled.prepare_kernels
+
 # the window, its runs' and its equations panel's processes read byte code written once (see PYTEST below)
 EOMLAB := env -u PYTHONDONTWRITEBYTECODE $(BIN)/eomlab
 
-run: $(STAMP)
+run: prepare
 	@if [ -z "$$DISPLAY" ] && [ -z "$$WAYLAND_DISPLAY" ] && command -v xvfb-run >/dev/null; then \
 		echo "no display: running under xvfb-run"; xvfb-run -a $(EOMLAB); \
 	else $(EOMLAB); fi
@@ -28,20 +36,20 @@ run: $(STAMP)
 # and pytest would rewrite every test file's assertions again in each worker
 PYTEST := env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -q -n auto --dist loadfile --no-loadscope-reorder
 
-test: $(STAMP)
+test: prepare
 	@if [ -z "$$DISPLAY" ] && command -v xvfb-run >/dev/null; then \
 		xvfb-run -a -s "-screen 0 1600x1000x24" $(PYTEST); \
 	else $(PYTEST); fi
 
 # the suite on the numpy reference path (EOMLAB_FAST_PATH=0: no pinocchio, no numba kernels); the tests whose
 # subject is the compiled path set the variable per case or skip, saying why
-test-reference: $(STAMP)
+test-reference: prepare
 	@if [ -z "$$DISPLAY" ] && command -v xvfb-run >/dev/null; then \
 		EOMLAB_FAST_PATH=0 xvfb-run -a -s "-screen 0 1600x1000x24" $(PYTEST); \
 	else EOMLAB_FAST_PATH=0 $(PYTEST); fi
 
 # everything, the slow checks too (10^6 integrator steps with a memory bound: several minutes)
-test-all: $(STAMP)
+test-all: prepare
 	@if [ -z "$$DISPLAY" ] && command -v xvfb-run >/dev/null; then \
 		xvfb-run -a -s "-screen 0 1600x1000x24" $(PYTEST) -m "slow or not slow"; \
 	else $(PYTEST) -m "slow or not slow"; fi

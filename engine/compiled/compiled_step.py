@@ -18,16 +18,16 @@ so that building a formulation does not import scipy.integrate; only building a 
 """
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import os
-import shutil
-import tempfile
 import threading
 import time
 from contextlib import contextmanager
 
 import numpy as np
+
+from eomlab.engine.compiled.kernel_cache import (cache_by_source, cache_complete, lock_path, mark_complete,
+                                                prune_other_caches)
 
 #: the words stats["dynamics_path"] adds once the compiled step ran
 COMPILED_STEP_PATH = "numba DOP853 step"
@@ -74,7 +74,7 @@ def _compile() -> None:
 
         if numba.config.DISABLE_JIT:  # the kernels would run as Python loops, far slower than scipy's step
             raise RuntimeError("NUMBA_DISABLE_JIT is set")
-        _cache_by_source(numba)
+        cache_by_source(numba)
         with _one_process_at_a_time():
             from eomlab.engine.compiled import numba_kernels
 
@@ -100,8 +100,8 @@ def _compile() -> None:
         _loading.update(error=f"sweep kernel: {type(err).__name__}: {err}", busy=False)
         return
     _loading.update(sweep=sweep_kernels, busy=False)
-    _mark_complete(numba)
-    _prune_other_caches(numba)
+    mark_complete(numba)
+    prune_other_caches(numba)
 
 
 def load_cached_kernels(timeout: float) -> bool:
@@ -118,8 +118,8 @@ def load_cached_kernels(timeout: float) -> bool:
         return False
     import numba
 
-    _cache_by_source(numba)
-    if not _cache_complete(numba):
+    cache_by_source(numba)
+    if not cache_complete(numba):
         PREFETCH["outcome"] = "cache not complete"
         return False
     start_compiling()  # a complete cache loads without the compile lock: no other process can hold this one up
@@ -135,89 +135,6 @@ def load_cached_kernels(timeout: float) -> bool:
 PREFETCH = {"outcome": None}
 
 
-#: the directory numba caches the kernels in, after their sources' hash (`_cache_by_source`)
-CACHE_PREFIX = "eomlab-kernels-"
-#: the kernels' sources: the constrained kernel calls into the first three, the sweep's into the first two, the
-#: floating tree's into the first
-KERNEL_SOURCES = ("numba_kernels.py", "constrained_solves.py", "row_kernels.py", "constrained_kernels.py",
-                  "sweep_kernels.py", "floating_kernels.py")
-
-
-def _cache_by_source(numba) -> None:
-    """Cache the kernels in a directory named by their sources' hash. numba checks a cached function against its
-    own file's time stamp only, so a change in a file it calls (constrained_kernels calls numba_kernels' and
-    constrained_solves' functions) would load stale machine code. Under NUMBA_CACHE_DIR when it is set, else
-    beside the sources (numba's own place); left to numba where that is not writable. Before the kernels'
-    modules are imported: numba picks a function's cache directory when it is decorated."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    if os.path.basename(numba.config.CACHE_DIR).startswith(CACHE_PREFIX):  # set before (a forked child)
-        return
-    base = numba.config.CACHE_DIR or (os.path.join(here, "__pycache__") if os.access(here, os.W_OK) else "")
-    if not base:
-        return
-    digest = hashlib.sha256()
-    for name in KERNEL_SOURCES:
-        with open(os.path.join(here, name), "rb") as source:
-            digest.update(source.read())
-    numba.config.CACHE_DIR = os.path.join(base, f"{CACHE_PREFIX}{digest.hexdigest()[:16]}")
-
-
-def _complete_marker(numba) -> str:
-    """The file that says this cache holds every kernel for this numba, this source folder and these sources'
-    time stamps ('' where numba keeps the cache in its own place). numba checks a cached function against its
-    file's time stamp: a touched source (a checkout) recompiles, so it must not count as complete."""
-    if not os.path.basename(numba.config.CACHE_DIR).startswith(CACHE_PREFIX):
-        return ""
-    here = os.path.dirname(os.path.abspath(__file__))
-    key = hashlib.sha256(here.encode())
-    for name in KERNEL_SOURCES:
-        try:
-            key.update(str(os.stat(os.path.join(here, name)).st_mtime_ns).encode())
-        except OSError:
-            return ""
-    return os.path.join(numba.config.CACHE_DIR, f"complete-numba-{numba.__version__}-{key.hexdigest()[:12]}")
-
-
-def _cache_complete(numba) -> bool:
-    marker = _complete_marker(numba)
-    return bool(marker) and os.path.exists(marker)
-
-
-def _mark_complete(numba) -> None:
-    marker = _complete_marker(numba)
-    if marker:
-        try:
-            open(marker, "a").close()
-        except OSError:
-            pass  # a read-only cache: processes load their own kernels
-
-
-def _prune_other_caches(numba) -> None:
-    """Remove the caches of other versions of the kernels' sources beside this one's (about 7 MB each),
-    once this one's kernels are loaded; best effort (a process of another version compiles again)."""
-    current = numba.config.CACHE_DIR
-    if not os.path.basename(current).startswith(CACHE_PREFIX):
-        return
-    base = os.path.dirname(current)
-    try:
-        names = os.listdir(base)
-    except OSError:
-        return
-    for name in names:
-        path = os.path.join(base, name)
-        if name.startswith(CACHE_PREFIX) and path != current:
-            shutil.rmtree(path, ignore_errors=True)
-
-
-def _lock_path() -> str:
-    """The compile lock of this cache directory (processes of other checkouts or versions compile into
-    another directory and need not wait)."""
-    import numba
-
-    cache = hashlib.sha256(str(numba.config.CACHE_DIR).encode()).hexdigest()[:12]
-    return os.path.join(tempfile.gettempdir(), f"eomlab-numba-compile-{os.getuid()}-{cache}.lock")
-
-
 @contextmanager
 def _one_process_at_a_time():
     """Compile in one process at a time (a file lock): the window's runs in compare mode start five
@@ -230,10 +147,10 @@ def _one_process_at_a_time():
         return
     import numba
 
-    if _cache_complete(numba):  # loading only reads the cache: processes need not take turns
+    if cache_complete(numba):  # loading only reads the cache: processes need not take turns
         yield
         return
-    with open(_lock_path(), "a") as lock:
+    with open(lock_path(numba), "a") as lock:
         _loading["busy"] = False  # waiting for another process: nothing to share the time with
         fcntl.flock(lock, fcntl.LOCK_EX)
         _loading["busy"] = True
@@ -262,6 +179,11 @@ def call_kernel(kernel, *args):
         if cause is not None:
             raise KeyboardInterrupt from None
         raise
+
+
+def loading_error() -> str | None:
+    """Why the kernels did not load in this process (None: they did, or loading has not ended)."""
+    return _loading["error"]
 
 
 def compiled_constrained():
@@ -363,6 +285,11 @@ def _warm_up_sweep(kernels) -> None:
     kernels.run_member(tree, np.array([0.3, 0.0]), 0.01, 1e-6, 1e-6, 0.01, DOP853.A, DOP853.B, DOP853.E3, DOP853.E5,
                        -1.0 / (DOP853.error_estimator_order + 1), np.zeros(1, dtype=np.int64),
                        np.array([0, 1], dtype=np.int64), np.zeros(1), True, np.empty(1))
+
+
+#: each kernel module and the call that compiles (or loads) every kernel in it (engine.compiled.prepare_kernels)
+WARM_UPS = {"numba_kernels": _warm_up, "constrained_kernels": _warm_up_constrained,
+            "floating_kernels": _warm_up_floating, "sweep_kernels": _warm_up_sweep}
 
 
 class StepKernel:
