@@ -33,12 +33,14 @@ def own_page_cache(request, monkeypatch):
     """An empty equations page cache for this test (a folder made only when a page is stored)."""
     monkeypatch.setenv("EOMLAB_CACHE_DIR", os.path.join(_PAGE_CACHES, str(id(request.node))))
 
-#: The longest test files (tens of seconds each on one core, `pytest --durations`), by file name so that
-#: a file keeps its place wherever it moves. pytest-xdist's --dist loadfile hands out whole files in
-#: collection order; started last, one of these would run on one worker while the others idle.
-LONGEST_FILES = ("test_equations_page.py", "test_symbolic.py", "test_layout_report.py", "test_equations_view.py",
-                 "test_screenshots.py", "test_repaint.py", "test_sweep_dask.py", "test_sweep_cli.py",
-                 "test_tree_backend_runs.py", "test_run.py", "test_recording.py", "test_presentation.py")
+#: The longest test files (18–61 s each: the sums of `pytest --durations=0` per file, 2026-12-04, the
+#: kernels compiled beforehand as `make test` does), by file name so that a file keeps its place wherever it moves.
+#: pytest-xdist's --dist loadfile hands out whole files in collection order; started last, one of these would run
+#: on one worker while the others idle.
+LONGEST_FILES = ("test_equations_page.py", "test_gui_monkey.py", "test_layout_report.py", "test_tree_backend_runs.py",
+                 "test_arrows.py", "test_shipped_mjcf.py", "test_symbolic.py", "test_recording.py",
+                 "test_equations_view.py", "test_direct_manipulation.py", "test_robot_data_urdf.py", "test_edit.py",
+                 "test_screenshots.py", "test_compare.py")
 
 
 #: why a test marked `compiled_path` is skipped in a run on the numpy reference path (`make test-reference`)
