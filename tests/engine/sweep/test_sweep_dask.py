@@ -1,5 +1,5 @@
-"""A real Dask scheduler and two worker processes on loopback: a 400-run sweep through --scheduler
-keeps all 400 results when one worker is killed mid-sweep, and when besides the scheduler is
+"""A real Dask scheduler and two worker processes on loopback: a 60-run sweep through --scheduler
+keeps all 60 results when the worker running a chunk is killed mid-sweep, and when besides the scheduler is
 restarted (its workers close with it; new ones join, as a supervisor would start them)."""
 import os
 import socket
@@ -69,13 +69,16 @@ def cluster():
             p.wait(30)
 
 
-ARGS = ["--vary", "upper_theta=-3:3:20", "--vary", "lower_theta=-3:3:20", "--measure", "final:lower_theta",
-        "--measure", "flip_time:lower_theta", "--t-end", "1"]
+#: 60 runs of 300 s in 15 chunks of 4, about 0.2 s of work each: a worker is still running one when the first part
+#: is written (400 runs of 1 s in 16 chunks of 25 had all ended by then once the kernels were compiled beforehand)
+ARGS = ["--vary", "upper_theta=-3:3:10", "--vary", "lower_theta=-3:3:6", "--measure", "final:lower_theta",
+        "--measure", "flip_time:lower_theta", "--t-end", "300"]
+RUNS, CHUNK, CHUNKS = 60, 4, 15
 
 
 def _sweep_started(address, out):
     """`eomlab sweep` on the scheduler at `address`, once its first chunk is written."""
-    proc = subprocess.Popen([sys.executable, "-m", "eomlab", "sweep", str(DOUBLE), *ARGS, "--chunk-size", "25",
+    proc = subprocess.Popen([sys.executable, "-m", "eomlab", "sweep", str(DOUBLE), *ARGS, "--chunk-size", str(CHUNK),
                              "--scheduler", address, "-o", str(out), "--quiet"], env=ENV, stderr=subprocess.PIPE, text=True)
     partial = out.parent / (out.name + ".partial")
     deadline = time.monotonic() + 180
@@ -89,18 +92,30 @@ def _equals_the_sweep_run_here(proc, out):
     _, err = proc.communicate(timeout=300)
     assert proc.returncode == 0, err
     table = pd.read_parquet(out).sort_values("run", ignore_index=True)
-    assert list(table["run"]) == list(range(400)) and set(table["failure"]) == {""}
+    assert list(table["run"]) == list(range(RUNS)) and set(table["failure"]) == {""}
     here = sweep(DOUBLE, vary=ARGS[1:4:2], measure=["final:lower_theta", "flip_time:lower_theta"],
-                 t_end=1, workers=0, chunk_size=25)
+                 t_end=300, workers=0, chunk_size=CHUNK)
     pd.testing.assert_frame_equal(table, here)  # exactly: the same runs, the same numbers
+
+
+def _busy_worker(address, workers) -> subprocess.Popen:
+    """The worker process that is running a chunk now (the scheduler's view, matched by process id)."""
+    from dask.distributed import Client
+
+    with Client(address, timeout="30s", set_as_default=False) as client:
+        processing = client.processing()
+        pids = {pid: worker for worker, pid in client.run(os.getpid).items()}
+    busy = [p for p in workers if processing.get(pids.get(p.pid), ())]
+    assert busy, "no worker was running a chunk: the sweep ended before a worker could be killed mid-chunk"
+    return busy[0]
 
 
 def test_a_worker_killed_mid_sweep_loses_no_run(cluster, tmp_path):
     address, workers, _port, _started = cluster
     out = tmp_path / "flips.parquet"
     proc, parts_before = _sweep_started(address, out)
-    workers[0].kill()  # no nanny: it does not come back; its chunk in flight must run on the other worker
-    assert parts_before < 16
+    _busy_worker(address, workers).kill()  # no nanny: it does not come back; its chunk must run on the other one
+    assert parts_before < CHUNKS
     _equals_the_sweep_run_here(proc, out)
 
 
@@ -109,10 +124,10 @@ def test_a_sweep_outlives_a_worker_killed_mid_chunk_and_its_scheduler_restarted(
     address, workers, port, started = cluster
     out = tmp_path / "flips.parquet"
     proc, parts_before = _sweep_started(address, out)
-    workers[0].kill()  # mid-chunk
+    _busy_worker(address, workers).kill()  # mid-chunk
     started[0].kill()  # the scheduler; the other worker closes with it
     started[0].wait(30)
-    assert parts_before < 16
+    assert parts_before < CHUNKS
     started.append(_scheduler(port))  # restarted on its address, and workers as a supervisor would start them
     started += _workers(address, 2)
     _equals_the_sweep_run_here(proc, out)
