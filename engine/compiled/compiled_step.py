@@ -181,6 +181,14 @@ def call_kernel(kernel, *args):
         raise
 
 
+def finish_loading(timeout: float | None = None) -> None:
+    """Wait until this process's loading thread has ended: it marks the cache complete after the sweep's kernels,
+    so a process that exits as soon as they are loaded could leave the cache unmarked."""
+    thread = _loading["thread"]
+    if thread is not None and thread is not threading.current_thread():
+        thread.join(timeout)
+
+
 def loading_error() -> str | None:
     """Why the kernels did not load in this process (None: they did, or loading has not ended)."""
     return _loading["error"]

@@ -15,7 +15,8 @@ import os
 import sys
 from concurrent.futures import ProcessPoolExecutor
 
-from eomlab.engine.compiled.compiled_step import loading_error, numba_installed, wait_until_compiled
+from eomlab.engine.compiled.compiled_step import (compiled_sweep, finish_loading, loading_error, numba_installed,
+                                                 start_compiling)
 
 #: the kernel modules in two groups of about equal compile time (37 and 33 CPU s on this project's machine)
 GROUPS = (("numba_kernels", "constrained_kernels"), ("floating_kernels", "sweep_kernels"))
@@ -51,7 +52,9 @@ def prepare(processes: int | None = None) -> str:
     groups = GROUPS if processes > 1 else (sum(GROUPS, ()),)
     with ProcessPoolExecutor(len(groups), mp_context=multiprocessing.get_context("spawn")) as pool:
         list(pool.map(compile_group, groups))
-    if wait_until_compiled(sweep=True) is None:  # loads them from the cache and marks it complete
+    start_compiling()  # loads them from the cache and marks it complete
+    finish_loading()
+    if compiled_sweep() is None:
         return f"the kernels were not compiled ({loading_error()}): runs take scipy's step"
     return f"the kernels are compiled ({numba.config.CACHE_DIR})"
 

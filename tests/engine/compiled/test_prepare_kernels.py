@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import threading
 import time
 
 import pytest
@@ -27,9 +26,7 @@ def test_the_groups_hold_every_kernel_module_once():
 def test_a_complete_cache_is_left_as_it_is():
     """The suite's own cache, complete once this process loaded every kernel: the command returns at once."""
     assert compiled_step.wait_until_compiled(timeout=900, sweep=True) is not None, compiled_step.loading_error()
-    for thread in threading.enumerate():
-        if thread.name == "eomlab-numba-compile":
-            thread.join(120)  # the marker is written after the sweep's kernels
+    compiled_step.finish_loading(120)  # the marker is written after the sweep's kernels
     start = time.monotonic()
     done = subprocess.run(PREPARE, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
