@@ -28,7 +28,7 @@ import traceback
 from dataclasses import dataclass
 
 import numpy as np
-from PySide6.QtCore import QThread, Signal
+from PySide6.QtCore import QThread, Qt, Signal, Slot
 
 from eomlab.engine.blas_threads import one_blas_thread
 from eomlab.engine.model import ModelError
@@ -61,6 +61,12 @@ AS_FAST_AS_POSSIBLE = math.inf
 #: samples the worker's Simulation keeps: the window's ring buffers hold the run, the worker only
 #: ships new rows, so a long run must not grow the worker's memory as well
 WORKER_MAX_SAMPLES = 1000
+
+
+#: the workers started and not yet ended. Were a running worker's last other reference dropped (a session
+#: let go of without stopping it), the worker's own, dropped as its run() returns, would free the QThread on
+#: its own thread, and Qt aborts the process ("destroyed while the thread is still running")
+STARTED: set = set()
 
 
 @dataclass(frozen=True)
@@ -136,6 +142,17 @@ class RunThread(PacedSending, ChildProcess, QThread):
         self._parent_pid = None
         self.child_pid = None  # process mode: the child's process id once it started
         self.exitcode = None  # process mode: the child's exit code once it ended
+        self.finished.connect(self._let_go, Qt.QueuedConnection)
+
+    def start(self, *args) -> None:
+        STARTED.add(self)
+        super().start(*args)
+
+    @Slot()
+    def _let_go(self) -> None:
+        """On the GUI thread, once the worker has ended: this run may be freed now."""
+        self.wait()  # its run() has returned, and with it the worker's own reference
+        STARTED.discard(self)
 
     # --- control, called from the GUI thread --------------------------------------------
 

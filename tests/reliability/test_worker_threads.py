@@ -77,3 +77,22 @@ def test_closing_after_a_failed_run_is_clean(qtbot, qtlog, make_window):
     window.close()
     assert all(t.isFinished() for t in threads)
     assert not [r for r in qtlog.records if "QThread" in r.message]
+
+
+def test_a_worker_let_go_of_while_it_runs_is_freed_on_the_gui_thread_once_it_ends(qtbot):
+    """Nothing but the worker itself holds it (a session dropped without a stop): its run() returning
+    must not free the QThread on its own thread, where Qt aborts the whole process (it did: a test's
+    session, freed after the test, took the suite's worker down)."""
+    import gc
+    import weakref
+
+    from eomlab.gui.runs import run_thread
+
+    thread = run_thread.RunThread(preset("simple_pendulum").with_settings(t_end=0.2), speed=AS_FAST_AS_POSSIBLE)
+    thread.start()
+    worker = weakref.ref(thread)
+    del thread
+    gc.collect()
+    assert worker() is not None  # kept while it runs
+    qtbot.waitUntil(lambda: worker() is None, timeout=20000)  # freed once it ended, by the GUI thread's event loop
+    assert not getattr(run_thread, "STARTED", ())
