@@ -16,6 +16,7 @@ state (a page of numeric matrices, shown while the deriver derives). Each import
 """
 from __future__ import annotations
 
+import gc
 import os
 from collections import deque
 from xml.etree import ElementTree
@@ -152,6 +153,7 @@ def derive_answer(request, results) -> None:
     top = symbolic.page_top(model, method)
     if top is not None:  # shown and typeset while sympy loads and derives
         results.put(("top", generation, symbolic.page_data(top, html=False)))
+    _load_derivation_libraries()
     try:
         page = symbolic_page(model, method)
     except ModelError as error:  # SymbolicTooLarge among them: its message says why
@@ -177,9 +179,24 @@ def _lower_priority() -> None:
 
 
 def _load_derivation_libraries() -> None:
+    """sympy and every formulation, imported with the garbage collector paused, then frozen: the few
+    hundred thousand objects they make live as long as the process, and the collections their import
+    would trigger walk them again and again (30 ms of sympy's 0.33 s import); frozen, no later
+    collection walks them either."""
     from eomlab.engine import symbolic
 
-    symbolic.load()  # sympy and every formulation
+    if _loaded:
+        return
+    gc.disable()
+    try:
+        symbolic.load()
+    finally:
+        gc.freeze()
+        gc.enable()
+    _loaded.append(True)
+
+
+_loaded: list = []  # the derivation libraries are imported in this process
 
 
 #: how long a deriver just started looks for a request already sent (the panel opened at once) (s)
