@@ -10,6 +10,7 @@ import time
 import pandas as pd
 import pytest
 
+from eomlab.engine.compiled.tree_backend import fast_path_wanted
 from eomlab.engine.sweep import sweep
 from eomlab.engine.sweep.sweep_function import prepare, run_sweep
 
@@ -69,10 +70,13 @@ def cluster():
             p.wait(30)
 
 
-#: 60 runs of 300 s in 15 chunks of 4, about 0.2 s of work each: a worker is still running one when the first part
-#: is written (400 runs of 1 s in 16 chunks of 25 had all ended by then once the kernels were compiled beforehand)
+#: 60 runs in 15 chunks of 4, about 0.2–0.6 s of work each: a worker is still running one when the first part is
+#: written (400 runs of 1 s in 16 chunks of 25 had all ended by then once the kernels were compiled beforehand).
+#: A run of 300 s takes 56 ms on the compiled path; on the numpy path (EOMLAB_FAST_PATH=0) 4.5 s, so there 10 s
+#: (0.15 s): 300 s runs made the sweep outlast the test's timeout
+T_END = 300 if fast_path_wanted() else 10
 ARGS = ["--vary", "upper_theta=-3:3:10", "--vary", "lower_theta=-3:3:6", "--measure", "final:lower_theta",
-        "--measure", "flip_time:lower_theta", "--t-end", "300"]
+        "--measure", "flip_time:lower_theta", "--t-end", str(T_END)]
 RUNS, CHUNK, CHUNKS = 60, 4, 15
 
 
@@ -94,7 +98,7 @@ def _equals_the_sweep_run_here(proc, out):
     table = pd.read_parquet(out).sort_values("run", ignore_index=True)
     assert list(table["run"]) == list(range(RUNS)) and set(table["failure"]) == {""}
     here = sweep(DOUBLE, vary=ARGS[1:4:2], measure=["final:lower_theta", "flip_time:lower_theta"],
-                 t_end=300, workers=0, chunk_size=CHUNK)
+                 t_end=T_END, workers=0, chunk_size=CHUNK)
     pd.testing.assert_frame_equal(table, here)  # exactly: the same runs, the same numbers
 
 
