@@ -3,6 +3,7 @@ real X display (an existing DISPLAY, or a fresh Xvfb through xvfb-run) and are s
 from __future__ import annotations
 
 import gc
+import itertools
 import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -40,7 +41,7 @@ def collect_garbage_on_the_gui_thread():
 
 #: every this many tests the frozen objects are collected too (cycles that died after being frozen)
 FULL_COLLECTION_EVERY = 25
-_tests_collected = [0]
+_tests_collected = itertools.count(1)
 
 
 def collect_what_the_test_left() -> None:
@@ -49,8 +50,7 @@ def collect_what_the_test_left() -> None:
     thousand objects (sympy, scipy, numba, the windows of earlier tests), and a full collection of it
     after each test cost 0.1–1 s, about a fifth of the suite's time. Everything is collected every
     FULL_COLLECTION_EVERY tests, so a cycle that died after its freeze is freed too."""
-    _tests_collected[0] += 1
-    if _tests_collected[0] % FULL_COLLECTION_EVERY == 0:
+    if next(_tests_collected) % FULL_COLLECTION_EVERY == 0:
         gc.unfreeze()
     gc.collect()
     gc.freeze()
