@@ -7,6 +7,7 @@ import sympy as sp
 from eomlab.engine.symbolic.derived_equations import Equations, Tex
 from eomlab.engine.symbolic.force_terms import partial
 from eomlab.engine.symbolic.tree_kinematics import SymbolicTree
+from eomlab.engine.symbolic.matrix_product import product
 
 
 def partial_velocities(tree: SymbolicTree, speeds: bool) -> dict[str, tuple[sp.Matrix, sp.Matrix]]:
@@ -35,8 +36,8 @@ def inertia_split(tree: SymbolicTree, speeds: bool, table) -> tuple[sp.Matrix, s
         I = frame.inertia
         a = tree.com_acceleration_body(name, speeds).xreplace(at_rest)
         w, alpha = tree.omega_body(name, speeds), tree.alpha_body(name, speeds).xreplace(at_rest)
-        M += v_r.T * (frame.mass * v_r) + w_r.T * (I * w_r)
-        rest += v_r.T * (frame.mass * a) + w_r.T * (I * alpha + w.cross(I * w))
+        M += product(v_r.T, frame.mass * v_r) + product(w_r.T, I, w_r)
+        rest += product(v_r.T, frame.mass * a) + product(w_r.T, product(I, alpha) + w.cross(product(I, w)))
     return M, rest
 
 

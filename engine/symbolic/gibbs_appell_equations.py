@@ -16,6 +16,7 @@ from eomlab.engine.symbolic.constraint_terms import acceleration_rows, constrain
 from eomlab.engine.symbolic.dynamics import equations_in_speeds, inertia_split
 from eomlab.engine.symbolic.force_terms import generalized_active_forces
 from eomlab.engine.symbolic.tree_kinematics import SymbolicTree
+from eomlab.engine.symbolic.matrix_product import product
 
 
 
@@ -47,7 +48,7 @@ def gibbs_appell_equations(tree: SymbolicTree) -> Equations:
     S, accelerations = gibbs_function(tree)
     tree.progress.checkpoint("∂S/∂u̇")
     hessian, at_zero = gradient_parts(tree, accelerations)
-    dS = hessian * sp.Matrix(tree.ud) + at_zero
+    dS = product(hessian, sp.Matrix(tree.ud)) + at_zero
     F = generalized_active_forces(tree, speeds=True)
     M = tree.simplify(hessian)
     forcing = tree.simplify(F - at_zero)
@@ -80,15 +81,15 @@ def _in_independent_accelerations(eq: Equations, tree: SymbolicTree, split, grad
     if not independent:
         reduced.add("u̇ = u̇_p (the constraints fix every acceleration)", sp.Eq(sp.Matrix(tree.ud), split.particular, evaluate=False))
         return
-    admissible = split.C * sp.Matrix(independent) + split.particular
+    admissible = product(split.C, sp.Matrix(independent)) + split.particular
     tree.progress.checkpoint("S in the independent accelerations")
     hessian, at_zero = gradient
-    F_reduced = tree.simplify(split.C.T * F)
+    F_reduced = tree.simplify(product(split.C.T, F))
     reduced.add("u̇ = C u̇_i + u̇_p", sp.Eq(sp.Matrix(tree.ud), admissible, evaluate=False))
-    M_reduced = tree.simplify(split.C.T * hessian * split.C)
-    f_reduced = tree.simplify(F_reduced - split.C.T * (hessian * split.particular + at_zero))
+    M_reduced = tree.simplify(product(split.C.T, hessian, split.C))
+    f_reduced = tree.simplify(F_reduced - product(split.C.T, product(hessian, split.particular) + at_zero))
     reduced.add("M̃ = ∂²S/∂u̇_i²", M_reduced, "reduced_mass_matrix").add("f̃ = Cᵀ F − ∂S/∂u̇_i|₀", f_reduced,
                                                                        "reduced_forcing")
-    lhs = M_reduced * sp.Matrix(independent)
+    lhs = product(M_reduced, sp.Matrix(independent))
     for r, acceleration in enumerate(independent):
         reduced.add(f"r = {r + 1} ({acceleration})", sp.Eq(lhs[r], f_reduced[r], evaluate=False))

@@ -11,6 +11,7 @@ from eomlab.engine.symbolic.force_terms import generalized_active_forces
 from eomlab.engine.symbolic.tree_kinematics import SymbolicTree
 from eomlab.engine.symbolic.latex import symbol_latex
 from eomlab.engine.symbolic.partition import small_inverse
+from eomlab.engine.symbolic.matrix_product import product
 
 
 def kane_equations(tree: SymbolicTree) -> Equations:
@@ -23,7 +24,7 @@ def kane_equations(tree: SymbolicTree) -> Equations:
     F = generalized_active_forces(tree, speeds=True)
     M, rest = inertia_split(tree, True, table)
     M = tree.simplify(M)
-    F_star = tree.simplify(-(M * sp.Matrix(tree.ud) + rest))
+    F_star = tree.simplify(-(product(M, sp.Matrix(tree.ud)) + rest))
     forcing = tree.simplify(F - rest)
     eq = equations_in_speeds("kane", KANE, tree, M, forcing)
     _partials_section(eq, tree, table)
@@ -72,12 +73,12 @@ def _constrained(eq: Equations, tree: SymbolicTree, rows, table, M, forcing) -> 
     speeds.add("", A_d, "A_d", tex="A_d")
     if rows.velocity_A.rows == rows.A.rows:
         J_d = rows.velocity_A.extract(list(range(rows.A.rows)), split.dependent)
-        speeds.add("", tree.simplify(-small_inverse(J_d) * rows.velocity_bias), "B_d", tex="B_d")
+        speeds.add("", tree.simplify(product(-small_inverse(J_d), rows.velocity_bias)), "B_d", tex="B_d")
     partials = eq.section("Nonholonomic partial velocities, over the independent speeds")
     partials.add("", Tex(r"\tilde v^{(r)} = v^{(r)} + \sum_d v^{(d)} (A_d)_{dr}"))
     for body, (v_body, w) in table.items():
         v = tree.rotation(body) * v_body
-        v_tilde, w_tilde = tree.simplify(v * split.C), tree.simplify(w * split.C)
+        v_tilde, w_tilde = tree.simplify(product(v, split.C)), tree.simplify(product(w, split.C))
         for column, speed in enumerate(independent):
             partials.add("", v_tilde[:, column], tex=rf"\tilde v_{{\mathrm{{{body}}}}}^{{({_speed_tex(tree, speed)})}}")
             partials.add("", w_tilde[:, column],
@@ -85,12 +86,12 @@ def _constrained(eq: Equations, tree: SymbolicTree, rows, table, M, forcing) -> 
     reduced = eq.section("Kane's equations over the independent speeds")
     reduced.add("", Tex(r"\tilde F_r + \tilde F_r^{*} = 0 \quad\Longleftrightarrow\quad \tilde M\,\dot u_i = \tilde f"),
                 role="reduced")
-    M_reduced = tree.simplify(split.C.T * M * split.C)
-    f_reduced = tree.simplify(split.C.T * (forcing - M * split.particular))
+    M_reduced = tree.simplify(product(split.C.T, M, split.C))
+    f_reduced = tree.simplify(product(split.C.T, forcing - product(M, split.particular)))
     reduced.add("the mass matrix over the independent speeds", M_reduced, "reduced_mass_matrix",
                 tex=r"\tilde M", role="mass")
     reduced.add("the forcing over the independent speeds", f_reduced, "reduced_forcing", tex=r"\tilde f",
                 role="forcing")
-    lhs = M_reduced * sp.Matrix([tree.ud[i] for i in split.independent])
+    lhs = product(M_reduced, sp.Matrix([tree.ud[i] for i in split.independent]))
     for r in range(len(independent)):
         reduced.add("", sp.Eq(lhs[r], f_reduced[r], evaluate=False), role="reduced")

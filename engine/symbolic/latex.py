@@ -42,12 +42,26 @@ def symbol_names(coordinates, speeds, constraint_names=()) -> dict[sp.Symbol, st
 
 def expression_latex(value, names: dict | None = None) -> str:
     """One sympy object as LaTeX, symbols as the model names them, function arguments in plain ()."""
+    if isinstance(value, sp.MatrixBase) and value.rows * value.cols:
+        return matrix_latex(entries_latex(value, names))
     text = sp.latex(value, symbol_names=names or {}, mat_delim="[", mat_str="matrix")
     while True:
         shorter = _FUNCTION_ARGUMENT.sub(r"(\1)", text)
         if shorter == text:
             return text
         text = shorter
+
+
+def entries_latex(matrix: sp.MatrixBase, names) -> list[list[str]]:
+    """Each entry's LaTeX, row by row."""
+    return [[expression_latex(entry, names) for entry in matrix.row(i)] for i in range(matrix.rows)]
+
+
+def matrix_latex(entries: list[list[str]]) -> str:
+    """A matrix from its entries' LaTeX, as sympy prints one (mat_delim "[", mat_str "matrix"): a matrix
+    too wide to read is shown entry by entry, and its entries are printed once for both."""
+    rows = r"\\".join(" & ".join(row) for row in entries)
+    return rf"\left[\begin{{matrix}}{rows}\end{{matrix}}\right]"
 
 
 def _sum_lines(expr: sp.Expr, names) -> list[str] | None:
@@ -68,14 +82,16 @@ def _sum_lines(expr: sp.Expr, names) -> list[str] | None:
     return lines if len(lines) > 1 else None
 
 
-def equation_latex(lhs: str, value, names=None) -> str:
-    """`lhs = value`, broken into aligned lines when the value is a long sum."""
+def equation_latex(lhs: str, value, names=None, printed: str | None = None) -> str:
+    """`lhs = value`, broken into aligned lines when the value is a long sum (`printed`: the value's
+    LaTeX when already known)."""
     if isinstance(value, sp.Equality):
         lhs = expression_latex(value.lhs, names) if not lhs else lhs
-        value = value.rhs
+        value, printed = value.rhs, None
     lines = _sum_lines(value, names) if isinstance(value, sp.Expr) else None
     if lines is None:
-        return f"{lhs} = {expression_latex(value, names)}" if lhs else expression_latex(value, names)
+        text = printed if printed is not None else expression_latex(value, names)
+        return f"{lhs} = {text}" if lhs else text
     # array rather than aligned: latex2mathml (the HTML and the panel) knows array only
     body = r" \\ & \quad {} ".join(lines)
     return rf"\begin{{array}}{{rl}} {lhs} & {{}} = {body} \end{{array}}"
@@ -92,8 +108,12 @@ def display_latex(lhs: str, value, names=None, entry_symbol: str = "") -> list[s
         return [equation_latex(expression_latex(value.lhs, names), value.rhs, names)]
     if not isinstance(value, sp.MatrixBase):
         return [equation_latex(lhs, value, names)]
-    whole = expression_latex(value, names)
-    if len(whole) <= MATRIX_CHARS or value.rows * value.cols == 0:
+    if value.rows * value.cols == 0:
+        whole = expression_latex(value, names)
+        return [f"{lhs} = {whole}" if lhs else whole]
+    entries = entries_latex(value, names)
+    whole = matrix_latex(entries)
+    if len(whole) <= MATRIX_CHARS:
         return [f"{lhs} = {whole}" if lhs else whole]
     symbol = entry_symbol or "X"
     shown = []
@@ -104,7 +124,7 @@ def display_latex(lhs: str, value, names=None, entry_symbol: str = "") -> list[s
             if entry == 0:
                 continue
             index = f"{i + 1}" if vector else f"{i + 1}{j + 1}"
-            shown.append(equation_latex(f"{symbol}_{{{index}}}", entry, names))
+            shown.append(equation_latex(f"{symbol}_{{{index}}}", entry, names, entries[i][j]))
     zeros = sum(1 for v in value if v == 0)
     if zeros:
         shown.append(rf"{symbol}_{{ij}} = 0 \ \text{{for the other {zeros} entries}}" if not vector

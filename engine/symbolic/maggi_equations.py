@@ -9,6 +9,7 @@ from eomlab.engine.symbolic.errors import constraints_too_long
 from eomlab.engine.symbolic.tree_kinematics import SymbolicTree
 from eomlab.engine.symbolic.lagrange_equations import add_constraint_sections, lagrange_core, rate_constraints
 from eomlab.engine.symbolic.partition import partition, small_inverse
+from eomlab.engine.symbolic.matrix_product import product
 
 
 def maggi_equations(tree: SymbolicTree) -> Equations:
@@ -42,8 +43,8 @@ def maggi_equations(tree: SymbolicTree) -> Equations:
     choice.add("the basis of allowed accelerations, one column per independent coordinate", split.C, "C", tex="C")
     choice.add("a particular acceleration on the constraints", split.particular, "qdd_p", tex=r"\ddot q_p")
     tree.progress.checkpoint("Maggi reduced equations")
-    M_reduced = tree.simplify(split.C.T * M * split.C)
-    f_reduced = tree.simplify(split.C.T * (Y - M * split.particular))
+    M_reduced = tree.simplify(product(split.C.T, M, split.C))
+    f_reduced = tree.simplify(product(split.C.T, Y - product(M, split.particular)))
     first = eq.section("First group: the equations free of multipliers")
     first.add("", Tex(r"C^{\mathsf T}\big(M\,\ddot q + h - Q\big) = 0 \quad\Longrightarrow\quad "
                       r"\big(C^{\mathsf T} M\,C\big)\,w = C^{\mathsf T}\big(Q - h - M\,\ddot q_p\big)"), role="reduced")
@@ -51,7 +52,7 @@ def maggi_equations(tree: SymbolicTree) -> Equations:
               tex=r"C^{\mathsf T} M\,C", role="mass")
     first.add("the forces in the allowed directions", f_reduced, "reduced_forcing",
               tex=r"C^{\mathsf T}\big(Q - h - M\,\ddot q_p\big)", role="forcing")
-    lhs = M_reduced * w
+    lhs = product(M_reduced, w)
     for i in range(len(independent)):
         first.add("", sp.Eq(lhs[i], f_reduced[i], evaluate=False), role="reduced")
     if rows.A.rows:
@@ -72,7 +73,7 @@ def _velocity_particular(tree: SymbolicTree, rows, split) -> sp.Matrix:
     """c in q̇ = C ν + c: the dependent rates at ν = 0, from J q̇ + j = 0."""
     k = rows.velocity_A.rows
     J_d = rows.velocity_A.extract(list(range(k)), split.dependent)
-    c_d = tree.simplify(-small_inverse(J_d) * rows.velocity_bias) if k <= 3 else -J_d.LUsolve(rows.velocity_bias)
+    c_d = tree.simplify(product(-small_inverse(J_d), rows.velocity_bias)) if k <= 3 else -J_d.LUsolve(rows.velocity_bias)
     c = sp.zeros(len(tree.q), 1)
     for position, row in enumerate(split.dependent):
         c[row] = c_d[position]

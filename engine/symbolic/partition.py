@@ -19,6 +19,7 @@ import sympy as sp
 from eomlab.engine.model import ModelError
 
 from eomlab.engine.symbolic.tree_kinematics import SymbolicTree
+from eomlab.engine.symbolic.matrix_product import product
 
 
 @dataclass
@@ -112,13 +113,13 @@ def partition(tree: SymbolicTree, A: sp.Matrix, b: sp.Matrix) -> Partition:
     C = sp.zeros(n, len(independent))
     D = sp.zeros(n, k)
     particular = sp.zeros(n, 1)
-    solved = tree.simplify(-A_d_inv * A_i)
+    solved = tree.simplify(product(-A_d_inv, A_i))
     for column, row in enumerate(independent):
         C[row, column] = 1
     for position, row in enumerate(dependent):
         C[row, :] = solved[position, :]
         D[row, :] = A_d_inv[position, :]
-    particular_d = tree.simplify(A_d_inv * b)
+    particular_d = tree.simplify(product(A_d_inv, b))
     for position, row in enumerate(dependent):
         particular[row] = particular_d[position]
     return Partition(independent, dependent, C, D, particular, A_d_inv)

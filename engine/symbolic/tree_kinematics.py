@@ -81,6 +81,12 @@ def z_angle(R: sp.Matrix):
     return None
 
 
+def _diff(matrix: sp.Matrix, variable: sp.Symbol) -> sp.Matrix:
+    """∂matrix/∂variable entry by entry (sympy's `Matrix.diff` goes through its array-derivative
+    machinery: 20 ms of imports on first use, and slower per call)."""
+    return matrix.applyfunc(lambda entry: entry.diff(variable))
+
+
 def compose(*rotations: sp.Matrix) -> sp.Matrix:
     """The product of rotations; rotations about z alone are composed by adding their angles
     (a planar chain's bodies turn by θ1 + θ2 + …: short sums instead of nested products)."""
@@ -375,16 +381,16 @@ class SymbolicTree:
         """d/dt of an expression in (q, q̇, t) — or (q, u, t) when `speeds` — with the q̈ (or u̇)
         symbols standing for the second derivatives."""
         matrix = expr if isinstance(expr, sp.MatrixBase) else sp.Matrix([expr])
-        result = matrix.diff(self.t)
+        result = _diff(matrix, self.t)
         velocities = self.u if speeds else self.qd
         accelerations = self.ud if speeds else self.qdd
         for coordinate, rate in zip(self.q, self.qd):
             if matrix.has(coordinate):
                 rate_value = self.qdot_in_speeds[rate] if speeds else rate
-                result += matrix.diff(coordinate) * rate_value
+                result += _diff(matrix, coordinate) * rate_value
         for velocity, acceleration in zip(velocities, accelerations):
             if matrix.has(velocity):
-                result += matrix.diff(velocity) * acceleration
+                result += _diff(matrix, velocity) * acceleration
         return result if isinstance(expr, sp.MatrixBase) else result[0]
 
     def point_velocity_body(self, body: str, point, speeds: bool = True) -> sp.Matrix:

@@ -8,6 +8,7 @@ from eomlab.engine.symbolic.derived_equations import Equations, Tex
 from eomlab.engine.symbolic.errors import constraints_too_long, operation_count
 from eomlab.engine.symbolic.tree_kinematics import SymbolicTree
 from eomlab.engine.symbolic.lagrange_equations import add_constraint_sections, lagrange_core, rate_constraints
+from eomlab.engine.symbolic.matrix_product import product
 
 #: the symbolic inverse of M is printed only up to this size and this many operations
 INVERSE_DOF_LIMIT = 2
@@ -37,7 +38,7 @@ def udwadia_kalaba_equations(tree: SymbolicTree) -> Equations:
     free.add("the mass matrix", M, "M", tex="M", role="mass")
     free.add("applied and velocity forces", Y, "Y", tex="Q - h", role="forcing")
     M_inv = cheap_inverse(tree, M)
-    a = tree.simplify(M_inv * Y) if M_inv is not None else None
+    a = tree.simplify(product(M_inv, Y)) if M_inv is not None else None
     if a is not None:
         free.add("the unconstrained acceleration", a, "a", tex="a")
     else:
@@ -63,12 +64,12 @@ def _tensor_split(eq, tree, rows, M, M_inv, Y, a) -> None:
     ideal constraints, W_K fixed by them, R = Aᵀλ with R_L = 0."""
     tree.progress.checkpoint("Udwadia–Kalaba K/L split")
     A, b = rows.A, rows.b
-    H = tree.simplify(A * M_inv * A.T)
+    H = tree.simplify(product(A, M_inv, A.T))
     H_inv = tree.simplify(H.inv())
-    lam = tree.simplify(H_inv * (b - A * a))
-    P_K = tree.simplify(M_inv * A.T * H_inv * A)  # M-orthogonal projector onto K
-    W_L = tree.simplify((sp.eye(M.rows) - P_K) * a)
-    W_K = tree.simplify(M_inv * A.T * H_inv * b)
+    lam = tree.simplify(product(H_inv, b - product(A, a)))
+    P_K = tree.simplify(product(M_inv, A.T, H_inv, A))  # M-orthogonal projector onto K
+    W_L = tree.simplify(product(sp.eye(M.rows) - P_K, a))
+    W_K = tree.simplify(product(M_inv, A.T, H_inv, b))
     T = r"^{\mathsf T}"
     split = eq.section("The split into the constrained directions K and the free directions L, "
                        "in the kinetic-energy metric")
@@ -77,8 +78,8 @@ def _tensor_split(eq, tree, rows, M, M_inv, Y, a) -> None:
     split.add("the part of the acceleration the ideal constraints leave alone", W_L, "W_L",
               tex=rf"W_L = \big(I - M^{{-1}}A{T} H^{{-1}} A\big)\,a")
     split.add("the part the constraints fix", W_K, "W_K", tex=rf"W_K = M^{{-1}}A{T} H^{{-1}} b")
-    split.add("the forces in the free directions", tree.simplify(M * W_L), "Y_L", tex=r"Y_L = M\,W_L")
-    split.add("the forces in the constrained directions", tree.simplify(Y - M * W_L), "Y_K", tex=r"Y_K = Y - Y_L")
-    split.add("the constraint force, which has no part in the free directions", tree.simplify(A.T * lam), "R",
+    split.add("the forces in the free directions", tree.simplify(product(M, W_L)), "Y_L", tex=r"Y_L = M\,W_L")
+    split.add("the forces in the constrained directions", tree.simplify(Y - product(M, W_L)), "Y_K", tex=r"Y_K = Y - Y_L")
+    split.add("the constraint force, which has no part in the free directions", tree.simplify(product(A.T, lam)), "R",
               tex=rf"Q_c = A{T}\lambda", role="constraint_force")
     split.add("the constrained acceleration", tree.simplify(W_K + W_L), "qdd", tex=r"\ddot q = W_K + W_L")
