@@ -17,6 +17,7 @@ from eomlab.engine.joints import symbolic_joint
 from eomlab.engine.model import GROUND, Model, speed_names
 
 from eomlab.engine.symbolic.angle_sums import fold_angle_sums
+from eomlab.engine.symbolic.expansion import expanded
 from eomlab.engine.symbolic.errors import SIMPLIFY_DOF_LIMIT, Progress, check_dof, check_operations, operation_count
 from eomlab.engine.symbolic.parameters import Parameters, exact_matrix, exact_vector
 
@@ -104,13 +105,6 @@ def euler_body_rate_matrix(sequence: str, theta: sp.Expr, phi: sp.Expr) -> sp.Ma
     a, b, c = sequence
     rb, rc = elementary(b, theta), elementary(c, phi)
     return sp.Matrix.hstack(rc.T * rb.T * UNIT[a], rc.T * UNIT[b], UNIT[c])
-
-
-def expanded(expr):
-    """Products and integer powers of sums multiplied out (sympy's `expand` with only its `mul` and
-    `multinomial` hints: the kinematics hold no logarithms, and sympy distributes integer powers over
-    products itself)."""
-    return sp.expand(expr, power_base=False, power_exp=False, log=False, basic=False)
 
 
 def _pythagoras(expr):
