@@ -16,10 +16,9 @@ import sympy as sp
 from eomlab.engine.joints import symbolic_joint
 from eomlab.engine.model import GROUND, Model, speed_names
 
-from eomlab.engine.symbolic.angle_sums import fold_angle_sums
-from eomlab.engine.symbolic.expansion import expanded
 from eomlab.engine.symbolic.errors import SIMPLIFY_DOF_LIMIT, Progress, check_dof, check_operations, operation_count
 from eomlab.engine.symbolic.parameters import Parameters, exact_matrix, exact_vector
+from eomlab.engine.symbolic.simplification import simplified
 
 UNIT = {"x": sp.Matrix([1, 0, 0]), "y": sp.Matrix([0, 1, 0]), "z": sp.Matrix([0, 0, 1])}
 TIME = sp.Symbol("t", real=True)
@@ -105,41 +104,6 @@ def euler_body_rate_matrix(sequence: str, theta: sp.Expr, phi: sp.Expr) -> sp.Ma
     a, b, c = sequence
     rb, rc = elementary(b, theta), elementary(c, phi)
     return sp.Matrix.hstack(rc.T * rb.T * UNIT[a], rc.T * UNIT[b], UNIT[c])
-
-
-def _pythagoras(expr):
-    """sin(x)**n -> sin(x)**(n-2) (1 - cos(x)**2): removes sin² + cos² = 1 by plain expansion."""
-    def is_sine_power(e):
-        return e.is_Pow and isinstance(e.base, sp.sin) and e.exp.is_Integer and e.exp >= 2
-
-    def lowered(e):
-        return e.base ** (e.exp - 2) * (1 - sp.cos(e.base.args[0]) ** 2)
-
-    for _ in range(8):
-        replaced = expr.replace(is_sine_power, lowered)
-        if replaced == expr:  # no sine power left (most calls): expanding again would change nothing
-            break
-        expr = expanded(replaced)
-    return expr
-
-
-#: sums with more terms are not folded (their expansion and Pythagoras' pass cost more than folding saves)
-FOLD_TERM_LIMIT = 24
-
-
-def quick_trigsimp(expr):
-    """A cheap trigsimp for tree kinematics, of an expression already expanded (`expanded`): Pythagoras,
-    then products of sines and cosines of angles folded into sines and cosines of sums (`fold_angle_sums`),
-    e.g. cos θ1 cos θ2 − sin θ1 sin θ2 → cos(θ1 + θ2). Full trigsimp costs seconds per entry on 3-DOF
-    models; this costs little."""
-    reduced = _pythagoras(expr)
-    if len(sp.Add.make_args(reduced)) > FOLD_TERM_LIMIT:
-        return reduced
-    folded = fold_angle_sums(reduced)
-    if folded == reduced:  # nothing to fold (about 3 calls in 4): expanding and counting again changes nothing
-        return reduced
-    folded = expanded(folded)
-    return folded if sp.count_ops(folded) <= sp.count_ops(reduced) else reduced
 
 
 def acceleration_name(speed: str, coordinates: dict[str, str]) -> str:
@@ -235,16 +199,10 @@ class SymbolicTree:
     def _simplify_entry(self, expr):
         known = self._simplified.get(expr)
         if known is None:
-            known = self._simplified[expr] = self._simplified_form(expr)
+            known = self._simplified[expr] = simplified(expr)
             self._simplified[known] = known  # simplifying it again changes nothing
         return known
 
-    @staticmethod
-    def _simplified_form(expr):
-        expr = expanded(expr)
-        if expr == 0 or not expr.has(sp.sin, sp.cos):
-            return expr
-        return quick_trigsimp(expr)
 
     # --- building the tree -----------------------------------------------------------------
 

@@ -76,7 +76,7 @@ def test_random_sums_keep_their_value_and_do_not_grow():
 def test_the_same_folds_as_tr10i_on_the_kinematics_sums(name, monkeypatch):
     """Every sum the kinematics fold in a Kane derivation (96 on the four-bar, 79 on the cardan shaft): the
     result equals sympy's TR10i's, expanded (the folds were TR10i's before, at 10–40× the cost)."""
-    kinematics = importlib.import_module("eomlab.engine.symbolic.tree_kinematics")
+    kinematics = importlib.import_module("eomlab.engine.symbolic.simplification")
     deriving = importlib.import_module("eomlab.engine.symbolic.derive")
     monkeypatch.setattr(deriving, "_TREES", OrderedDict())  # not a tree an earlier test derived (folded already)
     derive_now = deriving.derive

@@ -13,7 +13,7 @@ from eomlab.engine import symbolic
 from eomlab.engine.methods import SYMBOLIC_METHODS
 from eomlab.engine.model import ModelError
 from eomlab.engine.presets import preset
-from eomlab.engine.symbolic import tree_kinematics
+from eomlab.engine.symbolic import simplification
 from eomlab.engine.symbolic.expansion import expanded, sympy_expanded
 
 x, y, z, u, v = SYMBOLS = sp.symbols("x y z u v", real=True)
@@ -93,5 +93,5 @@ def test_a_derivations_page_is_the_one_sympys_expand_gives(name, method, monkeyp
             return str(refused)
 
     ours = page()
-    monkeypatch.setattr(tree_kinematics, "expanded", sympy_expanded)
+    monkeypatch.setattr(simplification, "expanded", sympy_expanded)
     assert page() == ours
