@@ -21,16 +21,16 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QAction, QFont
-from PySide6.QtWidgets import (QComboBox, QGraphicsItem, QGridLayout, QHBoxLayout, QLabel, QMenu, QToolButton,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import QGraphicsItem, QGridLayout, QHBoxLayout, QLabel, QMenu, QVBoxLayout, QWidget
 
 from eomlab.gui.plots.decimate import _finite_range, on_new_pixels, pixel_decimate
 from eomlab.gui.plots import plot_export
 from eomlab.gui.style.widget_pixels import scene_rect
+from eomlab.gui.plots.coordinate_choice import CoordinateChoice
 from eomlab.gui.plots.curve_pool import CurvePool
 from eomlab.gui.plots.energy_bars import EnergyBars
 from eomlab.gui.style.method_styles import PALETTE
-from eomlab.gui.plots.plot_data import (curve_values, energy_reference, has_constraint_rows, moving_first,
+from eomlab.gui.plots.plot_data import (curve_values, energy_reference, has_constraint_rows,
                                   multiplier_columns, plot_of, plottable_coordinates, speed_for, spins, time_curve,
                                   wrapped)
 from eomlab.gui.plots.plot_choice import PlotChoice
@@ -43,8 +43,6 @@ from eomlab.gui.style.steady_label import SteadyLabel
 
 #: at most this many multiplier curves are drawn (a 50-link chain in absolute coordinates has 100)
 MAX_MULTIPLIER_CURVES = 12
-#: at most this many coordinates are drawn at once in the motion plot
-MAX_MOTION_CURVES = 8
 #: plots against time, whose time axis grows in steps rather than with every sample
 TIME_PLOTS = ("motion", "energy", "energy_drift", "constraint_drift", "multipliers")
 #: pen width of the curves (pixels, times `line_scale`): 1 px antialiased lines take Qt's fast
@@ -91,8 +89,6 @@ class PlotPanel(QWidget):
         self.series: list[RunSeries] = []
         self.model = None
         self.mode = "normal"
-        self.chosen_coordinates: list[str] = []
-        self._coordinates_by_user = False
         self.plots: dict[str, pg.PlotWidget] = {}
         self.legend_entries: dict[str, list] = {}
         self._spinning: set[str] = set()  # motion coordinates drawn wrapped
@@ -103,20 +99,8 @@ class PlotPanel(QWidget):
 
         controls = QHBoxLayout()
         controls.setContentsMargins(4, 0, 4, 0)
-        self.coordinate_button = QToolButton(text="Coordinates ▾")
-        self.coordinate_button.setPopupMode(QToolButton.InstantPopup)
-        self.coordinate_menu = QMenu(self.coordinate_button)
-        self.coordinate_button.setMenu(self.coordinate_menu)
-        self.phase_combo = QComboBox()
-        self.phase_combo.setMinimumContentsLength(12)
-        self.phase_combo.currentIndexChanged.connect(self._rebuild_curves)
-        self.phase_label = QLabel("Phase portrait of:")
-        self.motion_label = QLabel("Motion:")
-        controls.addWidget(self.motion_label)
-        controls.addWidget(self.coordinate_button)
-        controls.addSpacing(16)
-        controls.addWidget(self.phase_label)
-        controls.addWidget(self.phase_combo)
+        self.coordinates = CoordinateChoice(lambda: self._rebuild_curves())
+        self.coordinates.add_to(controls)
         controls.addStretch(1)
         self.buffer_label = SteadyLabel("", "1000000 samples (10000000 older dropped)")
         self.buffer_label.setAlignment(Qt.AlignRight | Qt.AlignVCenter)
@@ -209,9 +193,7 @@ class PlotPanel(QWidget):
             self.grid.addWidget(self.plots[key], i // columns, i % columns)
             self.plots[key].setVisible(True)
         self.shown = shown
-        for widget, key in ((self.motion_label, "motion"), (self.coordinate_button, "motion"),
-                            (self.phase_label, "phase"), (self.phase_combo, "phase")):
-            widget.setVisible(key in shown)
+        self.coordinates.show_for(shown)
         self._set_titles()
         self.shown_changed.emit(list(shown))
 
@@ -229,21 +211,7 @@ class PlotPanel(QWidget):
         when the coordinates are the same. Ranges start afresh."""
         self.series = series
         self.model = model
-        names = plottable_coordinates(series[0].info, model) if series else []
-        offered = self._with_speeds(names)
-        if not self.chosen_coordinates or any(n not in offered for n in self.chosen_coordinates):
-            self.chosen_coordinates = names[:min(3, len(names))]
-            self._coordinates_by_user = False
-        self._fill_coordinate_menu(names)
-        self.phase_combo.blockSignals(True)
-        previous = self.phase_combo.currentText()
-        self.phase_combo.clear()
-        # a phase portrait pairs a coordinate with its own rate (not with a body rate)
-        with_rates = [n for n in names if series and f"{n}_dot" in series[0].info.speed_names]
-        self.phase_combo.addItems(with_rates or names)
-        if previous in names:
-            self.phase_combo.setCurrentText(previous)
-        self.phase_combo.blockSignals(False)
+        self.coordinates.offer(series[0].info if series else None, model)
         self.ranges.reset()
         self._lay_out()
         self._rebuild_curves()
@@ -252,51 +220,6 @@ class PlotPanel(QWidget):
         """Compare mode: the one key of the methods' styles above the plots (empty: none)."""
         self.methods_key.setText(methods_key(methods) if len(methods) > 1 else "")
         self.methods_key.setVisible(len(methods) > 1)
-
-    def _with_speeds(self, names: list[str]) -> list[str]:
-        """`names` and then the run's speeds not among them: the menu offers a speed too (a cardan
-        shaft's output speed), though the default choice stays among the coordinates."""
-        speeds = list(self.series[0].info.speed_names) if self.series else []
-        return list(names) + [n for n in speeds if n not in names]
-
-    def _fill_coordinate_menu(self, names: list[str]) -> None:
-        self.coordinate_menu.clear()
-        for i, name in enumerate(self._with_speeds(names)):
-            if i == len(names) and i:
-                self.coordinate_menu.addSeparator()
-            action = self.coordinate_menu.addAction(name)
-            action.setCheckable(True)
-            action.setChecked(name in self.chosen_coordinates)
-            action.toggled.connect(lambda on, n=name: self.choose_coordinate(n, on))
-
-    def choose_coordinate(self, name: str, shown: bool) -> None:
-        self._coordinates_by_user = True
-        if shown and name not in self.chosen_coordinates:
-            self.chosen_coordinates.append(name)
-            self.chosen_coordinates = self.chosen_coordinates[-MAX_MOTION_CURVES:]
-        elif not shown and name in self.chosen_coordinates:
-            self.chosen_coordinates.remove(name)
-        self._rebuild_curves()
-
-    def _choose_moving(self, data: np.ndarray) -> bool:
-        """Once samples are in: default to the coordinates that move (and a phase portrait of the
-        one that moves most). True when the choice changed."""
-        main = self.series[0]
-        names = plottable_coordinates(main.info, self.model)
-        picked = moving_first(main, data, names, min(3, len(names)))
-        self._coordinates_by_user = True  # chosen once; the user's choices stand from now on
-        changed = picked != self.chosen_coordinates
-        self.chosen_coordinates = picked
-        phase_names = [self.phase_combo.itemText(i) for i in range(self.phase_combo.count())]
-        best = moving_first(main, data, phase_names, 1) if phase_names else []
-        if best and best[0] != self.phase_combo.currentText():
-            self.phase_combo.blockSignals(True)
-            self.phase_combo.setCurrentText(best[0])
-            self.phase_combo.blockSignals(False)
-            changed = True
-        if changed:
-            self._fill_coordinate_menu(names)
-        return changed
 
     def _label_axes(self, q_unit: str = "rad", phase=("q", "u"), phase_units=("rad", "rad/s")) -> None:
         label_axes(self.plots, TIME_PLOTS, LOG_PLOTS, q_unit, phase, phase_units)
@@ -318,13 +241,14 @@ class PlotPanel(QWidget):
             return
         main = self.series[0]
         compare = len(self.series) > 1
-        rates = [n for n in self.chosen_coordinates if n not in main.info.coordinate_names]
-        units = {coordinate_unit(n, self.model) + ("/s" if n in rates else "") for n in self.chosen_coordinates}
-        phase_name = self.phase_combo.currentText() or (main.info.coordinate_names[:1] or ("",))[0]
+        chosen = self.coordinates.chosen
+        rates = [n for n in chosen if n not in main.info.coordinate_names]
+        units = {coordinate_unit(n, self.model) + ("/s" if n in rates else "") for n in chosen}
+        phase_name = self.coordinates.phase_name or (main.info.coordinate_names[:1] or ("",))[0]
         phase_speed = speed_for(main.info, phase_name)
         pu = coordinate_unit(phase_name, self.model)
         self._label_axes(", ".join(sorted(units)) or "rad", (phase_name, phase_speed or "speed"), (pu, f"{pu}/s"))
-        if rates and len(rates) == len(self.chosen_coordinates):  # speeds only (Euler-parameter bodies' rates, or chosen)
+        if rates and len(rates) == len(chosen):  # speeds only (Euler-parameter bodies' rates, or chosen)
             self.plots["motion"].getAxis("left").short_text = "ω"
             self.plots["motion"].setLabel("left", "speed", units=", ".join(sorted(units)))
 
@@ -345,7 +269,7 @@ class PlotPanel(QWidget):
 
         for r, s in enumerate(self.series):
             first = r == 0  # compare mode: the methods' key names the runs; keys list the curves once
-            for i, name in enumerate(self.chosen_coordinates):
+            for i, name in enumerate(chosen):
                 add(s, "motion", f"q:{name}", name, s.color if compare else PALETTE[i % len(PALETTE)],
                     keyed=first and not compare)
             if phase_name:
@@ -403,15 +327,15 @@ class PlotPanel(QWidget):
         cursor; `full`: hand every sample to Qt, undecimated (for export)."""
         keys = set(self.plots) if keys is None else set(keys)
         until = self.time_limit()
-        if self.series and not self._coordinates_by_user:
+        if self.series and not self.coordinates.by_user:
             data = self.series[0].rows_until(until)
-            if len(data) >= SAMPLES_TO_CHOOSE and self._choose_moving(data):
+            if len(data) >= SAMPLES_TO_CHOOSE and self.coordinates.choose_moving(self.series[0], data, self.model):
                 self._rebuild_curves()
                 return
         self.ranges.grow_time_axes(self.series, keys)
         bounds: dict[str, list[float]] = {}
         spinning: set = set()
-        phase_name = self.phase_combo.currentText()
+        phase_name = self.coordinates.phase_name
         for s in self.series:
             data = s.rows_until(until)
             if not len(data):

@@ -131,7 +131,7 @@ def test_plots_refresh_in_turn_while_running_and_all_at_once_when_paused(qtbot, 
     run_fast(window)
     wait_for_samples(qtbot, window, 50)
     # the plots choose the coordinates that move once samples are in (one full redraw)
-    qtbot.waitUntil(lambda: window.plots._coordinates_by_user, timeout=5000)
+    qtbot.waitUntil(lambda: window.plots.coordinates.by_user, timeout=5000)
     refreshed.clear()
     # every plot shown has its turn, one at a time (a plot with nothing to show is not shown)
     shown = set(window.plots.shown)

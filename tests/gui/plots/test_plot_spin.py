@@ -31,18 +31,18 @@ def test_the_heavy_tops_spin_has_its_own_axis(qtbot, make_window):
     QApplication.processEvents()
     window.redraw.redraw_all()
     main = panel.series[0]
-    spinning = [name for name in panel.chosen_coordinates if main.curves[f"q:{name}"] in panel.spin_axis.curves]
+    spinning = [name for name in panel.coordinates.chosen if main.curves[f"q:{name}"] in panel.spin_axis.curves]
     # the spin phi has turned many times; the precession psi joins it only if the run got past
     # a full turn of it before the pause took effect (about 6 s): each is on the right axis iff it spans > 2π
     data = main.rows_until(window.session.cursor_time())
-    turned = [n for n in panel.chosen_coordinates if np.ptp(main.column(data, n)) > WRAP_SPAN]
-    assert "top_phi" in spinning and spinning == turned, (panel.chosen_coordinates, spinning, turned)
+    turned = [n for n in panel.coordinates.chosen if np.ptp(main.column(data, n)) > WRAP_SPAN]
+    assert "top_phi" in spinning and spinning == turned, (panel.coordinates.chosen, spinning, turned)
     item = panel.plots["motion"].getPlotItem()
     assert item.getAxis("right").isVisible()
     low, high = panel.spin_axis.view.viewRange()[1]
     assert low < -math.pi + 1e-9 and math.pi - 1e-9 < high and high - low < 2.5 * math.pi
     # the left axis holds the swinging coordinates alone: their span, not the spin's 2π
-    others = [main.column(data, n) for n in panel.chosen_coordinates if n not in spinning]
+    others = [main.column(data, n) for n in panel.coordinates.chosen if n not in spinning]
     span = max(float(np.ptp(v)) for v in others)
     left_low, left_high = item.getViewBox().viewRange()[1]
     assert left_high - left_low < max(2.0 * span, 0.5), (left_low, left_high, span)
