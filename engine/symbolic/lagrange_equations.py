@@ -8,7 +8,7 @@ from eomlab.engine.symbolic.derived_equations import Equations, Tex
 from eomlab.engine.symbolic.constraint_terms import AccelerationRows, acceleration_rows, constraint_rows
 from eomlab.engine.symbolic.dynamics import inertia_split, partial_velocities
 from eomlab.engine.symbolic.force_terms import generalized_active_forces, kinetic_energy, potential_energy
-from eomlab.engine.symbolic.tree_kinematics import SymbolicTree
+from eomlab.engine.symbolic.tree_kinematics import SymbolicTree, matrix_diff
 
 #: more nonzero Christoffel symbols than this are summarized, not listed
 CHRISTOFFEL_LISTING_LIMIT = 30
@@ -20,7 +20,7 @@ def christoffel_symbols(tree: SymbolicTree, M: sp.Matrix) -> list[list[list[sp.E
     """Γ[σ][α][β] = ½ (∂M_σα/∂q^β + ∂M_σβ/∂q^α − ∂M_αβ/∂q^σ), the Christoffel symbols of the first kind."""
     q = tree.q
     n = len(q)
-    dM = [M.diff(qk) for qk in q]  # dM[k][i, j] = ∂M_ij/∂q^k
+    dM = [matrix_diff(M, qk) for qk in q]  # dM[k][i, j] = ∂M_ij/∂q^k
     gamma = [[[sp.Integer(0)] * n for _ in range(n)] for _ in range(n)]
     for s in range(n):
         tree.progress.checkpoint(f"Christoffel symbols Γ_{s + 1},αβ")

@@ -23,7 +23,7 @@ def product(*factors: sp.MatrixBase) -> sp.Matrix:
 def _times(left: sp.MatrixBase, right: sp.MatrixBase) -> sp.Matrix:
     if left.cols != right.rows:
         raise ShapeError(f"a {left.rows} × {left.cols} matrix times a {right.rows} × {right.cols} one")
-    rows = [[entry for entry in left.row(i)] for i in range(left.rows)]
-    columns = [[entry for entry in right.col(j)] for j in range(right.cols)]
+    rows = [list(left.row(i)) for i in range(left.rows)]
+    columns = [list(right.col(j)) for j in range(right.cols)]
     return sp.Matrix(left.rows, right.cols, [
         sp.Add(*[a * b for a, b in zip(row, column) if a and b]) for row in rows for column in columns])

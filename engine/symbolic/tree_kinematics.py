@@ -81,7 +81,7 @@ def z_angle(R: sp.Matrix):
     return None
 
 
-def _diff(matrix: sp.Matrix, variable: sp.Symbol) -> sp.Matrix:
+def matrix_diff(matrix: sp.Matrix, variable: sp.Symbol) -> sp.Matrix:
     """∂matrix/∂variable entry by entry (sympy's `Matrix.diff` goes through its array-derivative
     machinery: 20 ms of imports on first use, and slower per call)."""
     return matrix.applyfunc(lambda entry: entry.diff(variable))
@@ -202,7 +202,6 @@ class SymbolicTree:
             known = self._simplified[expr] = simplified(expr)
             self._simplified[known] = known  # simplifying it again changes nothing
         return known
-
 
     # --- building the tree -----------------------------------------------------------------
 
@@ -333,16 +332,16 @@ class SymbolicTree:
         """d/dt of an expression in (q, q̇, t) — or (q, u, t) when `speeds` — with the q̈ (or u̇)
         symbols standing for the second derivatives."""
         matrix = expr if isinstance(expr, sp.MatrixBase) else sp.Matrix([expr])
-        result = _diff(matrix, self.t)
+        result = matrix_diff(matrix, self.t)
         velocities = self.u if speeds else self.qd
         accelerations = self.ud if speeds else self.qdd
         for coordinate, rate in zip(self.q, self.qd):
             if matrix.has(coordinate):
                 rate_value = self.qdot_in_speeds[rate] if speeds else rate
-                result += _diff(matrix, coordinate) * rate_value
+                result += matrix_diff(matrix, coordinate) * rate_value
         for velocity, acceleration in zip(velocities, accelerations):
             if matrix.has(velocity):
-                result += _diff(matrix, velocity) * acceleration
+                result += matrix_diff(matrix, velocity) * acceleration
         return result if isinstance(expr, sp.MatrixBase) else result[0]
 
     def point_velocity_body(self, body: str, point, speeds: bool = True) -> sp.Matrix:
