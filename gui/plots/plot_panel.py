@@ -99,7 +99,7 @@ class PlotPanel(QWidget):
 
         controls = QHBoxLayout()
         controls.setContentsMargins(4, 0, 4, 0)
-        self.coordinates = CoordinateChoice(lambda: self._rebuild_curves())
+        self.coordinates = CoordinateChoice(self._rebuild_curves)
         self.coordinates.add_to(controls)
         controls.addStretch(1)
         self.buffer_label = SteadyLabel("", "1000000 samples (10000000 older dropped)")
